@@ -1,0 +1,8 @@
+/**
+ * @ctxpkg/format — the pure core of ctxpkg: no file system, network or process access.
+ * Bytes, strings and objects in; values out or a `CtxpkgError` thrown.
+ *
+ * Each module re-exports here; keep one `export *` line per module, sorted.
+ */
+export * from './errors.js';
+export * from './graph-types.js';

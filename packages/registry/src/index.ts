@@ -1,0 +1,2 @@
+/** @ctxpkg/registry — the Hono registry server. `createApp` builds the app; `server.ts` listens. */
+export {};

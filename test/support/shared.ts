@@ -1,0 +1,45 @@
+/**
+ * Access to `../shared` (read-only interop vectors, corpus, adversarial inputs). It is present in
+ * CI but absent in a fresh clone; tests that need it use `describeShared`, which skips with a
+ * printed reason when it is missing.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+
+/** Repository root. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Location of the shared folder: `$CTXPKG_SHARED_DIR`, else `<repo>/../shared`. */
+export const SHARED_DIR = process.env.CTXPKG_SHARED_DIR ?? resolve(REPO_ROOT, '..', 'shared');
+
+/** True when the shared folder with its vectors is present. */
+export const HAS_SHARED = existsSync(join(SHARED_DIR, 'vectors', 'reference-vectors.json'));
+
+let warned = false;
+
+/** `describe` that runs only when ../shared exists; otherwise skips and says why (once). */
+export function describeShared(name: string, fn: () => void): void {
+  if (!HAS_SHARED && !warned) {
+    warned = true;
+    // eslint-disable-next-line no-console
+    console.warn(`[skip] ${SHARED_DIR} is absent (fresh clone): tests that read ../shared are skipped`);
+  }
+  (HAS_SHARED ? describe : describe.skip)(name, fn);
+}
+
+/** Read a file under ../shared as bytes. */
+export function sharedBytes(rel: string): Uint8Array {
+  return new Uint8Array(readFileSync(join(SHARED_DIR, rel)));
+}
+
+/** Read a file under ../shared as UTF-8 text. */
+export function sharedText(rel: string): string {
+  return readFileSync(join(SHARED_DIR, rel), 'utf8');
+}
+
+/** Parse a JSON file under ../shared. */
+export function sharedJson<T = unknown>(rel: string): T {
+  return JSON.parse(sharedText(rel)) as T;
+}
