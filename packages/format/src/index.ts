@@ -6,3 +6,4 @@
  */
 export * from './errors.js';
 export * from './graph-types.js';
+export * from './secrets.js';

@@ -1,0 +1,321 @@
+/**
+ * Secret screening (pure): find credentials in text and redact them, reporting only the *kind*
+ * and position of each finding — never the value. Used by `ctxpkg create` (refuse/redact before
+ * signing), the registry publish gate and the context-pack compiler (spec/pack.md "Secrets").
+ *
+ * Positions: `line` and `column` are 1-based; `column`, `length` and `offset` count UTF-16 code
+ * units (JavaScript string indices), so `text.slice(offset, offset + length)` is the secret.
+ *
+ * Rules, in priority order (a more specific rule wins over a generic one on overlapping text):
+ * 1. Provider formats with a fixed prefix or shape (PEM private keys, AWS, GCP, Azure, GitHub,
+ *    GitLab, Slack, npm, OpenAI, Anthropic, Stripe, SendGrid, Hugging Face, JWT).
+ * 2. Credentials in URLs (`scheme://user:password@host`) and HTTP Basic credentials
+ *    (`Basic <base64 of user:password>`).
+ * 3. Assignments whose key names a secret (`password = "…"`, `API_KEY: …`, `"token": "…"`) and
+ *    whose value looks like a credential (see `looksLikeCredential`).
+ * 4. Standalone high-entropy tokens — the entropy rule (see `isHighEntropyToken`):
+ *    a run of `[A-Za-z0-9+/_-]` of at least 24 characters (trailing `=` padding ignored) that
+ *    contains a digit, an upper-case and a lower-case letter, is not pure hex and not a UUID,
+ *    whose Shannon entropy is at least 0.8·log2(min(length, 64)) bits per character, and whose
+ *    average camelCase segment length is at most 3 (identifiers like `getElementsByTagName2`
+ *    have long word segments; random tokens do not), and which is not base64 of mostly
+ *    printable text (an encoded document) nor an SRI hash (`sha512-…`). Hex hashes and UUIDs are
+ *    never reported on their own; a hex secret is found only in a keyed assignment (rule 3).
+ * Documentation example values (the AWS docs keys, `<placeholders>`, `${VARS}`, `changeme`, …)
+ * are not reported. Values already redacted (`[REDACTED:kind]`) are not reported again.
+ */
+
+/** One secret found in a text. Never contains the secret itself. */
+export interface SecretFinding {
+  /** Stable kind name, e.g. `aws_access_key_id`, `private_key`, `high_entropy`. */
+  kind: string;
+  /** 1-based line number. */
+  line: number;
+  /** 1-based column in UTF-16 code units. */
+  column: number;
+  /** Length of the secret in UTF-16 code units. */
+  length: number;
+  /** 0-based offset into the text in UTF-16 code units. */
+  offset: number;
+}
+
+interface Rule {
+  kind: string;
+  re: RegExp;
+  /** Capture group holding the secret (0 = the whole match). */
+  group?: number;
+  /** Extra check on the secret text; false drops the candidate. */
+  accept?: (value: string, match: RegExpExecArray) => boolean;
+}
+
+/** Values from public documentation that are not secrets. */
+const DOC_EXAMPLES = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']);
+
+const PLACEHOLDER =
+  /^(?:<[^>]*>|\[REDACTED:[a-z0-9_]+\]|\*+|[xX.•…_-]+|changeme|change_me|password|passwd|secret|example|placeholder|dummy|redacted|null|nil|none|undefined|true|false|todo|tbd|your[-_].*|my[-_].*)$/i;
+
+/** Mixed-case, digit-bearing opaque token (used by prefix rules whose bodies are loose). */
+function mixedToken(value: string): boolean {
+  return /[0-9]/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value);
+}
+
+/** Shannon entropy of `s` in bits per character (over UTF-16 code units). */
+export function shannonEntropy(s: string): number {
+  if (s.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i] as string;
+    counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/** Average length of camelCase/digit segments (`getElementsBy2` → get|Elements|By|2). */
+function averageSegmentLength(s: string): number {
+  const segs = s.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g);
+  if (!segs || segs.length === 0) return s.length;
+  let total = 0;
+  for (const g of segs) total += g.length;
+  return total / segs.length;
+}
+
+/** The standalone entropy rule (module docstring, rule 4). `token` may end in `=` padding. */
+export function isHighEntropyToken(token: string): boolean {
+  const t = token.replace(/=+$/, '');
+  if (t.length < 24) return false;
+  if (!mixedToken(t)) return false;
+  if (/^[0-9a-fA-F-]+$/.test(t)) return false;
+  if (DOC_EXAMPLES.has(token) || /EXAMPLE/.test(t)) return false;
+  if (/^sha(?:1|224|256|384|512)-/.test(t)) return false;
+  if (shannonEntropy(t) < 0.8 * Math.log2(Math.min(t.length, 64))) return false;
+  if (averageSegmentLength(t) > 3) return false;
+  return !isEncodedText(token);
+}
+
+/**
+ * True when `token` is standard/url-safe base64 whose decoded bytes are mostly (≥ 70%) printable
+ * ASCII: encoded text (a data blob in documentation), not random key material (random bytes are
+ * ~37% printable).
+ */
+function isEncodedText(token: string): boolean {
+  const b64 = token.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+  if (b64.length % 4 === 1) return false;
+  let bin: string;
+  try {
+    bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  } catch {
+    return false;
+  }
+  let printable = 0;
+  for (let i = 0; i < bin.length; i++) {
+    const c = bin.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x09 || c === 0x0d) printable++;
+  }
+  return printable >= 0.7 * bin.length;
+}
+
+/** `atob` that returns '' on invalid input. */
+function safeAtob(v: string): string {
+  try {
+    return atob(v);
+  } catch {
+    return '';
+  }
+}
+
+/** Count of character classes among lower, upper, digit, other symbol (`_` and `-` excluded). */
+function classCount(v: string): number {
+  let n = 0;
+  if (/[a-z]/.test(v)) n++;
+  if (/[A-Z]/.test(v)) n++;
+  if (/[0-9]/.test(v)) n++;
+  if (/[^A-Za-z0-9_\-\s]/.test(v)) n++;
+  return n;
+}
+
+/**
+ * Whether the value of a secret-named assignment looks like a real credential: at least 8
+ * characters, no whitespace, not a placeholder/reference (`<x>`, `${X}`, `{{x}}`, `$X`,
+ * `process.env…`, a dotted identifier, a call), and at least two character classes.
+ */
+function looksLikeCredential(value: string): boolean {
+  const v = value.trim();
+  if (v.length < 8 || /\s/.test(v)) return false;
+  if (PLACEHOLDER.test(v) || DOC_EXAMPLES.has(v)) return false;
+  if (/^\$|\$\{|\$\(|\{\{|%\(|[()<>|]|\[\]$/.test(v)) return false;
+  if (/process\.env|os\.environ|getenv|env\./i.test(v)) return false;
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
+  if (/example|placeholder|dummy|xxxx/i.test(v)) return false;
+  return classCount(v) >= 2;
+}
+
+const SECRET_KEY_NAMES =
+  'password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|' +
+  'auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer[_-]?token|token|client[_-]?secret|credentials?';
+
+const RULES: Rule[] = [
+  {
+    kind: 'private_key',
+    re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?-----END \1PRIVATE KEY(?: BLOCK)?-----/g,
+    accept: (v) => (v.match(/[A-Za-z0-9+/]/g)?.length ?? 0) >= 64,
+  },
+  {
+    kind: 'private_key',
+    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:\s|\\n)+(?:[A-Za-z0-9-]+: [^\n]*|[A-Za-z0-9+/=]{40,}))+/g,
+  },
+  { kind: 'aws_access_key_id', re: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b/g },
+  {
+    kind: 'aws_secret_access_key',
+    re: /aws_?secret_?(?:access_?)?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi,
+    group: 1,
+  },
+  { kind: 'gcp_api_key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { kind: 'gcp_oauth_token', re: /\bya29\.[0-9A-Za-z_-]{30,}/g },
+  {
+    kind: 'azure_storage_key',
+    re: /(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,}={0,2})/dg,
+    group: 1,
+  },
+  { kind: 'azure_client_secret', re: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g },
+  { kind: 'github_token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b/g },
+  { kind: 'github_token', re: /\bgithub_pat_[A-Za-z0-9_]{60,255}\b/g },
+  { kind: 'gitlab_token', re: /\b(?:glpat|glptt|gldt|glrt|glsoat|glffct)-[0-9A-Za-z_-]{20,}/g },
+  { kind: 'slack_token', re: /\bxox[abeoprs]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}/g },
+  { kind: 'slack_webhook', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,}/g },
+  { kind: 'npm_token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: 'npm_token', re: /:_authToken=([^\s"'$][^\s"']{7,})/dg, group: 1, accept: (v) => looksLikeCredential(v) },
+  { kind: 'anthropic_api_key', re: /\bsk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{40,}/g },
+  {
+    kind: 'openai_api_key',
+    re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g,
+    accept: (v) => mixedToken(v.slice(3)) || /T3BlbkFJ/.test(v),
+  },
+  { kind: 'stripe_key', re: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b/g },
+  { kind: 'stripe_key', re: /\bwhsec_[0-9A-Za-z]{24,}\b/g },
+  { kind: 'sendgrid_api_key', re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
+  { kind: 'huggingface_token', re: /\bhf_[A-Za-z]{34,}\b/g, accept: (v) => /[A-Z]/.test(v) && /[a-z]/.test(v.slice(3)) },
+  { kind: 'basic_auth', re: /\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/dg, group: 1, accept: (v) => /^[^:]+:.+$/.test(safeAtob(v)) },
+  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,})?/g },
+  {
+    kind: 'url_credentials',
+    re: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/([^\s/:@'"`<>]{1,128}):([^\s/@'"`<>]{3,256})@[A-Za-z0-9.-]+/dg,
+    group: 2,
+    accept: (v, m) => v !== m[1] && !PLACEHOLDER.test(v) && !/^\$|\$\{|\{\{|^pass$/i.test(v),
+  },
+  {
+    kind: 'secret_assignment',
+    re: new RegExp(
+      `(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:${SECRET_KEY_NAMES})["']?[ \\t]*(?::=|=>|=|:)[ \\t]*` +
+        '(?:(["\'`])([^"\'`\\r\\n]{1,512}?)\\1|([^\\s"\'`,;)}\\]]{1,512}))',
+      'dgi',
+    ),
+    group: -1,
+    accept: (v) => looksLikeCredential(v),
+  },
+  {
+    kind: 'high_entropy',
+    re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g,
+    accept: (v) => isHighEntropyToken(v),
+  },
+];
+
+/** Quick filter: a text matching none of these cannot match any rule. */
+const PREFILTER =
+  /PRIVATE KEY|A[KSBCGIRPN][A-Z]{2}[0-9A-Z]{16}|AIza|ya29\.|AccountKey|SharedAccessKey|Q~|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|npm_|_authToken|sk-|_live_|_test_|whsec_|SG\.|hf_|eyJ|Basic|:\/\/[^\s/]*:|pass|pwd|secret|key|token|credential|[A-Za-z0-9+/_-]{24}/i;
+
+interface Candidate {
+  kind: string;
+  start: number;
+  end: number;
+  rank: number;
+}
+
+function collect(text: string): Candidate[] {
+  const out: Candidate[] = [];
+  RULES.forEach((rule, rank) => {
+    rule.re.lastIndex = 0;
+    for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
+      if (m[0].length === 0) {
+        rule.re.lastIndex++;
+        continue;
+      }
+      let value = m[0];
+      let start = m.index;
+      const groups = rule.group === -1 ? [2, 3] : rule.group ? [rule.group] : [];
+      for (const g of groups) {
+        const span = m.indices?.[g];
+        if (span) {
+          value = m[g] as string;
+          start = span[0];
+          break;
+        }
+      }
+      if (value.length === 0 || DOC_EXAMPLES.has(value)) continue;
+      if (rule.accept && !rule.accept(value, m)) continue;
+      out.push({ kind: rule.kind, start, end: start + value.length, rank });
+    }
+  });
+  return out;
+}
+
+/** Resolve overlaps: lower rule rank (more specific) first, then earlier start, then longer. */
+function resolve(cands: Candidate[]): Candidate[] {
+  const ordered = [...cands].sort((a, b) => a.rank - b.rank || a.start - b.start || b.end - a.end);
+  const kept: Candidate[] = [];
+  for (const c of ordered) {
+    if (kept.some((k) => c.start < k.end && k.start < c.end)) continue;
+    kept.push(c);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/**
+ * Find secrets in `text`. Returns findings sorted by offset, non-overlapping, each with its kind
+ * and position (never the value). Pure and deterministic; throws nothing.
+ * Rules: module docstring (spec/pack.md "Secrets").
+ */
+export function scanSecrets(text: string): SecretFinding[] {
+  if (text.length === 0 || !PREFILTER.test(text)) return [];
+  const found = resolve(collect(text));
+  if (found.length === 0) return [];
+  const starts = lineStarts(text);
+  let li = 0;
+  return found.map((c) => {
+    while (li + 1 < starts.length && (starts[li + 1] as number) <= c.start) li++;
+    return { kind: c.kind, line: li + 1, column: c.start - (starts[li] as number) + 1, length: c.end - c.start, offset: c.start };
+  });
+}
+
+/**
+ * Replace every secret found by `scanSecrets` with `[REDACTED:<kind>]`. Returns the new text and
+ * the findings (positions refer to the original text). Idempotent: redacting the output again
+ * finds nothing.
+ */
+export function redactSecrets(text: string): { text: string; findings: SecretFinding[] } {
+  const findings = scanSecrets(text);
+  if (findings.length === 0) return { text, findings };
+  let out = '';
+  let at = 0;
+  for (const f of findings) {
+    out += text.slice(at, f.offset) + `[REDACTED:${f.kind}]`;
+    at = f.offset + f.length;
+  }
+  out += text.slice(at);
+  return { text: out, findings };
+}
+
+/** Distinct kinds of a list of findings, sorted (what a report may show). */
+export function secretKinds(findings: readonly SecretFinding[]): string[] {
+  return [...new Set(findings.map((f) => f.kind))].sort();
+}
