@@ -4,6 +4,7 @@
  *
  * Each module re-exports here; keep one `export *` line per module, sorted.
  */
+export * from './archive/index.js';
 export * from './errors.js';
 export * from './graph-types.js';
 export * from './secrets.js';
