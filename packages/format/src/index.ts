@@ -5,6 +5,14 @@
  * Each module re-exports here; keep one `export *` line per module, sorted.
  */
 export * from './archive/index.js';
+export * from './ed25519.js';
 export * from './errors.js';
 export * from './graph-types.js';
+export * from './hash.js';
+export * from './hex.js';
+export * from './integrity.js';
+export * from './json/index.js';
+export * from './keys.js';
+export * from './names.js';
 export * from './secrets.js';
+export * from './signature.js';

@@ -1,0 +1,49 @@
+/**
+ * SHA-256 for the format core. Two interchangeable backends with identical output:
+ * - `node`: the runtime's native digest, when the runtime hands out `node:crypto` synchronously
+ *   (Node ≥ 20.16 `process.getBuiltinModule`). This is a feature probe only — no I/O, no import of
+ *   `process` — and about 9× faster than the portable backend on 10 MiB (bench/format).
+ * - `noble`: `@noble/hashes` (pure JS), used everywhere else (browsers, Deno, older Node).
+ */
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from './hex.js';
+
+type NativeDigest = (data: Uint8Array | string) => string;
+
+function probeNative(): NativeDigest | undefined {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const get = proc?.getBuiltinModule;
+    if (typeof get !== 'function') return undefined;
+    const crypto = get('node:crypto') as { createHash?: (alg: string) => { update(d: Uint8Array | string, enc?: string): { digest(enc: string): string } } } | undefined;
+    const createHash = crypto?.createHash;
+    if (typeof createHash !== 'function') return undefined;
+    return (data) => (typeof data === 'string' ? createHash('sha256').update(data, 'utf8') : createHash('sha256').update(data)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+const native = probeNative();
+const encoder = new TextEncoder();
+
+/** Which backend `sha256Hex` uses in this runtime. */
+export const SHA256_BACKEND: 'node' | 'noble' = native ? 'node' : 'noble';
+
+/** Portable SHA-256 (lowercase hex) via @noble/hashes; strings are hashed as UTF-8. */
+export function sha256HexPortable(data: Uint8Array | string): string {
+  return bytesToHex(nobleSha256(typeof data === 'string' ? encoder.encode(data) : data));
+}
+
+/**
+ * Lowercase hex SHA-256 of `data` (strings are hashed as their UTF-8 bytes). 64 characters.
+ * Source of the encoding rule: FORMAT-FACTS §3.1 (`hex_encode` is lowercase).
+ */
+export function sha256Hex(data: Uint8Array | string): string {
+  return native ? native(data) : sha256HexPortable(data);
+}
+
+/** UTF-8 bytes of `text`. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}

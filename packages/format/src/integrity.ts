@@ -1,0 +1,56 @@
+/**
+ * Package integrity (FORMAT-FACTS §0.2–0.3, §3): what the writer stores in `manifest.integrity`
+ * and what the reader recomputes from the writer's own content text.
+ *
+ * - `content_hash` = lowercase hex SHA-256 of the UTF-8 bytes of the compacted content text;
+ * - `byte_size`    = the UTF-8 byte length of that compacted text;
+ * - `sha256`       = lowercase hex SHA-256 of `"{name}:{version}:{content_hash}"`.
+ * Comparison is exact string equality: uppercase hex in a manifest is a mismatch.
+ */
+import { sha256Hex, utf8 } from './hash.js';
+
+/** The three integrity values of a package. */
+export interface Integrity {
+  /** 64 lowercase hex characters. */
+  sha256: string;
+  /** 64 lowercase hex characters. */
+  content_hash: string;
+  /** UTF-8 bytes of the compacted content text (u64, > 0). */
+  byte_size: number;
+}
+
+/** `integrity.sha256` = hex(SHA-256("{name}:{version}:{contentHash}")). */
+export function packageSha256(name: string, version: string, contentHash: string): string {
+  return sha256Hex(`${name}:${version}:${contentHash}`);
+}
+
+/**
+ * Integrity of a package whose compacted content text (see `compactJsonText`) is
+ * `compactContentText`. Pure; throws nothing.
+ */
+export function computeIntegrity(name: string, version: string, compactContentText: string): Integrity {
+  const bytes = utf8(compactContentText);
+  const content_hash = sha256Hex(bytes);
+  return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size: bytes.length };
+}
+
+/** One integrity field that does not match: `expected` is the manifest's value, `found` the recomputed one. */
+export interface IntegrityMismatch {
+  field: 'content_hash' | 'sha256' | 'byte_size';
+  expected: string | number | undefined;
+  found: string | number;
+}
+
+/**
+ * Compare a manifest's claimed integrity with the recomputed one, in the reference's order
+ * (content_hash, sha256, byte_size), reporting every mismatch. `sha256` is recomputed from the
+ * recomputed content hash, as the reference does (FORMAT-FACTS §3.2 step 3).
+ */
+export function compareIntegrity(claimed: Partial<Record<keyof Integrity, unknown>>, computed: Integrity): IntegrityMismatch[] {
+  const out: IntegrityMismatch[] = [];
+  const as = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? v : undefined);
+  if (claimed.content_hash !== computed.content_hash) out.push({ field: 'content_hash', expected: as(claimed.content_hash), found: computed.content_hash });
+  if (claimed.sha256 !== computed.sha256) out.push({ field: 'sha256', expected: as(claimed.sha256), found: computed.sha256 });
+  if (claimed.byte_size !== computed.byte_size) out.push({ field: 'byte_size', expected: as(claimed.byte_size), found: computed.byte_size });
+  return out;
+}

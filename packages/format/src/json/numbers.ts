@@ -1,0 +1,93 @@
+/**
+ * Number formatting exactly as the reference's serde_json 1.0.151 (zmij 1.0.23) writes it
+ * (FORMAT-FACTS §3.4; vectors `float_f64_table`, `float_f32_table`).
+ *
+ * f64: shortest round-trip digits (the same digits as JS); fixed notation when the decimal
+ * exponent E = floor(log10|x|) is in −5…15, with `.0` on integral values; otherwise
+ * `d[.ddd]e±X` (`1e+16`, `1e-6`, `5e-324`). Zero is `0.0`, negative zero `-0.0`.
+ * f32: shortest digits that round-trip *as f32*; fixed notation for E in −6…12.
+ * Non-finite values are refused by the writer (serde would write `null`, which no reader parses
+ * back into a number).
+ */
+import { CtxpkgError } from '../errors.js';
+
+/** Shortest round-trip digits and decimal exponent of a positive finite double. */
+function digitsOf(x: number): { digits: string; exp: number } {
+  const s = x.toExponential(); // shortest digits, e.g. "1.5e+300", "3.0000000000000004e-1"
+  const e = s.indexOf('e');
+  return { digits: s.slice(0, e).replace('.', ''), exp: Number(s.slice(e + 1)) };
+}
+
+function layout(negative: boolean, digits: string, exp: number, minFixed: number, maxFixed: number): string {
+  const sign = negative ? '-' : '';
+  if (exp >= minFixed && exp <= maxFixed) {
+    if (exp >= 0) {
+      const intLen = exp + 1;
+      if (digits.length <= intLen) return sign + digits + '0'.repeat(intLen - digits.length) + '.0';
+      return sign + digits.slice(0, intLen) + '.' + digits.slice(intLen);
+    }
+    return sign + '0.' + '0'.repeat(-exp - 1) + digits;
+  }
+  const mant = digits.length === 1 ? digits : digits[0] + '.' + digits.slice(1);
+  return sign + mant + 'e' + (exp < 0 ? '-' : '+') + Math.abs(exp);
+}
+
+function assertFinite(x: number, what: string): void {
+  if (typeof x !== 'number' || !Number.isFinite(x)) {
+    throw new CtxpkgError('E_CONTENT', `${what} must be a finite number, got ${String(x)}`);
+  }
+}
+
+/**
+ * serde_json's text for an f64 (see module comment). Throws `E_CONTENT` for NaN/±Infinity.
+ * Examples: 1 → `1.0`, 1e16 → `1e+16`, 1e-6 → `1e-6`, 0.00001 → `0.00001`.
+ */
+export function formatF64(x: number): string {
+  assertFinite(x, 'an f64 value');
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const { digits, exp } = digitsOf(Math.abs(x));
+  return layout(x < 0, digits, exp, -5, 15);
+}
+
+/** Shortest decimal digits (and exponent) that parse back to exactly the f32 value `a` > 0. */
+function f32Digits(a: number): { digits: string; exp: number } {
+  for (let p = 1; p <= 9; p++) {
+    const base = Number(a.toPrecision(p));
+    // The correctly rounded p-digit decimal can fall just outside an asymmetric rounding
+    // interval (at powers of two) while a neighbour in the last digit still round-trips.
+    const unit = Number(`1e${digitsOf(base).exp - (p - 1)}`);
+    let best: number | undefined;
+    for (const c of [base, Number((base - unit).toPrecision(p)), Number((base + unit).toPrecision(p))]) {
+      if (c <= 0 || Math.fround(c) !== a) continue;
+      if (best === undefined || Math.abs(c - a) < Math.abs(best - a)) best = c;
+    }
+    if (best !== undefined) return digitsOf(best);
+  }
+  return digitsOf(a);
+}
+
+/**
+ * serde_json's text for an f32 (`confidence` fields): the value is first rounded to f32
+ * (`Math.fround`), then written with the shortest digits that round-trip as f32.
+ * Examples: 0.9 → `0.9`, 1e-6 → `0.000001`, 1e-7 → `1e-7`, 1e13 → `1e+13`.
+ * Throws `E_CONTENT` for non-finite values or values that overflow f32.
+ */
+export function formatF32(x: number): string {
+  assertFinite(x, 'an f32 value');
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) throw new CtxpkgError('E_CONTENT', `value ${x} overflows f32`);
+  if (f === 0) return Object.is(f, -0) ? '-0.0' : '0.0';
+  const { digits, exp } = f32Digits(Math.abs(f));
+  return layout(f < 0, digits, exp, -6, 12);
+}
+
+/**
+ * Round an f64 to 15 significant decimal digits. The writer does this for every f64 in
+ * `content`: serde_json's default float parser is exact only up to 15 digits, so longer values
+ * change by one ULP when the reference re-serializes its store copy (FORMAT-FACTS §3.4).
+ * Idempotent: `roundF64To15(roundF64To15(x)) === roundF64To15(x)`.
+ */
+export function roundF64To15(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  return Number(x.toPrecision(15));
+}
