@@ -1,0 +1,289 @@
+/**
+ * The registry HTTP client (FORMAT-FACTS §9 protocol, our registry's extensions from spec/registry.md):
+ *   GET  {base}/v1/packages/{ns}/{name}/index.json
+ *   GET  {base}/v1/packages/{ns}/{name}/{version}/download
+ *   PUT  {base}/v1/packages/{ns}/{name}/{version}        (publish, expects 201)
+ *   DELETE {base}/v1/packages/{ns}/{name}/{version}      (yank)
+ *   POST {base}/v1/packages/{ns}/{name}/{version}/unyank
+ *   GET  {base}/v1/search?q=
+ *
+ * Security rules we add over the reference (§12.6): a token is attached only when the request
+ * goes to the registry it belongs to (`tokenFor`), redirects are followed by hand and lose the
+ * token when they leave that registry, downloads are capped before they are buffered, and every
+ * non-2xx answer becomes a `CtxpkgError` with a clear message.
+ */
+import { CtxpkgError, ERROR_CODES, type ErrorCode } from '@ctxpkg/format';
+import { tokenFor, type RegistrySettings } from './config.js';
+
+/** Largest package we download (bytes): the 10 MiB file limit of the format (FORMAT-FACTS §1.1). */
+export const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
+
+export interface IndexDependency {
+  name: string;
+  version_req: string;
+  optional?: boolean;
+}
+
+/** One `versions[]` entry of a package index. */
+export interface IndexEntry {
+  version: string;
+  artifact_sha256: string;
+  yanked: boolean;
+  size_bytes?: number;
+  signer_public_key?: string;
+  published_at?: string;
+  /** Our registry lists each version's manifest dependencies; absent on other registries. */
+  dependencies?: IndexDependency[];
+}
+
+export interface PackageIndex {
+  name: string;
+  registry: string;
+  latest?: string;
+  visibility?: string;
+  versions: IndexEntry[];
+}
+
+/** Split `@ns/name` for URL building; refuses anything that is not exactly two safe segments. */
+export function splitName(name: string): { ns: string; name: string } {
+  const m = /^@([a-z0-9][a-z0-9-]*)\/([a-z0-9][a-z0-9._-]*)$/.exec(name);
+  if (!m) {
+    throw new CtxpkgError('E_INVALID_NAME', `not a registry package name: ${JSON.stringify(name)}`, {
+      hint: 'registry packages are named @namespace/name (lowercase letters, digits, -)',
+    });
+  }
+  return { ns: m[1], name: m[2] };
+}
+
+export interface ClientOptions {
+  fetch: typeof fetch;
+  settings: RegistrySettings;
+}
+
+export interface TransferOptions {
+  onProgress?: (done: number, total: number) => void;
+}
+
+function isCode(c: unknown): c is ErrorCode {
+  return typeof c === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, c);
+}
+
+async function errorBody(res: Response): Promise<{ message?: string; code?: ErrorCode }> {
+  try {
+    const text = await res.text();
+    try {
+      const j = JSON.parse(text) as { error?: unknown; code?: unknown };
+      const errObj = j.error as { message?: unknown; code?: unknown } | string | undefined;
+      if (typeof errObj === 'string') return { message: errObj, code: isCode(j.code) ? j.code : undefined };
+      if (errObj && typeof errObj === 'object') {
+        return {
+          message: typeof errObj.message === 'string' ? errObj.message : undefined,
+          code: isCode(errObj.code) ? errObj.code : isCode(j.code) ? j.code : undefined,
+        };
+      }
+    } catch {
+      return { message: text.slice(0, 300) || undefined };
+    }
+  } catch {
+    /* no body */
+  }
+  return {};
+}
+
+/** A client bound to injected fetch and registry settings. */
+export class RegistryClient {
+  constructor(private readonly opts: ClientOptions) {}
+
+  /** Low-level request: token only for `registry`, manual redirects (max 5), network errors mapped. */
+  async request(registry: string, path: string, init: RequestInit = {}): Promise<Response> {
+    const token = tokenFor(registry, this.opts.settings);
+    let url = registry + path;
+    for (let hop = 0; hop < 6; hop++) {
+      const headers = new Headers(init.headers);
+      const sameRegistry = url === registry || url.startsWith(registry + '/');
+      if (token && sameRegistry) headers.set('authorization', `Bearer ${token}`);
+      else headers.delete('authorization');
+      let res: Response;
+      try {
+        res = await this.opts.fetch(url, { ...init, headers, redirect: 'manual' });
+      } catch (err) {
+        throw new CtxpkgError('E_NETWORK', `registry ${registry} is unreachable: ${(err as Error).message}`, {
+          hint: 'check the registry URL and your network',
+        });
+      }
+      if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
+        if (init.method && init.method !== 'GET') {
+          throw new CtxpkgError('E_REGISTRY', `registry ${registry} redirected a ${init.method} request; refusing to follow`);
+        }
+        url = new URL(res.headers.get('location') as string, url).toString();
+        continue;
+      }
+      return res;
+    }
+    throw new CtxpkgError('E_REGISTRY', `registry ${registry} redirected too many times`);
+  }
+
+  private async fail(res: Response, registry: string, what: string, name?: string): Promise<never> {
+    const body = await errorBody(res);
+    const detail = body.message ? `: ${body.message}` : '';
+    const tokenHint = tokenFor(registry, this.opts.settings)
+      ? 'the token sent may not have access'
+      : 'no token was sent to this registry; run `ctxpkg login --registry ' + registry + '` or set CTXPKG_TOKEN with CTXPKG_REGISTRY';
+    switch (res.status) {
+      case 401:
+        throw new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, { hint: tokenHint });
+      case 403:
+        throw new CtxpkgError('E_FORBIDDEN', `registry ${registry} does not allow you to ${what}${detail}`, {
+          hint: 'use a publish token (ctxp_…) of the namespace that owns the package',
+        });
+      case 404:
+        throw new CtxpkgError('E_NOT_FOUND', `${name ?? 'resource'} was not found on registry ${registry}${detail}`, {
+          hint: 'check the name and the registry for its scope; private packages need a token for this registry',
+        });
+      case 409:
+        throw new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: it already exists${detail}`, {
+          hint: 'published versions are immutable; bump the version',
+        });
+      case 413:
+        throw new CtxpkgError('E_TOO_LARGE', `registry ${registry} refused to ${what}: the package is too large${detail}`);
+      default:
+        if (res.status >= 400 && res.status < 500) {
+          throw new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${res.status})${detail}`);
+        }
+        throw new CtxpkgError('E_REGISTRY', `registry ${registry} failed to ${what} (HTTP ${res.status})${detail}`);
+    }
+  }
+
+  /** Fetch and validate a package index. Throws `E_NOT_FOUND` naming the registry, `E_REGISTRY`. */
+  async index(registry: string, name: string): Promise<PackageIndex> {
+    const p = splitName(name);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/index.json`);
+    if (!res.ok) return this.fail(res, registry, `read ${name}`, name);
+    let j: { versions?: unknown; latest?: unknown; visibility?: unknown };
+    try {
+      j = (await res.json()) as typeof j;
+    } catch {
+      throw new CtxpkgError('E_REGISTRY', `registry ${registry} returned a non-JSON index for ${name}`);
+    }
+    if (!Array.isArray(j.versions)) {
+      throw new CtxpkgError('E_REGISTRY', `registry ${registry} returned an index without a versions array for ${name}`);
+    }
+    const versions: IndexEntry[] = [];
+    for (const v of j.versions as Array<Record<string, unknown>>) {
+      if (!v || typeof v.version !== 'string' || typeof v.artifact_sha256 !== 'string') continue;
+      const e: IndexEntry = { version: v.version, artifact_sha256: v.artifact_sha256, yanked: v.yanked === true };
+      if (typeof v.size_bytes === 'number') e.size_bytes = v.size_bytes;
+      if (typeof v.signer_public_key === 'string') e.signer_public_key = v.signer_public_key;
+      if (typeof v.published_at === 'string') e.published_at = v.published_at;
+      if (Array.isArray(v.dependencies)) {
+        e.dependencies = (v.dependencies as Array<Record<string, unknown>>)
+          .filter((d) => d && typeof d.name === 'string' && typeof d.version_req === 'string')
+          .map((d) => ({ name: d.name as string, version_req: d.version_req as string, optional: d.optional === true }));
+      }
+      versions.push(e);
+    }
+    return {
+      name,
+      registry,
+      versions,
+      latest: typeof j.latest === 'string' ? j.latest : undefined,
+      visibility: typeof j.visibility === 'string' ? j.visibility : undefined,
+    };
+  }
+
+  /**
+   * Download a version's artifact, capped at `MAX_DOWNLOAD_BYTES` while streaming (`E_TOO_LARGE`).
+   * When `expectedSha` is given, an `x-ctxpkg-sha256` header that disagrees is `E_ARTIFACT_CHECKSUM`
+   * (ADVERSARIAL HB-27b); the caller still hashes the bytes.
+   */
+  async download(registry: string, name: string, version: string, expectedSha?: string, t: TransferOptions = {}): Promise<Uint8Array> {
+    const p = splitName(name);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}/download`);
+    if (!res.ok) return this.fail(res, registry, `download ${name}@${version}`, `${name}@${version}`);
+    const header = res.headers.get('x-ctxpkg-sha256');
+    if (expectedSha && header && header !== expectedSha) {
+      throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: the registry's x-ctxpkg-sha256 header (${header}) disagrees with its index (${expectedSha})`, {
+        details: { package: `${name}@${version}`, expected: expectedSha, found: header },
+      });
+    }
+    const declared = Number(res.headers.get('content-length') ?? '0');
+    if (declared > MAX_DOWNLOAD_BYTES) {
+      throw new CtxpkgError('E_TOO_LARGE', `${name}@${version} is ${declared} bytes; the limit is ${MAX_DOWNLOAD_BYTES}`);
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength;
+        if (total > MAX_DOWNLOAD_BYTES) {
+          await reader.cancel();
+          throw new CtxpkgError('E_TOO_LARGE', `${name}@${version} exceeds ${MAX_DOWNLOAD_BYTES} bytes; download stopped`);
+        }
+        chunks.push(value);
+        t.onProgress?.(total, declared);
+      }
+    }
+    const out = new Uint8Array(total);
+    let off = 0;
+    for (const c of chunks) {
+      out.set(c, off);
+      off += c.byteLength;
+    }
+    return out;
+  }
+
+  /** Publish bytes; returns the registry's JSON answer (201). Maps 401/403/404/409/413 clearly. */
+  async publish(registry: string, name: string, version: string, bytes: Uint8Array, t: TransferOptions = {}): Promise<Record<string, unknown>> {
+    const p = splitName(name);
+    const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+    let body: RequestInit['body'] = bytes;
+    const init: RequestInit & { duplex?: 'half' } = { method: 'PUT', headers };
+    if (t.onProgress) {
+      const chunk = 64 * 1024;
+      let off = 0;
+      body = new ReadableStream<Uint8Array>({
+        pull(ctrl) {
+          if (off >= bytes.length) {
+            ctrl.close();
+            return;
+          }
+          const end = Math.min(bytes.length, off + chunk);
+          ctrl.enqueue(bytes.subarray(off, end));
+          off = end;
+          t.onProgress?.(off, bytes.length);
+        },
+      });
+      init.duplex = 'half';
+    }
+    init.body = body;
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`, init);
+    if (res.status !== 201) return this.fail(res, registry, `publish ${name}@${version}`, name);
+    try {
+      return (await res.json()) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  }
+
+  /** Yank (`yanked = true`) or un-yank a version. */
+  async setYanked(registry: string, name: string, version: string, yanked: boolean): Promise<void> {
+    const p = splitName(name);
+    const base = `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`;
+    const res = yanked
+      ? await this.request(registry, base, { method: 'DELETE' })
+      : await this.request(registry, `${base}/unyank`, { method: 'POST' });
+    if (!res.ok) return this.fail(res, registry, `${yanked ? 'yank' : 'unyank'} ${name}@${version}`, `${name}@${version}`);
+  }
+
+  /** Search a registry; returns its result objects. */
+  async search(registry: string, query: string): Promise<Array<Record<string, unknown>>> {
+    const res = await this.request(registry, `/v1/search?q=${encodeURIComponent(query)}`);
+    if (!res.ok) return this.fail(res, registry, 'search');
+    const j = (await res.json().catch(() => ({}))) as { results?: unknown; packages?: unknown };
+    const list = Array.isArray(j.results) ? j.results : Array.isArray(j.packages) ? j.packages : [];
+    return list.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null);
+  }
+}

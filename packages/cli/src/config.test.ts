@@ -1,0 +1,61 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadUserConfig, normalizeRegistryUrl, registryFor, saveUserConfig, tokenFor, type RegistrySettings } from './config.js';
+
+function settings(over: Partial<RegistrySettings> = {}): RegistrySettings {
+  return { project: { registries: {} }, user: { registries: {}, tokens: {} }, env: {}, ...over };
+}
+
+describe('registry URLs', () => {
+  it('normalizes case, default ports and trailing slashes', () => {
+    expect(normalizeRegistryUrl('HTTPS://R.Example.COM:443/api/')).toBe('https://r.example.com/api');
+    expect(normalizeRegistryUrl('http://127.0.0.1:4873')).toBe('http://127.0.0.1:4873');
+  });
+  it('refuses credentials, queries and other schemes', () => {
+    expect(() => normalizeRegistryUrl('https://u:p@r.example/api')).toThrow(/credentials/);
+    expect(() => normalizeRegistryUrl('ftp://r.example')).toThrow(/http/);
+    expect(() => normalizeRegistryUrl('not a url')).toThrow(/not a registry URL/);
+  });
+});
+
+describe('registryFor (HB-28 precedence)', () => {
+  it('a scope binding wins over --registry and the environment', () => {
+    const s = settings({ flag: 'http://q', env: { CTXPKG_REGISTRY: 'http://e' }, project: { registries: { '@acme': 'http://p' } } });
+    expect(registryFor('@acme/internal-kb', s)).toBe('http://p');
+    expect(registryFor('@other/x', s)).toBe('http://q');
+  });
+  it('falls back flag → env → project → user, and errors when nothing is set', () => {
+    expect(registryFor('@a/b', settings({ env: { CTXPKG_REGISTRY: 'http://e/' } }))).toBe('http://e');
+    expect(registryFor('@a/b', settings({ project: { registry: 'http://p', registries: {} } }))).toBe('http://p');
+    expect(() => registryFor('@a/b', settings())).toThrow(/no registry configured/);
+  });
+});
+
+describe('tokenFor: a token goes only to its registry', () => {
+  it('CTXPKG_TOKEN is bound to CTXPKG_REGISTRY', () => {
+    const s = settings({ env: { CTXPKG_TOKEN: 'ctxp_x', CTXPKG_REGISTRY: 'http://good/api' } });
+    expect(tokenFor('http://good/api', s)).toBe('ctxp_x');
+    expect(tokenFor('http://evil/api', s)).toBeUndefined();
+    expect(tokenFor('http://good/api2', s)).toBeUndefined();
+  });
+  it('CTXPKG_TOKEN without a named registry is sent nowhere', () => {
+    expect(tokenFor('http://good/api', settings({ env: { CTXPKG_TOKEN: 'ctxp_x' } }))).toBeUndefined();
+  });
+  it('saved tokens match their normalized URL only', () => {
+    const s = settings({ user: { registries: {}, tokens: { 'http://good/api': 't1' } } });
+    expect(tokenFor('HTTP://GOOD/api/', s)).toBe('t1');
+    expect(tokenFor('http://good', s)).toBeUndefined();
+  });
+});
+
+describe('user config file', () => {
+  it('round-trips with mode 0600', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ctxpkg-cfg-'));
+    const deps = { env: { CTXPKG_HOME: join(home, 'u') }, homeDir: home };
+    const path = saveUserConfig(deps, { registries: { '@acme': 'http://p' }, tokens: { 'http://p': 'ctxp_1' } });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(loadUserConfig(deps)).toEqual({ registries: { '@acme': 'http://p' }, tokens: { 'http://p': 'ctxp_1' } });
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * The user config (`<userDir>/config.json`, mode 0600): default registry, registries per scope and
+ * saved tokens per registry. Also the one rule that picks a registry for a package and the one
+ * rule that decides which token may be sent to it.
+ *
+ * Precedence for the registry of `@ns/name` (same as npm's scoped registries; ADVERSARIAL HB-28):
+ *   1. `registries["@ns"]` in the project's ctxpkg.json, 2. `registries["@ns"]` in the user config,
+ *   3. `--registry`, 4. `CTXPKG_REGISTRY`, 5. `registry` in ctxpkg.json, 6. `registry` in the user
+ *   config. There is no built-in public default and never a fallback to another registry.
+ *
+ * Tokens (issue 5 item 2): a saved token belongs to exactly one registry URL; `CTXPKG_TOKEN`
+ * belongs to the registry named by `--registry`, else by `CTXPKG_REGISTRY`. A token is attached
+ * only to requests whose registry URL equals the one it belongs to.
+ */
+import { chmodSync } from 'node:fs';
+import { CtxpkgError } from '@ctxpkg/format';
+import type { CliDeps } from './deps.js';
+import { readTextIfExists, writeFileAtomic } from './fsutil.js';
+import { formatJson, isPlainObject, parseJsonObject } from './jsonfile.js';
+import { userConfigPath } from './paths.js';
+
+export interface UserConfig {
+  registry?: string;
+  /** Scope (`@acme`) → registry URL. */
+  registries: Record<string, string>;
+  /** Registry URL (normalized) → token. */
+  tokens: Record<string, string>;
+}
+
+/**
+ * Normalize a registry base URL: http(s) only, no credentials, query or fragment, lowercase
+ * scheme and host, default port dropped, trailing slashes removed. Throws `E_USAGE`.
+ */
+export function normalizeRegistryUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new CtxpkgError('E_USAGE', `not a registry URL: ${JSON.stringify(raw)}`, {
+      hint: 'use a URL such as https://registry.example.com/api',
+    });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new CtxpkgError('E_USAGE', `registry URL must use http or https: ${raw}`);
+  }
+  if (u.username || u.password || u.search || u.hash) {
+    throw new CtxpkgError('E_USAGE', `registry URL must not carry credentials, a query or a fragment: ${u.origin}`, {
+      hint: 'use `ctxpkg login --registry URL` to store a token',
+    });
+  }
+  const path = u.pathname.replace(/\/+$/, '');
+  return `${u.protocol}//${u.host.toLowerCase()}${path}`;
+}
+
+/** Validate a scope key (`@acme`). Throws `E_USAGE`. */
+export function checkScope(scope: string): string {
+  if (!/^@[a-z0-9][a-z0-9-]*$/.test(scope)) {
+    throw new CtxpkgError('E_USAGE', `not a scope: ${JSON.stringify(scope)}`, { hint: 'scopes look like @acme' });
+  }
+  return scope;
+}
+
+function stringMap(v: unknown, what: string): Record<string, string> {
+  if (v === undefined) return {};
+  if (!isPlainObject(v)) throw new CtxpkgError('E_INVALID_JSON', `${what} must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) {
+    if (typeof val !== 'string') throw new CtxpkgError('E_INVALID_JSON', `${what}.${k} must be a string`);
+    out[k] = val;
+  }
+  return out;
+}
+
+/** Parse and validate `registries` (scope → URL); URLs are normalized. */
+export function parseRegistries(v: unknown, what: string): Record<string, string> {
+  const raw = stringMap(v, what);
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(raw).sort()) out[checkScope(k)] = normalizeRegistryUrl(raw[k]);
+  return out;
+}
+
+/** Load the user config; a missing file is an empty config. Throws `E_INVALID_JSON`. */
+export function loadUserConfig(deps: Pick<CliDeps, 'env' | 'homeDir'>): UserConfig {
+  const path = userConfigPath(deps);
+  const text = readTextIfExists(path);
+  if (text === undefined) return { registries: {}, tokens: {} };
+  const o = parseJsonObject(text, path);
+  const cfg: UserConfig = {
+    registries: parseRegistries(o.registries, `${path}: registries`),
+    tokens: {},
+  };
+  if (typeof o.registry === 'string') cfg.registry = normalizeRegistryUrl(o.registry);
+  const tokens = stringMap(o.tokens, `${path}: tokens`);
+  for (const k of Object.keys(tokens)) cfg.tokens[normalizeRegistryUrl(k)] = tokens[k];
+  return cfg;
+}
+
+/** Save the user config atomically with mode 0600 (it holds tokens). */
+export function saveUserConfig(deps: Pick<CliDeps, 'env' | 'homeDir'>, cfg: UserConfig): string {
+  const path = userConfigPath(deps);
+  const out: Record<string, unknown> = {};
+  if (cfg.registry) out.registry = cfg.registry;
+  out.registries = Object.fromEntries(Object.keys(cfg.registries).sort().map((k) => [k, cfg.registries[k]]));
+  out.tokens = Object.fromEntries(Object.keys(cfg.tokens).sort().map((k) => [k, cfg.tokens[k]]));
+  writeFileAtomic(path, formatJson(out), { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** Everything that decides registries and tokens for one command run. */
+export interface RegistrySettings {
+  /** `--registry`, normalized. */
+  flag?: string;
+  /** Project ctxpkg.json `registry` and `registries`. */
+  project: { registry?: string; registries: Record<string, string> };
+  user: UserConfig;
+  env: Record<string, string | undefined>;
+}
+
+/** Build settings from the environment, the user config and the project's registry members. */
+export function registrySettings(
+  deps: Pick<CliDeps, 'env' | 'homeDir'>,
+  flag: string | undefined,
+  project: RegistrySettings['project'] = { registries: {} },
+): RegistrySettings {
+  return {
+    flag: flag ? normalizeRegistryUrl(flag) : undefined,
+    project,
+    user: loadUserConfig(deps),
+    env: deps.env,
+  };
+}
+
+function envRegistry(env: RegistrySettings['env']): string | undefined {
+  const v = env.CTXPKG_REGISTRY;
+  return v && v.trim() !== '' ? normalizeRegistryUrl(v) : undefined;
+}
+
+/**
+ * The registry for package `name` (`@ns/name`) by the precedence in the file header.
+ * Throws `E_USAGE` when nothing is configured.
+ */
+export function registryFor(name: string, s: RegistrySettings): string {
+  const scope = name.startsWith('@') && name.includes('/') ? name.slice(0, name.indexOf('/')) : undefined;
+  const url =
+    (scope && s.project.registries[scope]) ||
+    (scope && s.user.registries[scope]) ||
+    s.flag ||
+    envRegistry(s.env) ||
+    s.project.registry ||
+    s.user.registry;
+  if (!url) {
+    throw new CtxpkgError('E_USAGE', `no registry configured for ${name}`, {
+      hint: 'pass --registry URL, set CTXPKG_REGISTRY, or add "registries": {"@scope": URL} to ctxpkg.json',
+    });
+  }
+  return url;
+}
+
+/** The default registry for commands that are not about one package (search). `E_USAGE` if none. */
+export function defaultRegistry(s: RegistrySettings): string {
+  const url = s.flag || envRegistry(s.env) || s.project.registry || s.user.registry;
+  if (!url) {
+    throw new CtxpkgError('E_USAGE', 'no registry configured', {
+      hint: 'pass --registry URL or set CTXPKG_REGISTRY',
+    });
+  }
+  return url;
+}
+
+/**
+ * The token that may be sent to `registryUrl`, or undefined. `CTXPKG_TOKEN` is bound to the
+ * registry named by `--registry`, else `CTXPKG_REGISTRY`; saved tokens to their own URL.
+ */
+export function tokenFor(registryUrl: string, s: RegistrySettings): string | undefined {
+  const url = normalizeRegistryUrl(registryUrl);
+  const envTok = s.env.CTXPKG_TOKEN;
+  if (envTok && envTok.trim() !== '') {
+    const bound = s.flag ?? envRegistry(s.env);
+    if (bound === url) return envTok.trim();
+  }
+  return s.user.tokens[url];
+}

@@ -1,0 +1,76 @@
+/**
+ * File-system helpers of the CLI shell: atomic writes (temp file + fsync + rename) and small
+ * readers that turn "missing" into `undefined` instead of an exception.
+ *
+ * Rule source: ARCHITECTURE.md "Errors" — bad input never writes anything; every write is atomic.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CtxpkgError } from '@ctxpkg/format';
+
+export interface AtomicWriteOptions {
+  /** File mode of the new file (default 0o644). The mode is set at creation, before any byte. */
+  mode?: number;
+}
+
+/** fsync a directory so a rename inside it is durable (best effort where unsupported). */
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on directories; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Write `data` (bytes, or a string written as UTF-8) to `path` atomically: a uniquely named
+ * temp file in the same directory is written, fsynced and renamed over `path`; a crash leaves
+ * either the old file or the new one, never a torn one. Creates parent directories.
+ * Throws `E_IO` on failure (the temp file is removed).
+ */
+export function writeFileAtomic(path: string, data: Uint8Array | string, options: AtomicWriteOptions = {}): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'wx', options.mode ?? 0o644);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, path);
+    fsyncDir(dir);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    throw new CtxpkgError('E_IO', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Read a file as bytes, or `undefined` when it does not exist. Other errors throw `E_IO`. */
+export function readIfExists(path: string): Uint8Array | undefined {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CtxpkgError('E_IO', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Read a UTF-8 text file, or `undefined` when it does not exist. */
+export function readTextIfExists(path: string): string | undefined {
+  const b = readIfExists(path);
+  return b === undefined ? undefined : Buffer.from(b).toString('utf8');
+}

@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collectSources, findClaudeImports } from './collect.js';
+import { buildGraph } from './index.js';
+
+function project(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'ctxpkg-src-'));
+  for (const [p, t] of Object.entries(files)) {
+    mkdirSync(join(root, p, '..'), { recursive: true });
+    writeFileSync(join(root, p), t);
+  }
+  return root;
+}
+
+describe('collectSources', () => {
+  it('follows CLAUDE.md @imports, cycle-safe, and adds imports edges', () => {
+    const root = project({
+      'CLAUDE.md': '# Main\n\n- See @docs/style.md for style.\n- Email me@example.com\n',
+      'docs/style.md': '# Style\n\nBack to @../CLAUDE.md\n\n- Use tabs.\n',
+    });
+    const c = collectSources(root, root, ['CLAUDE.md']);
+    expect(c.files.map((f) => f.path)).toEqual(['CLAUDE.md', 'docs/style.md']);
+    const g = buildGraph(c.files);
+    expect(g.edges).toContainEqual({ from: 'CLAUDE.md:3', to: 'docs/style.md', type: 'imports', weight: 1.0 });
+    expect(g.edges).toContainEqual({ from: 'docs/style.md:3', to: 'CLAUDE.md', type: 'imports', weight: 1.0 });
+  });
+  it('does not follow imports out of the project or inside code', () => {
+    const outside = project({ 'secret.md': 'outside\n' });
+    const root = project({ 'CLAUDE.md': `@~/notes.md\n\n\`@docs/x.md\`\n\n\`\`\`\n@docs/x.md\n\`\`\`\n@link.md\n`, 'docs/x.md': 'x\n' });
+    symlinkSync(join(outside, 'secret.md'), join(root, 'link.md'));
+    const c = collectSources(root, root, ['CLAUDE.md']);
+    expect(c.files.map((f) => f.path)).toEqual(['CLAUDE.md']);
+    expect(c.warnings.join('\n')).toMatch(/outside the project/);
+    expect(findClaudeImports('`@a.md`\n```\n@b.md\n```\n@c.md')).toEqual([{ ref: 'c.md', line: 5 }]);
+  });
+  it('walks folders, scopes nested AGENTS.md to their subtree, refuses outside paths', () => {
+    const root = project({
+      'AGENTS.md': '# Root\n\n- Use ESM.\n',
+      'packages/api/AGENTS.md': '# API\n\n- Never log tokens.\n',
+      '.cursor/rules/a.mdc': '---\nglobs: "*.ts"\n---\nUse strict.\n',
+      'node_modules/x/AGENTS.md': 'ignored\n',
+      'data.json': '{}',
+    });
+    const c = collectSources(root, root, ['.']);
+    expect(c.files.map((f) => f.path)).toEqual(['.cursor/rules/a.mdc', 'AGENTS.md', 'packages/api/AGENTS.md']);
+    const g = buildGraph(c.files);
+    expect(g.nodes.filter((n) => n.type === 'scope').map((n) => n.content).sort()).toEqual(['*.ts', 'packages/api/**']);
+    expect(() => collectSources(root, root, ['../'])).toThrow(/outside the source root/);
+  });
+});

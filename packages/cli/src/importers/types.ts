@@ -1,0 +1,32 @@
+/**
+ * Shapes shared by the importers (spec/format.md "Importers, provenance and scope").
+ */
+import type { ContextEdge, ContextNode } from '@ctxpkg/format';
+
+/** Which importer reads a file; also written as the node `category`. */
+export type SourceKind =
+  | 'agents-md'
+  | 'claude-md'
+  | 'cursor-rule'
+  | 'cursorrules'
+  | 'copilot'
+  | 'copilot-scoped'
+  | 'markdown'
+  | 'json-source';
+
+/** One source file: `path` is POSIX and relative to the source root; `text` is its UTF-8 text. */
+export interface SourceFile {
+  path: string;
+  kind: SourceKind;
+  text: string;
+  /** Globs the whole file applies to, besides its frontmatter (nested AGENTS.md → `dir/**`). */
+  impliedScope?: string[];
+  /** Paths (relative to the source root) this file imports (`@path` in CLAUDE.md), in text order. */
+  imports?: Array<{ path: string; line: number }>;
+}
+
+/** Importer output for one or many files. */
+export interface ImportedGraph {
+  nodes: ContextNode[];
+  edges: ContextEdge[];
+}

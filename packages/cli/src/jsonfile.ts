@@ -1,0 +1,46 @@
+/**
+ * Reading the CLI's own JSON files (ctxpkg.json, the user config, merged graphs): JSON text in,
+ * a plain object out, with the keys that can pollute prototypes refused (ADVERSARIAL HB-08).
+ */
+import { CtxpkgError } from '@ctxpkg/format';
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Parse `text` as a JSON object. Throws `E_INVALID_JSON` (syntax, not an object) or
+ * `E_FORBIDDEN_KEY` (`__proto__`, `constructor`, `prototype` at any depth); `what` names the
+ * file in the message.
+ */
+export function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  let bad: string | undefined;
+  try {
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, (key, v: unknown) => {
+      if (FORBIDDEN.has(key)) bad ??= key;
+      return v;
+    });
+  } catch (err) {
+    throw new CtxpkgError('E_INVALID_JSON', `${what} is not valid JSON: ${(err as Error).message}`, {
+      hint: `fix the syntax of ${what}`,
+    });
+  }
+  if (bad !== undefined) {
+    throw new CtxpkgError('E_FORBIDDEN_KEY', `${what} contains the forbidden key "${bad}"`, {
+      hint: 'remove the key; it could change object prototypes',
+    });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CtxpkgError('E_INVALID_JSON', `${what} must contain a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Serialize a JSON value with 2-space indentation and a trailing LF (the CLI's file style). */
+export function formatJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
+
+/** True for a plain (non-array, non-null) object. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

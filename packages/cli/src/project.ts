@@ -1,0 +1,122 @@
+/**
+ * The project file `ctxpkg.json`: declared dependencies (name → range), registry settings and the
+ * trust policy. Members this module does not own (e.g. `context`, owned by `sync`) are preserved
+ * verbatim and in their original order when the file is rewritten.
+ *
+ * Shape (issue 5 item 1):
+ * ```json
+ * { "dependencies": { "@acme/auth-context": "^1.0.0" },
+ *   "registry": "https://r.example/api",            // optional default
+ *   "registries": { "@acme": "https://r.example/api" },
+ *   "trust": { "require_signature": true } }
+ * ```
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { CtxpkgError } from '@ctxpkg/format';
+import { normalizeRegistryUrl, parseRegistries } from './config.js';
+import { readTextIfExists, writeFileAtomic } from './fsutil.js';
+import { formatJson, isPlainObject, parseJsonObject } from './jsonfile.js';
+import { PROJECT_FILES } from './paths.js';
+
+export interface TrustPolicy {
+  /** Refuse packages without a valid signature (default true). */
+  require_signature: boolean;
+}
+
+export interface ProjectManifest {
+  /** Declared dependencies, name → version range, as written. */
+  dependencies: Record<string, string>;
+  registry?: string;
+  registries: Record<string, string>;
+  trust: TrustPolicy;
+  /** Members owned by other modules (`context`, …), kept verbatim in original order. */
+  extra: Record<string, unknown>;
+}
+
+const OWN_KEYS = new Set(['dependencies', 'registry', 'registries', 'trust']);
+
+/** A fresh manifest with the defaults `ctxpkg init` writes. */
+export function defaultManifest(): ProjectManifest {
+  return { dependencies: {}, registries: {}, trust: { require_signature: true }, extra: {} };
+}
+
+/**
+ * The project root for `cwd`: the nearest ancestor holding `ctxpkg.json`, else `cwd` itself
+ * (commands that write create the file there).
+ */
+export function findProjectRoot(cwd: string): { root: string; exists: boolean } {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, PROJECT_FILES.manifest))) return { root: dir, exists: true };
+    const up = dirname(dir);
+    if (up === dir) return { root: resolve(cwd), exists: false };
+    dir = up;
+  }
+}
+
+/**
+ * Parse ctxpkg.json text. Dependency names and ranges are checked for shape here (strings);
+ * their grammar is checked by the resolver. Throws `E_INVALID_JSON`, `E_FORBIDDEN_KEY`, `E_USAGE`.
+ */
+export function parseManifest(text: string, what: string = PROJECT_FILES.manifest): ProjectManifest {
+  const o = parseJsonObject(text, what);
+  const m = defaultManifest();
+  if (o.dependencies !== undefined) {
+    if (!isPlainObject(o.dependencies)) {
+      throw new CtxpkgError('E_INVALID_JSON', `${what}: "dependencies" must be an object of name → range`);
+    }
+    for (const [name, range] of Object.entries(o.dependencies)) {
+      if (typeof range !== 'string') {
+        throw new CtxpkgError('E_INVALID_JSON', `${what}: the range of ${name} must be a string`);
+      }
+      m.dependencies[name] = range;
+    }
+  }
+  if (o.registry !== undefined) {
+    if (typeof o.registry !== 'string') throw new CtxpkgError('E_INVALID_JSON', `${what}: "registry" must be a URL string`);
+    m.registry = normalizeRegistryUrl(o.registry);
+  }
+  m.registries = parseRegistries(o.registries, `${what}: registries`);
+  if (o.trust !== undefined) {
+    if (!isPlainObject(o.trust)) throw new CtxpkgError('E_INVALID_JSON', `${what}: "trust" must be an object`);
+    const rs = o.trust.require_signature;
+    if (rs !== undefined && typeof rs !== 'boolean') {
+      throw new CtxpkgError('E_INVALID_JSON', `${what}: trust.require_signature must be true or false`);
+    }
+    m.trust.require_signature = rs ?? true;
+  }
+  for (const [k, v] of Object.entries(o)) if (!OWN_KEYS.has(k)) m.extra[k] = v;
+  return m;
+}
+
+/** Serialize: own members in a fixed order with sorted maps, then preserved members. LF-terminated. */
+export function serializeManifest(m: ProjectManifest): string {
+  const out: Record<string, unknown> = {};
+  out.dependencies = Object.fromEntries(
+    Object.keys(m.dependencies)
+      .sort()
+      .map((k) => [k, m.dependencies[k]]),
+  );
+  if (m.registry) out.registry = m.registry;
+  out.registries = Object.fromEntries(
+    Object.keys(m.registries)
+      .sort()
+      .map((k) => [k, m.registries[k]]),
+  );
+  out.trust = { require_signature: m.trust.require_signature };
+  for (const [k, v] of Object.entries(m.extra)) out[k] = v;
+  return formatJson(out);
+}
+
+/** Read `<root>/ctxpkg.json`; a missing file gives the defaults. */
+export function readManifest(root: string): ProjectManifest {
+  const path = join(root, PROJECT_FILES.manifest);
+  const text = readTextIfExists(path);
+  return text === undefined ? defaultManifest() : parseManifest(text, path);
+}
+
+/** Write `<root>/ctxpkg.json` atomically. */
+export function writeManifest(root: string, m: ProjectManifest): void {
+  writeFileAtomic(join(root, PROJECT_FILES.manifest), serializeManifest(m));
+}

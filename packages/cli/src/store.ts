@@ -1,0 +1,99 @@
+/**
+ * The project's package store `.ctxpkg/store/`: the original verified bytes of every installed
+ * package, content-addressed by the SHA-256 of the whole file (the registry's `artifact_sha256`,
+ * FORMAT-FACTS §3.5), read-only (mode 0444). Package names never become paths, so hostile names
+ * cannot escape the store (FORMAT-FACTS §12.3). The store is derived: it can be deleted and
+ * rebuilt from ctxpkg.lock.
+ *
+ * Layout: `.ctxpkg/store/sha256/<64 lowercase hex>.ctxpkg`.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { CtxpkgError } from '@ctxpkg/format';
+import { writeFileAtomic } from './fsutil.js';
+import { PROJECT_FILES } from './paths.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** Lowercase hex SHA-256 of bytes. */
+export function sha256Bytes(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Throws `E_LOCKFILE` unless `sha` is 64 lowercase hex characters (it comes from files). */
+export function checkSha(sha: string): string {
+  if (!HEX64.test(sha)) {
+    throw new CtxpkgError('E_LOCKFILE', `not a SHA-256 hex digest: ${JSON.stringify(sha).slice(0, 80)}`);
+  }
+  return sha;
+}
+
+/** Directory holding the artifacts. */
+export function storeDir(root: string): string {
+  return join(root, PROJECT_FILES.store, 'sha256');
+}
+
+/** Path of the artifact with hash `sha` (validated first). */
+export function artifactPath(root: string, sha: string): string {
+  return join(storeDir(root), `${checkSha(sha)}.ctxpkg`);
+}
+
+/** True when the artifact file exists (not re-hashed; `readArtifact` re-hashes). */
+export function hasArtifact(root: string, sha: string): boolean {
+  return existsSync(artifactPath(root, sha));
+}
+
+/**
+ * Read an artifact and re-check its hash. Returns undefined when absent; throws `E_INTEGRITY`
+ * when the stored bytes no longer hash to their name (the caller re-downloads).
+ */
+export function readArtifact(root: string, sha: string): Uint8Array | undefined {
+  const path = artifactPath(root, sha);
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(readFileSync(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CtxpkgError('E_IO', `cannot read ${path}: ${(err as Error).message}`);
+  }
+  const found = sha256Bytes(bytes);
+  if (found !== sha) {
+    throw new CtxpkgError('E_INTEGRITY', `store file ${path} is corrupt (hashes to ${found})`, {
+      details: { expected: sha, found },
+      hint: 'delete .ctxpkg/ and run `ctxpkg install` to rebuild it from the lockfile',
+    });
+  }
+  return bytes;
+}
+
+/** Store bytes (atomic, read-only) under their hash and return the hash. Idempotent. */
+export function putArtifact(root: string, bytes: Uint8Array): string {
+  const sha = sha256Bytes(bytes);
+  const path = artifactPath(root, sha);
+  if (existsSync(path)) {
+    try {
+      if (readArtifact(root, sha)) return sha;
+    } catch {
+      unlinkSync(path);
+    }
+  }
+  writeFileAtomic(path, bytes, { mode: 0o444 });
+  return sha;
+}
+
+/** Remove artifacts not in `keep`; returns the removed hashes (sorted). */
+export function pruneStore(root: string, keep: Set<string>): string[] {
+  const dir = storeDir(root);
+  if (!existsSync(dir)) return [];
+  const removed: string[] = [];
+  for (const f of readdirSync(dir).sort()) {
+    const m = /^([0-9a-f]{64})\.ctxpkg$/.exec(f);
+    if (!m) continue;
+    if (!keep.has(m[1])) {
+      unlinkSync(join(dir, f));
+      removed.push(m[1]);
+    }
+  }
+  return removed;
+}
