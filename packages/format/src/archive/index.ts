@@ -2,7 +2,21 @@
  * The ZIP form of a `.ctxpkg` package (spec/archive.md): detection, reading under hard caps,
  * deterministic writing, zstd frames, blob references and JSON ↔ ZIP conversion.
  */
-export { DEFAULT_ARCHIVE_LIMITS, PACKAGE_SIZE_LIMIT_BYTES, resolveLimits, type ArchiveLimits } from './limits.js';
+export { checkBlobRefs, collectBlobRefs, verifyBlobs, type BlobRefGraph } from './blobs.js';
+export {
+  archiveToJsonBundle,
+  jsonBundleToArchive,
+  prettyJsonText,
+  type ArchiveToJsonOptions,
+  type JsonToArchiveOptions,
+} from './bundle.js';
+export {
+  CAP_SLACK_BYTES,
+  DEFAULT_ARCHIVE_LIMITS,
+  PACKAGE_SIZE_LIMIT_BYTES,
+  resolveLimits,
+  type ArchiveLimits,
+} from './limits.js';
 export { BLOB_REF_RE, CONTENT_ENTRY, MANIFEST_ENTRY, REBUILD_ENTRY } from './names.js';
 export {
   isZipBytes,
@@ -11,4 +25,12 @@ export {
   type ArchiveContents,
   type ReadArchiveOptions,
 } from './reader.js';
-export { decompressZstd, encodeZstdFrame, inspectZstdFrame, type ZstdDecodeCaps, type ZstdFrameInfo } from './zstd.js';
+export { writeArchive, type ArchiveInput, type WriteArchiveOptions, type ZstdCompressor } from './writer.js';
+export {
+  decodeZstdFrame,
+  decompressZstd,
+  encodeZstdFrame,
+  inspectZstdFrame,
+  type ZstdDecodeCaps,
+  type ZstdFrameInfo,
+} from './zstd.js';

@@ -37,7 +37,7 @@ export interface ArchiveLimits {
  * The documented defaults (spec/archive.md §6):
  * - 16,384 entries (10k blobs + the fixed entries fit; the ZIP32 maximum is 65,535),
  * - 10 MiB per entry and 10 MiB in total (the package limit),
- * - ratio 200:1 after a 1 MiB grace (JSON deflates ~5–20:1; zeros reach ~1000:1),
+ * - ratio 1000:1 after a 1 MiB grace (JSON deflates ~5–20:1; deflate's ceiling is ~1032:1),
  * - 8 MiB zstd window (zstd's own default cap for levels ≤ 19),
  * - 10 MiB archive.
  */
@@ -45,7 +45,7 @@ export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
   maxEntries: 16_384,
   maxEntryBytes: PACKAGE_SIZE_LIMIT_BYTES,
   maxTotalBytes: PACKAGE_SIZE_LIMIT_BYTES,
-  maxRatio: 200,
+  maxRatio: 1000,
   ratioGraceBytes: 1024 * 1024,
   maxZstdWindowBytes: 8 * 1024 * 1024,
   maxArchiveBytes: PACKAGE_SIZE_LIMIT_BYTES,
