@@ -16,3 +16,4 @@ export * from './keys.js';
 export * from './names.js';
 export * from './secrets.js';
 export * from './signature.js';
+export * from './versions.js';

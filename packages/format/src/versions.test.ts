@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { describeShared, sharedJson } from '../../../test/support/shared.js';
+import { compareVersions, maxSatisfying, parseRange, sameVersion, satisfies, MAX_RANGE_LENGTH } from './versions.js';
+import { isCtxpkgError } from './errors.js';
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return isCtxpkgError(e) ? e.code : `not a CtxpkgError: ${String(e)}`;
+  }
+  return undefined;
+}
+
+interface SemverRow {
+  req: string;
+  version?: string;
+  matches?: string;
+  parse?: string;
+}
+
+describeShared('semver_table of reference-vectors.json (FORMAT-FACTS §7.2)', () => {
+  const rows = sharedJson<{ semver_table: SemverRow[] }>('vectors/reference-vectors.json').semver_table;
+  const matchRows = rows.filter((r) => r.version !== undefined);
+  const parseRows = rows.filter((r) => r.parse !== undefined);
+
+  it.each(matchRows.map((r) => [r.req, r.version!, r.matches === 'Ok(true)'] as const))('%j against %s → %s', (req, version, expected) => {
+    expect(satisfies(version, parseRange(req, { mode: 'write' }))).toBe(expected);
+  });
+
+  it.each(parseRows.map((r) => [r.req, r.parse!] as const))('%j parses like the reference in write mode (%s)', (req, outcome) => {
+    const code = codeOf(() => parseRange(req, { mode: 'write' }));
+    if (outcome === 'Ok(())') expect(code).toBeUndefined();
+    else expect(code === 'E_RANGE' || code === 'E_INVALID_RANGE').toBe(true);
+  });
+
+  it('npm-only rows the reference refuses are still readable (read mode), garbage is not', () => {
+    expect(parseRange('1.0 || 2.0').npmOnly).toEqual(['or']);
+    expect(parseRange('>=1.0 <2.0').npmOnly).toEqual(['space-separated']);
+    expect(codeOf(() => parseRange('>>nope<<'))).toBe('E_INVALID_RANGE');
+    expect(codeOf(() => parseRange('latest'))).toBe('E_INVALID_RANGE');
+  });
+});
+
+describe('HB-01 prereleases are opt-in and compare numerically', () => {
+  const versions = ['1.0.0', '1.2.0', '1.3.0-rc.1', '1.3.0-rc.2', '1.3.0-rc.10', '2.0.0-alpha.1'];
+  it.each(['^1.0.0', '*', '', '1.x', '^1', '>=1.0.0 <2.0.0', '<2.0.0'])('%j picks 1.2.0', (r) => {
+    expect(maxSatisfying(versions, r)).toBe('1.2.0');
+  });
+  it.each(['>=1.3.0-rc.0', '^1.3.0-rc.0', '~1.3.0-rc.2'])('%j picks 1.3.0-rc.10', (r) => {
+    expect(maxSatisfying(versions, r)).toBe('1.3.0-rc.10');
+  });
+  it('sorts rc.2 before rc.10 (numeric identifiers)', () => {
+    const shuffled = ['2.0.0-alpha.1', '1.3.0-rc.10', '1.0.0', '1.3.0-rc.2', '1.2.0', '1.3.0-rc.1'];
+    expect([...shuffled].sort(compareVersions)).toEqual(versions);
+  });
+});
+
+describe('HB-02 caret and tilde below 1.0.0', () => {
+  const versions = ['0.0.3', '0.0.4', '0.2.3', '0.2.9', '0.3.0', '1.0.0'];
+  it.each([
+    ['^0.0.3', '0.0.3'],
+    ['~0.0.3', '0.0.4'],
+    ['^0.2.3', '0.2.9'],
+    ['~0.2.3', '0.2.9'],
+    ['^0.0', '0.0.4'],
+    ['^0', '0.3.0'],
+    ['0.x', '0.3.0'],
+    ['^0.x', '0.3.0'],
+    ['^0.0.0', null],
+  ])('%j picks %s', (r, expected) => {
+    expect(maxSatisfying(versions, r)).toBe(expected);
+  });
+});
+
+describe('HB-05 range grammar interop and pathological ranges', () => {
+  const versions = ['1.2.3', '1.5.0', '2.0.0'];
+  it('"latest" is E_INVALID_RANGE, never "any"', () => {
+    expect(codeOf(() => parseRange('latest'))).toBe('E_INVALID_RANGE');
+  });
+  it('">=1.0, <2.0" is the reference dialect (comma = and) and picks 1.5.0', () => {
+    // Intentional difference from HB-05's npm-based expectation (E_INVALID_RANGE): the reference
+    // parses this range (semver_table row ">=1.0, <2.0" matches 1.5.0) and packages written by
+    // lean-ctx use it, so refusing it would break interop. It is never treated as "*".
+    expect(maxSatisfying(versions, '>=1.0, <2.0')).toBe('1.5.0');
+    expect(parseRange('>=1.0, <2.0', { mode: 'write' }).npmOnly).toEqual([]);
+  });
+  it('"^1.2.3 || ^2" reads as npm and picks 2.0.0, but is refused on write', () => {
+    expect(maxSatisfying(versions, '^1.2.3 || ^2')).toBe('2.0.0');
+    const code = codeOf(() => parseRange('^1.2.3 || ^2', { mode: 'write' }));
+    expect(code).toBe('E_RANGE');
+  });
+  it.each(['', '*', '  ', 'x'])('%j means any version → 2.0.0', (r) => {
+    expect(maxSatisfying(versions, r)).toBe('2.0.0');
+  });
+  it('bare "1.2.3" means ^1.2.3 (the reference rule) → 1.5.0', () => {
+    expect(maxSatisfying(versions, '1.2.3')).toBe('1.5.0');
+  });
+  it('a 300-character range is refused by the length cap before parsing', () => {
+    const long = '1.2.3' + ' '.repeat(293) + '<2';
+    expect(long.length).toBe(300);
+    expect(codeOf(() => parseRange(long))).toBe('E_INVALID_RANGE');
+    expect(codeOf(() => parseRange('*'.padEnd(MAX_RANGE_LENGTH + 1, ' ')))).toBe('E_INVALID_RANGE');
+  });
+});
+
+describe('range dialect details (spec/ranges.md)', () => {
+  it.each([
+    ['>= 1.2, < 2', '1.9.0', true],
+    ['>=1.*', '1.0.0', true],
+    ['1.2.*', '1.3.0', false],
+    ['1.2.*', '1.2.7', true],
+    ['=1.2', '1.2.9', true],
+    ['=1.2', '1.3.0', false],
+    ['>1.2', '1.2.9', false],
+    ['<=1.2', '1.2.9', true],
+    ['~1', '1.9.0', true],
+    ['^1.2.3-beta.2', '1.2.3-beta.10', true],
+    ['^1.2.3-beta.2', '1.2.4-beta.1', false],
+    ['1.2.3 - 1.4', '1.4.9', true],
+    ['~>1.2', '1.2.5', true],
+    ['1.0.0+build', '1.0.0', true],
+  ])('%j vs %s → %s', (r, v, expected) => {
+    expect(satisfies(v, r)).toBe(expected);
+  });
+
+  it.each(['01.2', '1.2-beta', '1.x.3', '>=1,', '1 ||', 'v1.2.3', '1.2.3\n<2', '9007199254740992', '^1.2.3-01', 'é'])(
+    '%j is E_INVALID_RANGE',
+    (r) => {
+      expect(codeOf(() => parseRange(r))).toBe('E_INVALID_RANGE');
+    },
+  );
+
+  it.each([
+    ['1.2.3 - 2', 'hyphen'],
+    ['~>1.2', 'tilde-greater'],
+    ['*, >=1', 'wildcard-comparator'],
+    ['>=1\t<2', 'space-separated'],
+    [Array.from({ length: 33 }, () => '>=1').join(','), 'too-many-comparators'],
+  ])('%j is npm-only (%s): read yes, write E_RANGE', (r, feature) => {
+    expect(parseRange(r).npmOnly).toContain(feature);
+    expect(codeOf(() => parseRange(r, { mode: 'write' }))).toBe('E_RANGE');
+  });
+
+  it('never matches invalid or prerelease versions through "*"', () => {
+    expect(satisfies('not-a-version', '*')).toBe(false);
+    expect(satisfies('v1.0.0', '*')).toBe(false);
+    expect(satisfies('1.0.0-rc.1', '*')).toBe(false);
+  });
+
+  it('skips invalid versions and breaks build-metadata ties by text, independent of order', () => {
+    expect(maxSatisfying(['not-a-version', '1.1.0'], '^1')).toBe('1.1.0');
+    expect(maxSatisfying(['1.0.0+b', '1.0.0+a'], '*')).toBe('1.0.0+a');
+    expect(maxSatisfying(['1.0.0+a', '1.0.0+b'], '*')).toBe('1.0.0+a');
+  });
+});
+
+describe('compareVersions / sameVersion (HB-03)', () => {
+  it('ignores build metadata', () => {
+    expect(sameVersion('1.0.0+build.7', '1.0.0')).toBe(true);
+    expect(sameVersion('1.0.0+cafe', '1.0.0+beef')).toBe(true);
+    expect(sameVersion('1.0.0', '1.0.1')).toBe(false);
+  });
+  it('orders like the reference loader (version_lt cases)', () => {
+    expect(compareVersions('3.5.0', '3.6.0')).toBeLessThan(0);
+    expect(compareVersions('3.6.14', '3.6.15')).toBeLessThan(0);
+    expect(compareVersions('3.6.15', '3.6.15')).toBe(0);
+  });
+  it.each(['v1.2.3', ' 1.2.3 ', '=1.2.3', '01.2.3', '1.2', '9007199254740992.0.0'])('refuses %j with E_INVALID_VERSION', (v) => {
+    expect(codeOf(() => compareVersions(v, '1.0.0'))).toBe('E_INVALID_VERSION');
+  });
+});

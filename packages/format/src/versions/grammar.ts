@@ -1,0 +1,266 @@
+/**
+ * The `version_req` grammar (spec/ranges.md): a tokenizer/parser that accepts the union of the
+ * reference dialect (Rust `semver` 1.0 `VersionReq`: comparators separated by commas, bare
+ * version = caret) and npm's range syntax, and records which npm-only features a text uses so
+ * that writers can refuse them. The parse result is lowered to a node-semver range string
+ * (`lowerToNpm`) that `semver.Range` evaluates.
+ *
+ * Pure: no I/O. Errors are `CtxpkgError('E_INVALID_RANGE')`.
+ */
+import { CtxpkgError } from '../errors.js';
+
+/** Comparator operators. `''` is a bare version (caret, or wildcard when it has a `*`/`x`). */
+export type RangeOp = '' | '=' | '<' | '<=' | '>' | '>=' | '~' | '^';
+
+/** One comparator, e.g. `>=1.2`, `^0.3.1-rc.1`, `1.*`. */
+export interface Comparator {
+  op: RangeOp;
+  /** Numeric parts as written; `null` for a wildcard (`*`, `x`, `X`); `undefined` when absent. */
+  major: number | null;
+  minor?: number | null;
+  patch?: number | null;
+  /** Pre-release text after `-` (only with a numeric patch). */
+  pre?: string;
+}
+
+/** One alternative of a range: comparators that must all match, or an npm hyphen range. */
+export type ComparatorSet = { kind: 'all'; comparators: Comparator[] } | { kind: 'hyphen'; from: Comparator; to: Comparator };
+
+/** npm-only features (the reference's parser refuses each of them). */
+export type NpmFeature =
+  | 'or' // `a || b`
+  | 'hyphen' // `1.2.3 - 2.3.4`
+  | 'space-separated' // `>=1 <2` (comparators not separated by commas)
+  | 'tilde-greater' // `~>1.2`
+  | 'wildcard-comparator' // `*`/`x` as one comparator among others, or with an operator
+  | 'whitespace' // tabs or other whitespace inside the range
+  | 'too-many-comparators'; // more than 32 comparators in one set (semver crate limit)
+
+/** The reference's limit on comparators per requirement (semver crate `MAX_COMPARATORS`). */
+export const REFERENCE_MAX_COMPARATORS = 32;
+
+const WILDCARDS = new Set(['*', 'x', 'X']);
+
+function fail(text: string, why: string): CtxpkgError {
+  const shown = text.length > 60 ? JSON.stringify(text.slice(0, 60)) + '…' : JSON.stringify(text);
+  return new CtxpkgError('E_INVALID_RANGE', `invalid version range ${shown}: ${why}`, {
+    hint: 'write a range like ^1.2.3, >=1.2, <2.0 or * (spec/ranges.md)',
+  });
+}
+
+/** Cursor-based scanner over one alternative. */
+class Scanner {
+  pos = 0;
+  constructor(
+    readonly src: string,
+    readonly whole: string,
+  ) {}
+  get done(): boolean {
+    return this.pos >= this.src.length;
+  }
+  peek(n = 0): string {
+    return this.src[this.pos + n] ?? '';
+  }
+  /** Skips spaces and tabs; returns [spaces skipped, other whitespace seen]. */
+  skipWs(): [number, boolean] {
+    let n = 0;
+    let other = false;
+    while (this.peek() === ' ' || this.peek() === '\t') {
+      if (this.peek() === '\t') other = true;
+      this.pos++;
+      n++;
+    }
+    return [n, other];
+  }
+  error(why: string): CtxpkgError {
+    return fail(this.whole, why);
+  }
+}
+
+function readNumber(s: Scanner, what: string): number | null {
+  const c = s.peek();
+  if (WILDCARDS.has(c)) {
+    s.pos++;
+    return null;
+  }
+  const start = s.pos;
+  while (s.peek() >= '0' && s.peek() <= '9') s.pos++;
+  const digits = s.src.slice(start, s.pos);
+  if (digits === '') throw s.error(c === '' ? `unexpected end while parsing the ${what} number` : `unexpected character ${JSON.stringify(c)} while parsing the ${what} number`);
+  if (digits.length > 1 && digits[0] === '0') throw s.error(`invalid leading zero in the ${what} number`);
+  const n = Number(digits);
+  if (!Number.isSafeInteger(n)) throw s.error(`the ${what} number ${digits} exceeds 2^53-1`);
+  return n;
+}
+
+/** Dot-separated identifiers `[0-9A-Za-z-]+`; numeric ones without leading zeros when `pre`. */
+function readIdentifiers(s: Scanner, pre: boolean): string {
+  const start = s.pos;
+  for (;;) {
+    const segStart = s.pos;
+    while (/[0-9A-Za-z-]/.test(s.peek())) s.pos++;
+    const seg = s.src.slice(segStart, s.pos);
+    if (seg === '') throw s.error(`empty identifier in the ${pre ? 'pre-release' : 'build metadata'}`);
+    if (pre && /^\d+$/.test(seg) && seg.length > 1 && seg[0] === '0') throw s.error('invalid leading zero in the pre-release');
+    if (s.peek() !== '.') break;
+    s.pos++;
+  }
+  return s.src.slice(start, s.pos);
+}
+
+function readOp(s: Scanner, features: Set<NpmFeature>): RangeOp {
+  const two = s.peek() + s.peek(1);
+  if (two === '>=' || two === '<=') {
+    s.pos += 2;
+    return two;
+  }
+  if (two === '~>') {
+    features.add('tilde-greater');
+    s.pos += 2;
+    return '~';
+  }
+  const c = s.peek();
+  if (c === '=' || c === '<' || c === '>' || c === '~' || c === '^') {
+    s.pos++;
+    return c;
+  }
+  return '';
+}
+
+/** A partial version `M[.m[.p[-pre][+build]]]` with wildcards; `op` already consumed. */
+function readPartial(s: Scanner, op: RangeOp, features: Set<NpmFeature>): Comparator {
+  const cmp: Comparator = { op, major: readNumber(s, 'major') };
+  let wildcard = cmp.major === null;
+  if (s.peek() === '.') {
+    s.pos++;
+    cmp.minor = readNumber(s, 'minor');
+    if (wildcard && cmp.minor !== null) throw s.error('a version number after a wildcard');
+    wildcard ||= cmp.minor === null;
+    if (s.peek() === '.') {
+      s.pos++;
+      cmp.patch = readNumber(s, 'patch');
+      if (wildcard && cmp.patch !== null) throw s.error('a version number after a wildcard');
+      wildcard ||= cmp.patch === null;
+    }
+  }
+  if (typeof cmp.patch === 'number') {
+    if (s.peek() === '-') {
+      s.pos++;
+      cmp.pre = readIdentifiers(s, true);
+    }
+    if (s.peek() === '+') {
+      s.pos++;
+      readIdentifiers(s, false); // build metadata never affects matching
+    }
+  }
+  if (cmp.major === null && op !== '') features.add('wildcard-comparator');
+  return cmp;
+}
+
+function isComparatorStart(c: string): boolean {
+  return /[0-9xX*=<>~^]/.test(c);
+}
+
+/** Parses one `||` alternative. */
+function parseSet(alt: string, whole: string, features: Set<NpmFeature>): ComparatorSet {
+  const hyphen = /^(\S+)[ \t]+-[ \t]+(\S+)$/.exec(alt);
+  if (hyphen) {
+    features.add('hyphen');
+    const ends = [hyphen[1]!, hyphen[2]!].map((p) => {
+      const s = new Scanner(p, whole);
+      const c = readPartial(s, '', features);
+      if (!s.done) throw s.error(`unexpected character ${JSON.stringify(s.peek())} in a hyphen range`);
+      return c;
+    });
+    return { kind: 'hyphen', from: ends[0]!, to: ends[1]! };
+  }
+  const s = new Scanner(alt, whole);
+  const comparators: Comparator[] = [];
+  for (;;) {
+    const op = readOp(s, features);
+    const [, tab] = s.skipWs();
+    if (tab) features.add('whitespace');
+    comparators.push(readPartial(s, op, features));
+    const [spaces, tab2] = s.skipWs();
+    if (tab2) features.add('whitespace');
+    if (s.done) break;
+    if (s.peek() === ',') {
+      s.pos++;
+      const [, tab3] = s.skipWs();
+      if (tab3) features.add('whitespace');
+      if (s.done) throw s.error('a comparator must follow ","');
+      continue;
+    }
+    if (spaces > 0 && isComparatorStart(s.peek())) {
+      features.add('space-separated');
+      continue;
+    }
+    throw s.error(`unexpected character ${JSON.stringify(s.peek())} after a comparator`);
+  }
+  if (comparators.length > 1 && comparators.some((c) => c.major === null)) features.add('wildcard-comparator');
+  if (comparators.length > REFERENCE_MAX_COMPARATORS) features.add('too-many-comparators');
+  return { kind: 'all', comparators };
+}
+
+/** Result of `parseRangeGrammar`: `sets` empty means "any version". */
+export interface RangeSyntax {
+  sets: ComparatorSet[];
+  features: Set<NpmFeature>;
+}
+
+/**
+ * Parse a trimmed, non-empty, non-`*` range text. Throws `E_INVALID_RANGE` naming the problem.
+ * Source: semver crate 1.0 `parse.rs` (comparator grammar), node-semver `range.js` (npm forms).
+ */
+export function parseRangeGrammar(trimmed: string, whole: string): RangeSyntax {
+  const features = new Set<NpmFeature>();
+  if (/[^\x20-\x7e\t]/.test(trimmed)) throw fail(whole, 'only printable ASCII characters are allowed');
+  const alts = trimmed.split('||');
+  if (alts.length > 1) features.add('or');
+  const sets = alts.map((a) => {
+    const t = a.replace(/^[ \t]+|[ \t]+$/g, '');
+    if (t === '') throw fail(whole, 'an empty alternative around "||"');
+    return parseSet(t, whole, features);
+  });
+  return { sets, features };
+}
+
+function partialText(c: Comparator, keepWildcards: boolean): string {
+  const parts: string[] = [];
+  for (const p of [c.major, c.minor, c.patch]) {
+    if (p === undefined) break;
+    if (p === null) {
+      if (keepWildcards) parts.push('x');
+      break;
+    }
+    parts.push(String(p));
+  }
+  if (parts.length === 0) return '*';
+  return parts.join('.') + (c.pre !== undefined ? `-${c.pre}` : '');
+}
+
+/**
+ * Lower one comparator to node-semver syntax with the reference's meaning: a bare version is a
+ * caret requirement (`1.2` → `^1.2`), a bare wildcard is an x-range (`1.*` → `1.x`), and an
+ * operator with a wildcard ignores the wildcard parts (`>=1.*` → `>=1`, semver crate rule).
+ */
+function lowerComparator(c: Comparator): string {
+  if (c.op === '') {
+    const wildcard = c.major === null || c.minor === null || c.patch === null;
+    return wildcard ? partialText(c, true) : `^${partialText(c, false)}`;
+  }
+  if (c.major === null) return `${c.op}*`;
+  return `${c.op}${partialText(c, false)}`;
+}
+
+/** The node-semver range string for a parsed range (`*` when `sets` is empty). */
+export function lowerToNpm(syntax: RangeSyntax): string {
+  if (syntax.sets.length === 0) return '*';
+  return syntax.sets
+    .map((set) =>
+      set.kind === 'hyphen'
+        ? `${partialText(set.from, true)} - ${partialText(set.to, true)}`
+        : set.comparators.map(lowerComparator).join(' '),
+    )
+    .join(' || ');
+}
