@@ -1,0 +1,96 @@
+/**
+ * SQLite schema of the embedded registry store (spec/registry.md "Storage").
+ *
+ * The immutability guarantees are constraints, so they hold whatever the application code does:
+ * `UNIQUE (package_id, version)` and `UNIQUE (package_id, precedence_key)` on versions, and no
+ * code path deletes a version row. The same DDL translates directly to PostgreSQL (the FTS table
+ * becomes a tsvector column with a GIN index).
+ */
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS namespaces (
+  name       TEXT PRIMARY KEY,
+  owner      TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS tokens (
+  id           TEXT PRIMARY KEY,
+  token_sha256 TEXT NOT NULL UNIQUE CHECK (length(token_sha256) = 64),
+  namespace    TEXT NOT NULL REFERENCES namespaces(name),
+  scope        TEXT NOT NULL CHECK (scope IN ('publish', 'read')),
+  label        TEXT,
+  created_at   TEXT NOT NULL,
+  expires_at   TEXT,
+  revoked_at   TEXT
+);
+CREATE INDEX IF NOT EXISTS tokens_by_namespace ON tokens(namespace);
+
+CREATE TABLE IF NOT EXISTS signer_keys (
+  namespace  TEXT NOT NULL REFERENCES namespaces(name),
+  public_key TEXT NOT NULL CHECK (length(public_key) = 64),
+  added_at   TEXT NOT NULL,
+  added_by   TEXT NOT NULL CHECK (added_by IN ('first-publish', 'admin')),
+  revoked_at TEXT,
+  PRIMARY KEY (namespace, public_key)
+);
+
+CREATE TABLE IF NOT EXISTS packages (
+  id             INTEGER PRIMARY KEY,
+  namespace      TEXT NOT NULL REFERENCES namespaces(name),
+  name           TEXT NOT NULL,
+  visibility     TEXT NOT NULL CHECK (visibility IN ('public', 'private')),
+  latest_version TEXT,
+  description    TEXT NOT NULL DEFAULT '',
+  tags_json      TEXT NOT NULL DEFAULT '[]',
+  revision       INTEGER NOT NULL DEFAULT 0,
+  created_at     TEXT NOT NULL,
+  updated_at     TEXT NOT NULL,
+  UNIQUE (namespace, name)
+);
+
+CREATE TABLE IF NOT EXISTS versions (
+  package_id        INTEGER NOT NULL REFERENCES packages(id),
+  version           TEXT NOT NULL,
+  precedence_key    TEXT NOT NULL,
+  artifact_sha256   TEXT NOT NULL CHECK (length(artifact_sha256) = 64),
+  size_bytes        INTEGER NOT NULL CHECK (size_bytes > 0),
+  integrity_sha256  TEXT NOT NULL,
+  signer_public_key TEXT NOT NULL,
+  description       TEXT NOT NULL,
+  tags_json         TEXT NOT NULL,
+  dependencies_json TEXT NOT NULL,
+  search_text       TEXT NOT NULL,
+  trust_report_json TEXT NOT NULL,
+  yanked            INTEGER NOT NULL DEFAULT 0 CHECK (yanked IN (0, 1)),
+  yanked_at         TEXT,
+  published_at      TEXT NOT NULL,
+  published_by      TEXT NOT NULL,
+  UNIQUE (package_id, version),
+  UNIQUE (package_id, precedence_key)
+);
+CREATE INDEX IF NOT EXISTS versions_by_artifact ON versions(artifact_sha256);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS package_search USING fts5(
+  full_name, description, tags, body,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE IF NOT EXISTS events (
+  id        INTEGER PRIMARY KEY,
+  at        TEXT NOT NULL,
+  action    TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  name      TEXT,
+  version   TEXT,
+  actor     TEXT NOT NULL,
+  detail    TEXT
+);
+CREATE INDEX IF NOT EXISTS events_by_namespace ON events(namespace, id);
+`;

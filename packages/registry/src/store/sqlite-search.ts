@@ -1,0 +1,87 @@
+/**
+ * Catalog, search documents and full-text search for the SQLite store (FTS5).
+ *
+ * Each package has one search document (rowid = package id) built from its latest version (or,
+ * when every version is yanked, its highest one): `@ns/name`, description, tags and the searchable
+ * text the publish gate extracted (node content). Visibility is applied in the query itself, so
+ * private packages never reach the caller's result list (spec/registry.md "Catalog and search").
+ */
+import type Database from 'better-sqlite3';
+import { orderVersions, compareDesc } from '../ordering.js';
+import { toCatalogEntry, type Row } from './rows.js';
+import type { CatalogEntry, SearchHit, VisibilityFilter } from './types.js';
+
+/** SQL condition selecting packages (alias `p`) visible through a filter bound as JSON text. */
+export const VISIBLE_SQL = `(p.visibility = 'public' OR p.namespace IN (SELECT value FROM json_each(?)))`;
+
+/**
+ * Build an FTS5 query from user text: words (Unicode letters/digits) become quoted prefix terms,
+ * all required (AND). Returns null when the text has no word. Quoting makes FTS operators in the
+ * input (`OR`, `NEAR`, `*`, `"`, `:`) plain text.
+ */
+export function ftsQuery(q: string): string | null {
+  const words = q.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  const terms = words.slice(0, 16).map((w) => `"${w.replace(/"/g, '""')}"*`);
+  return terms.length === 0 ? null : terms.join(' ');
+}
+
+/**
+ * Recompute a package's latest version, catalog fields and search document. Must run inside the
+ * transaction that changed its versions.
+ */
+export function refreshPackage(db: Database.Database, packageId: number, now: string): void {
+  const pkg = db.prepare('SELECT namespace, name FROM packages WHERE id = ?').get(packageId) as Row;
+  const rows = db
+    .prepare('SELECT version, yanked, description, tags_json, search_text FROM versions WHERE package_id = ?')
+    .all(packageId) as Row[];
+  const entries = rows.map((r) => ({ version: String(r.version), yanked: Number(r.yanked) === 1, row: r }));
+  const { latest } = orderVersions(entries);
+  const source = latest ?? entries.slice().sort((a, b) => compareDesc(a.version, b.version))[0];
+  const description = source ? String(source.row.description) : '';
+  const tagsJson = source ? String(source.row.tags_json) : '[]';
+  db.prepare('UPDATE packages SET latest_version = ?, description = ?, tags_json = ?, updated_at = ?, revision = revision + 1 WHERE id = ?').run(
+    latest ? latest.version : null,
+    description,
+    tagsJson,
+    now,
+    packageId,
+  );
+  db.prepare('DELETE FROM package_search WHERE rowid = ?').run(packageId);
+  db.prepare('INSERT INTO package_search (rowid, full_name, description, tags, body) VALUES (?, ?, ?, ?, ?)').run(
+    packageId,
+    `@${String(pkg.namespace)}/${String(pkg.name)} ${String(pkg.namespace)} ${String(pkg.name).replace(/-/g, ' ')}`,
+    description,
+    (JSON.parse(tagsJson) as string[]).join(' '),
+    source ? String(source.row.search_text) : '',
+  );
+}
+
+/** Visible packages sorted by the string `@namespace/name`, strictly after `after` (a full name) when given. */
+export function catalog(db: Database.Database, filter: VisibilityFilter, limit: number, after?: string): CatalogEntry[] {
+  const rows = db
+    .prepare(
+      `SELECT p.* FROM packages p WHERE ${VISIBLE_SQL} AND ('@' || p.namespace || '/' || p.name) > ?
+       ORDER BY ('@' || p.namespace || '/' || p.name) LIMIT ?`,
+    )
+    .all(JSON.stringify(filter.namespaces), after ?? '', limit) as Row[];
+  return rows.map(toCatalogEntry);
+}
+
+/**
+ * Ranked search (bm25 with weights name 10, description 4, tags 4, content 1; ties by name).
+ * Returns [] when the query has no word.
+ */
+export function search(db: Database.Database, filter: VisibilityFilter, q: string, limit: number): SearchHit[] {
+  const match = ftsQuery(q);
+  if (match === null) return [];
+  const rows = db
+    .prepare(
+      `SELECT p.*, snippet(package_search, -1, '[', ']', '…', 16) AS snippet,
+              bm25(package_search, 10.0, 4.0, 4.0, 1.0) AS rank
+       FROM package_search JOIN packages p ON p.id = package_search.rowid
+       WHERE package_search MATCH ? AND ${VISIBLE_SQL}
+       ORDER BY rank, p.namespace, p.name LIMIT ?`,
+    )
+    .all(match, JSON.stringify(filter.namespaces), limit) as Row[];
+  return rows.map((r) => ({ ...toCatalogEntry(r), snippet: String(r.snippet) }));
+}

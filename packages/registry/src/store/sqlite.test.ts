@@ -1,0 +1,188 @@
+import { mkdtemp, readdir, rm, writeFile, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256OfBytes } from './blobs.js';
+import { openSqliteStore, type SqliteStore } from './sqlite.js';
+import type { PublishRecord } from './types.js';
+
+const KEY_A = 'a'.repeat(64);
+const KEY_B = 'b'.repeat(64);
+const T0 = '2026-01-02T03:04:05Z';
+
+let dir: string;
+let store: SqliteStore;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxpkg-store-'));
+  store = await openSqliteStore({ dataDir: dir });
+  await store.createNamespace({ name: 'acme', owner: 'ops', created_at: T0 });
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function publish(version: string, over: Partial<PublishRecord> = {}, bytes?: Uint8Array) {
+  const body = bytes ?? new TextEncoder().encode(`package ${version} ${JSON.stringify(over)}`);
+  const { sha256 } = await store.putBlob(body);
+  try {
+    return await store.commitPublish({
+      namespace: 'acme', name: 'kb', version, precedence_key: version.split('+')[0], artifact_sha256: sha256,
+      size_bytes: body.byteLength, integrity_sha256: 'c'.repeat(64), signer_public_key: KEY_A, visibility: 'public',
+      description: `kb ${version}`, tags: ['auth'], dependencies: [{ name: '@acme/base', version_req: '^1', optional: false }],
+      search_text: `@acme/kb token refresh races ${version}`, trust_report: (signer) => ({ signer }), published_at: T0,
+      published_by: 'tok_1', ...over,
+    });
+  } finally {
+    await store.releaseBlob(sha256);
+  }
+}
+
+async function blobCount(): Promise<number> {
+  return (await store.blobs.list()).length;
+}
+
+describe('SqliteStore publish', () => {
+  it('records the first signer key, then refuses an unregistered one', async () => {
+    const first = await publish('1.0.0');
+    expect(first.signer).toBe('first-publish');
+    expect(first.version.trust_report).toEqual({ signer: 'first-publish' });
+    expect((await store.listSignerKeys('acme')).map((k) => [k.public_key, k.added_by])).toEqual([[KEY_A, 'first-publish']]);
+    await expect(publish('1.1.0', { signer_public_key: KEY_B })).rejects.toMatchObject({ code: 'E_SIGNER_CHANGED' });
+    await store.addSignerKey('acme', KEY_B, T0);
+    expect((await publish('1.1.0', { signer_public_key: KEY_B })).signer).toBe('registered');
+    await store.revokeSignerKey('acme', KEY_A, T0);
+    await expect(publish('1.2.0', { signer_public_key: KEY_A })).rejects.toMatchObject({ code: 'E_SIGNER_CHANGED' });
+  });
+
+  it('refuses an existing version and an equal-precedence version, leaving the stored bytes alone', async () => {
+    const original = await publish('1.0.0');
+    const before = await store.readBlob(original.version.artifact_sha256);
+    await expect(publish('1.0.0', { description: 'other bytes' })).rejects.toMatchObject({ code: 'E_VERSION_EXISTS' });
+    await expect(publish('1.0.0+build.7')).rejects.toMatchObject({ code: 'E_VERSION_EXISTS' });
+    const after = await store.getVersion('acme', 'kb', '1.0.0');
+    expect(after?.artifact_sha256).toBe(original.version.artifact_sha256);
+    expect(Buffer.from((await store.readBlob(original.version.artifact_sha256))!)).toEqual(Buffer.from(before!));
+    expect(await blobCount()).toBe(1);
+    expect((await store.listVersions('acme', 'kb')).map((v) => v.version)).toEqual(['1.0.0']);
+  });
+
+  it('enforces equal precedence by a database constraint, not only by the pre-check', async () => {
+    await publish('1.0.0');
+    const pkg = store.db.prepare("SELECT id FROM packages WHERE name = 'kb'").get() as { id: number };
+    expect(() =>
+      store.db
+        .prepare(
+          `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256, signer_public_key,
+           description, tags_json, dependencies_json, search_text, trust_report_json, published_at, published_by)
+           VALUES (?, '1.0.0+x', '1.0.0', ?, 1, 'x', 'x', '', '[]', '[]', '', '{}', ?, 't')`,
+        )
+        .run(pkg.id, 'd'.repeat(64), T0),
+    ).toThrow(/UNIQUE/);
+  });
+
+  it('refuses a visibility change by publish and keeps a yanked version number taken', async () => {
+    await publish('1.0.0', { visibility: 'private' });
+    await expect(publish('1.1.0', { visibility: 'public' })).rejects.toMatchObject({ code: 'E_MANIFEST' });
+    await store.setYanked('acme', 'kb', '1.0.0', true, T0, 'tok_1');
+    await expect(publish('1.0.0')).rejects.toMatchObject({ code: 'E_VERSION_EXISTS' });
+  });
+
+  it('refuses a publish into a namespace that does not exist', async () => {
+    await expect(publish('1.0.0', { namespace: 'nope' })).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+  });
+});
+
+describe('SqliteStore yank, catalog and search', () => {
+  it('tracks latest and the revision through yank and un-yank', async () => {
+    await publish('1.0.0');
+    await publish('2.0.0');
+    const rev0 = (await store.getPackage('acme', 'kb'))!.revision;
+    const y = await store.setYanked('acme', 'kb', '2.0.0', true, T0, 'tok_1');
+    expect(y.yanked).toBe(true);
+    expect((await store.catalog({ namespaces: [] }, { limit: 10 }))[0].latest).toBe('1.0.0');
+    expect((await store.getPackage('acme', 'kb'))!.revision).toBeGreaterThan(rev0);
+    await store.setYanked('acme', 'kb', '2.0.0', false, T0, 'tok_1');
+    expect((await store.catalog({ namespaces: [] }, { limit: 10 }))[0].latest).toBe('2.0.0');
+    await expect(store.setYanked('acme', 'kb', '9.0.0', true, T0, 't')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+  });
+
+  it('searches node content and hides private packages from other namespaces', async () => {
+    await publish('1.0.0', { visibility: 'private', search_text: 'JWT secrets rotate every 24h' });
+    expect(await store.search({ namespaces: [] }, 'rotate', { limit: 10 })).toEqual([]);
+    const hits = await store.search({ namespaces: ['acme'] }, 'ROTATE jwt', { limit: 10 });
+    expect(hits.map((h) => h.name)).toEqual(['kb']);
+    expect(hits[0].snippet).toContain('[rotate]');
+    expect(await store.search({ namespaces: ['acme'] }, 'NEAR OR " *', { limit: 10 })).toEqual([]);
+    expect(await store.catalog({ namespaces: [] }, { limit: 10 })).toEqual([]);
+  });
+
+  it('pages the catalog by full name', async () => {
+    await store.createNamespace({ name: 'a-b', owner: 'x', created_at: T0 });
+    await store.createNamespace({ name: 'a1', owner: 'x', created_at: T0 });
+    for (const ns of ['a-b', 'a1']) {
+      await store.addSignerKey(ns, KEY_A, T0);
+      await publish('1.0.0', { namespace: ns });
+    }
+    await publish('1.0.0');
+    const all = (await store.catalog({ namespaces: [] }, { limit: 10 })).map((e) => `@${e.namespace}/${e.name}`);
+    expect(all).toEqual(['@a-b/kb', '@a1/kb', '@acme/kb']);
+    const page2 = await store.catalog({ namespaces: [] }, { limit: 10, after: '@a1/kb' });
+    expect(page2.map((e) => e.namespace)).toEqual(['acme']);
+  });
+});
+
+describe('SqliteStore blobs', () => {
+  it('removes the blob of a refused publish but never a referenced one', async () => {
+    const bytes = new TextEncoder().encode('same bytes');
+    await publish('1.0.0', {}, bytes);
+    await expect(publish('1.0.0', {}, bytes)).rejects.toMatchObject({ code: 'E_VERSION_EXISTS' });
+    expect(Buffer.from((await store.readBlob(sha256OfBytes(bytes)))!)).toEqual(Buffer.from(bytes));
+    await expect(publish('1.0.0', {}, new TextEncoder().encode('loser'))).rejects.toMatchObject({ code: 'E_VERSION_EXISTS' });
+    expect(await blobCount()).toBe(1);
+  });
+
+  it('collects orphan blobs and stale temp files, respecting the grace period', async () => {
+    await publish('1.0.0');
+    const orphan = await store.blobs.put(new TextEncoder().encode('orphan'));
+    await writeFile(join(dir, 'blobs', 'tmp', 'half.tmp'), 'partial');
+    expect((await store.collectGarbage({ graceMs: 3_600_000, now: Date.now() })).removed).toBe(0);
+    const old = new Date(Date.now() - 7_200_000);
+    await utimes(store.blobs.pathOf(orphan.sha256), old, old);
+    expect((await store.collectGarbage({ graceMs: 3_600_000, now: Date.now() })).removed).toBe(1);
+    expect((await store.collectGarbage({ graceMs: 0, now: Date.now() + 1 })).removed).toBe(1);
+    expect(await readdir(join(dir, 'blobs', 'tmp'))).toEqual([]);
+    expect(await blobCount()).toBe(1);
+  });
+
+  it('detects a corrupted blob on read', async () => {
+    const { version } = await publish('1.0.0');
+    await store.close();
+    await writeFile(join(dir, 'blobs', 'sha256', version.artifact_sha256.slice(0, 2), version.artifact_sha256.slice(2, 4), version.artifact_sha256), 'tampered');
+    store = await openSqliteStore({ dataDir: dir });
+    await expect(store.readBlob(version.artifact_sha256)).rejects.toMatchObject({ code: 'E_INTEGRITY' });
+  });
+
+  it('keeps everything across a reopen', async () => {
+    await publish('1.0.0');
+    await store.close();
+    store = await openSqliteStore({ dataDir: dir });
+    expect((await store.listVersions('acme', 'kb')).map((v) => v.version)).toEqual(['1.0.0']);
+    expect(await store.getNamespace('acme')).toMatchObject({ owner: 'ops' });
+  });
+});
+
+describe('SqliteStore tokens and namespaces', () => {
+  it('stores tokens by hash, revokes by id or hash, and refuses unknown namespaces', async () => {
+    const rec = { id: 'tok_1', token_sha256: 'e'.repeat(64), namespace: 'acme', scope: 'publish' as const, label: null, created_at: T0, expires_at: null, revoked_at: null };
+    await store.insertToken(rec);
+    expect(await store.findTokenByHash('e'.repeat(64))).toEqual(rec);
+    expect((await store.revokeToken('e'.repeat(64), T0)).revoked_at).toBe(T0);
+    expect((await store.revokeToken('tok_1', '2030-01-01T00:00:00Z')).revoked_at).toBe(T0);
+    await expect(store.revokeToken('tok_x', T0)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    await expect(store.insertToken({ ...rec, id: 'tok_2', token_sha256: 'f'.repeat(64), namespace: 'zz' })).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    await expect(store.createNamespace({ name: 'acme', owner: 'y', created_at: T0 })).rejects.toMatchObject({ code: 'E_EXISTS' });
+  });
+});

@@ -1,0 +1,387 @@
+/**
+ * The embedded default store: SQLite (better-sqlite3, WAL, busy timeout, synchronous=FULL) for
+ * metadata plus a content-addressed blob directory (spec/registry.md "Storage").
+ *
+ * Layout of a data directory: `registry.sqlite` (+ `-wal`, `-shm`) and `blobs/sha256/ab/cd/<hex>`.
+ * Several processes may open the same directory (the server and the admin CLI): WAL lets readers
+ * and one writer proceed, and the busy timeout serialises writers. Only one *server* process per
+ * data directory is supported, because blob pins (`putBlob`/`releaseBlob`) are per process.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { CtxpkgError } from '@ctxpkg/format';
+import { BlobDir, sha256OfBytes } from './blobs.js';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { catalog, refreshPackage, search } from './sqlite-search.js';
+import { toNamespace, toPackage, toSignerKey, toToken, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
+import type {
+  AuditEvent,
+  CatalogEntry,
+  NamespaceRecord,
+  PackageRecord,
+  PublishOutcome,
+  PublishRecord,
+  RegistryStore,
+  SearchHit,
+  SignerKeyRecord,
+  TokenRecord,
+  VersionRecord,
+  Visibility,
+  VisibilityFilter,
+} from './types.js';
+
+export interface SqliteStoreOptions {
+  /** The data directory; created when missing. */
+  dataDir: string;
+  /** Bytes of verified blobs cached in memory (default 64 MiB). */
+  blobCacheBytes?: number;
+  /** SQLite busy timeout in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** File name of the metadata database inside a data directory. */
+export const DB_FILE = 'registry.sqlite';
+
+/**
+ * Open (and create or migrate) the store in `opts.dataDir`. Throws `E_IO` when the directory
+ * cannot be used and `E_INTERNAL` when the database was written by a newer schema.
+ */
+export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
+  try {
+    await mkdir(opts.dataDir, { recursive: true });
+  } catch (err) {
+    throw new CtxpkgError('E_IO', `cannot create the data directory ${opts.dataDir}: ${(err as Error).message}`, { cause: err });
+  }
+  const blobs = new BlobDir(join(opts.dataDir, 'blobs'), { cacheBytes: opts.blobCacheBytes });
+  await blobs.init();
+  const db = new Database(join(opts.dataDir, DB_FILE));
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.exec(SCHEMA_SQL);
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as Row | undefined;
+  if (!row) db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  else if (Number(row.value) > SCHEMA_VERSION) {
+    db.close();
+    throw new CtxpkgError('E_INTERNAL', `the registry database has schema ${String(row.value)}; this ctxpkg knows ${SCHEMA_VERSION}`, {
+      hint: 'upgrade ctxpkg to serve this data directory',
+    });
+  }
+  return new SqliteStore(db, blobs);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export class SqliteStore implements RegistryStore {
+  readonly backend = 'sqlite';
+  /** Blobs written by in-flight publishes of this process: never collected, never released early. */
+  private readonly pins = new Map<string, number>();
+
+  constructor(readonly db: Database.Database, readonly blobs: BlobDir) {}
+
+  async createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord> {
+    try {
+      this.db.prepare('INSERT INTO namespaces (name, owner, created_at) VALUES (?, ?, ?)').run(ns.name, ns.owner, ns.created_at);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new CtxpkgError('E_EXISTS', `namespace ${ns.name} already exists`);
+      throw err;
+    }
+    return ns;
+  }
+
+  async getNamespace(name: string): Promise<NamespaceRecord | null> {
+    const r = this.db.prepare('SELECT * FROM namespaces WHERE name = ?').get(name) as Row | undefined;
+    return r ? toNamespace(r) : null;
+  }
+
+  async listNamespaces(): Promise<NamespaceRecord[]> {
+    return (this.db.prepare('SELECT * FROM namespaces ORDER BY name').all() as Row[]).map(toNamespace);
+  }
+
+  async insertToken(t: TokenRecord): Promise<void> {
+    if (!(await this.getNamespace(t.namespace))) throw new CtxpkgError('E_NOT_FOUND', `namespace ${t.namespace} does not exist`);
+    this.db
+      .prepare(
+        `INSERT INTO tokens (id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at)
+         VALUES (@id, @token_sha256, @namespace, @scope, @label, @created_at, @expires_at, @revoked_at)`,
+      )
+      .run(t);
+  }
+
+  async findTokenByHash(tokenSha256: string): Promise<TokenRecord | null> {
+    const r = this.db.prepare('SELECT * FROM tokens WHERE token_sha256 = ?').get(tokenSha256) as Row | undefined;
+    return r ? toToken(r) : null;
+  }
+
+  async revokeToken(idOrHash: string, at: string): Promise<TokenRecord> {
+    const tx = this.db.transaction(() => {
+      const r = this.db.prepare('SELECT * FROM tokens WHERE id = ? OR token_sha256 = ?').get(idOrHash, idOrHash) as Row | undefined;
+      if (!r) throw new CtxpkgError('E_NOT_FOUND', `no token ${idOrHash}`, { hint: 'list tokens with `ctxpkg registry token list`' });
+      if (r.revoked_at === null) this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(at, r.id);
+      return toToken(this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(r.id) as Row);
+    });
+    return tx.immediate();
+  }
+
+  async listTokens(namespace?: string): Promise<TokenRecord[]> {
+    const rows = namespace
+      ? this.db.prepare('SELECT * FROM tokens WHERE namespace = ? ORDER BY created_at, id').all(namespace)
+      : this.db.prepare('SELECT * FROM tokens ORDER BY namespace, created_at, id').all();
+    return (rows as Row[]).map(toToken);
+  }
+
+  async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
+    if (!(await this.getNamespace(namespace))) throw new CtxpkgError('E_NOT_FOUND', `namespace ${namespace} does not exist`);
+    this.db
+      .prepare(
+        `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'admin', NULL)
+         ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL`,
+      )
+      .run(namespace, publicKey, at);
+    return toSignerKey(this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
+  }
+
+  async revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
+    const r = this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row | undefined;
+    if (!r) throw new CtxpkgError('E_NOT_FOUND', `key ${publicKey} is not registered for namespace ${namespace}`);
+    if (r.revoked_at === null) {
+      this.db.prepare('UPDATE signer_keys SET revoked_at = ? WHERE namespace = ? AND public_key = ?').run(at, namespace, publicKey);
+    }
+    return toSignerKey(this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
+  }
+
+  async listSignerKeys(namespace: string): Promise<SignerKeyRecord[]> {
+    return (this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? ORDER BY added_at, public_key').all(namespace) as Row[]).map(
+      toSignerKey,
+    );
+  }
+
+  async getPackage(namespace: string, name: string): Promise<PackageRecord | null> {
+    const r = this.db.prepare('SELECT * FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
+    return r ? toPackage(r) : null;
+  }
+
+  async setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord> {
+    const tx = this.db.transaction(() => {
+      const info = this.db.prepare('UPDATE packages SET visibility = ?, updated_at = ?, revision = revision + 1 WHERE namespace = ? AND name = ?').run(visibility, at, namespace, name);
+      if (info.changes === 0) throw new CtxpkgError('E_NOT_FOUND', `package @${namespace}/${name} does not exist`);
+      this.insertEvent({ at, action: `visibility:${visibility}`, namespace, name, version: null, actor, detail: null });
+    });
+    tx.immediate();
+    return (await this.getPackage(namespace, name)) as PackageRecord;
+  }
+
+  async listVersions(namespace: string, name: string): Promise<VersionRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id WHERE p.namespace = ? AND p.name = ?`)
+      .all(namespace, name) as Row[];
+    return rows.map(toVersion);
+  }
+
+  async getVersion(namespace: string, name: string, version: string): Promise<VersionRecord | null> {
+    const r = this.db
+      .prepare(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id
+         WHERE p.namespace = ? AND p.name = ? AND v.version = ?`,
+      )
+      .get(namespace, name, version) as Row | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  async findEqualPrecedence(namespace: string, name: string, precedenceKey: string): Promise<VersionRecord | null> {
+    const r = this.db
+      .prepare(
+        `SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id
+         WHERE p.namespace = ? AND p.name = ? AND v.precedence_key = ?`,
+      )
+      .get(namespace, name, precedenceKey) as Row | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  async putBlob(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
+    const sha = sha256OfBytes(bytes);
+    this.pins.set(sha, (this.pins.get(sha) ?? 0) + 1);
+    try {
+      return await this.blobs.put(bytes);
+    } catch (err) {
+      await this.releaseBlob(sha);
+      throw new CtxpkgError('E_IO', `cannot store the package bytes: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async releaseBlob(sha256: string): Promise<void> {
+    const n = (this.pins.get(sha256) ?? 0) - 1;
+    if (n > 0) {
+      this.pins.set(sha256, n);
+      return;
+    }
+    this.pins.delete(sha256);
+    if (!this.isReferenced(sha256)) await this.blobs.remove(sha256);
+  }
+
+  async readBlob(sha256: string): Promise<Uint8Array | null> {
+    return this.blobs.read(sha256);
+  }
+
+  private isReferenced(sha256: string): boolean {
+    return this.db.prepare('SELECT 1 FROM versions WHERE artifact_sha256 = ? LIMIT 1').get(sha256) !== undefined;
+  }
+
+  async commitPublish(rec: PublishRecord): Promise<PublishOutcome> {
+    const full = `@${rec.namespace}/${rec.name}`;
+    const tx = this.db.transaction((): PublishOutcome['signer'] => {
+      if (!this.db.prepare('SELECT 1 FROM namespaces WHERE name = ?').get(rec.namespace)) {
+        throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
+      }
+      const signer = this.checkSigner(rec.namespace, rec.signer_public_key, rec.published_at);
+      let pkg = this.db.prepare('SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row | undefined;
+      if (!pkg) {
+        this.db
+          .prepare('INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+          .run(rec.namespace, rec.name, rec.visibility, rec.published_at, rec.published_at);
+        pkg = this.db.prepare('SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row;
+      }
+      const existing = this.db
+        .prepare('SELECT version, yanked FROM versions WHERE package_id = ? AND (version = ? OR precedence_key = ?)')
+        .get(pkg.id, rec.version, rec.precedence_key) as Row | undefined;
+      if (existing) throw versionExists(full, rec.version, String(existing.version), Number(existing.yanked) === 1);
+      if (pkg.visibility !== rec.visibility) {
+        throw new CtxpkgError(
+          'E_MANIFEST',
+          `${full} is ${String(pkg.visibility)} but this version declares visibility ${rec.visibility}; a package's visibility is fixed by its first publish`,
+          { hint: `an owner can change it with \`ctxpkg registry visibility ${full} ${rec.visibility} --data <dir>\`` },
+        );
+      }
+      try {
+        this.db
+          .prepare(
+            `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256,
+               signer_public_key, description, tags_json, dependencies_json, search_text, trust_report_json, yanked,
+               yanked_at, published_at, published_by)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)`,
+          )
+          .run(
+            pkg.id, rec.version, rec.precedence_key, rec.artifact_sha256, rec.size_bytes, rec.integrity_sha256,
+            rec.signer_public_key, rec.description, JSON.stringify(rec.tags), JSON.stringify(rec.dependencies),
+            rec.search_text, JSON.stringify(rec.trust_report(signer)), rec.published_at, rec.published_by,
+          );
+      } catch (err) {
+        // The constraint is the real guard; the SELECT above only gives the nicer message.
+        if (isUniqueViolation(err)) throw versionExists(full, rec.version, rec.version, false);
+        throw err;
+      }
+      refreshPackage(this.db, Number(pkg.id), rec.published_at);
+      this.insertEvent({
+        at: rec.published_at, action: 'publish', namespace: rec.namespace, name: rec.name, version: rec.version,
+        actor: rec.published_by, detail: rec.artifact_sha256,
+      });
+      return signer;
+    });
+    const signer = tx.immediate();
+    const version = (await this.getVersion(rec.namespace, rec.name, rec.version)) as VersionRecord;
+    return { version, signer };
+  }
+
+  /** Inside a transaction: accept a registered key, record the first key, or refuse. */
+  private checkSigner(namespace: string, key: string, at: string): PublishOutcome['signer'] {
+    const keys = (this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ?').all(namespace) as Row[]).map(toSignerKey);
+    if (keys.length === 0) {
+      this.db
+        .prepare("INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'first-publish', NULL)")
+        .run(namespace, key, at);
+      this.insertEvent({ at, action: 'key:first-publish', namespace, name: null, version: null, actor: 'publish', detail: key });
+      return 'first-publish';
+    }
+    const k = keys.find((x) => x.public_key === key);
+    if (k && k.revoked_at === null) return 'registered';
+    const active = keys.filter((x) => x.revoked_at === null).map((x) => x.public_key);
+    throw new CtxpkgError(
+      'E_SIGNER_CHANGED',
+      k
+        ? `the signing key ${key} was revoked for namespace ${namespace}`
+        : `the signing key ${key} is not registered for namespace ${namespace}`,
+      {
+        hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${namespace} <public-key> --data <dir>\``,
+        details: { signer_public_key: key, registered_keys: active },
+      },
+    );
+  }
+
+  async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {
+    const tx = this.db.transaction(() => {
+      const pkg = this.db.prepare('SELECT id FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
+      const row = pkg
+        ? (this.db.prepare('SELECT yanked FROM versions WHERE package_id = ? AND version = ?').get(pkg.id, version) as Row | undefined)
+        : undefined;
+      if (!pkg || !row) throw new CtxpkgError('E_NOT_FOUND', `@${namespace}/${name}@${version} does not exist`);
+      if ((Number(row.yanked) === 1) === yanked) return;
+      this.db
+        .prepare('UPDATE versions SET yanked = ?, yanked_at = ? WHERE package_id = ? AND version = ?')
+        .run(yanked ? 1 : 0, yanked ? at : null, pkg.id, version);
+      refreshPackage(this.db, Number(pkg.id), at);
+      this.insertEvent({ at, action: yanked ? 'yank' : 'unyank', namespace, name, version, actor, detail: null });
+    });
+    tx.immediate();
+    return (await this.getVersion(namespace, name, version)) as VersionRecord;
+  }
+
+  async catalog(filter: VisibilityFilter, opts: { limit: number; after?: string }): Promise<CatalogEntry[]> {
+    return catalog(this.db, filter, opts.limit, opts.after);
+  }
+
+  async search(filter: VisibilityFilter, query: string, opts: { limit: number }): Promise<SearchHit[]> {
+    return search(this.db, filter, query, opts.limit);
+  }
+
+  async auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]> {
+    const rows = opts.namespace
+      ? this.db.prepare('SELECT * FROM events WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(opts.namespace, opts.limit)
+      : this.db.prepare('SELECT * FROM events ORDER BY id DESC LIMIT ?').all(opts.limit);
+    return (rows as Row[]).map((r) => ({
+      at: String(r.at), action: String(r.action), namespace: String(r.namespace),
+      name: r.name === null ? null : String(r.name), version: r.version === null ? null : String(r.version),
+      actor: String(r.actor), detail: r.detail === null ? null : String(r.detail),
+    }));
+  }
+
+  async recordEvent(ev: AuditEvent): Promise<void> {
+    this.insertEvent(ev);
+  }
+
+  private insertEvent(ev: AuditEvent): void {
+    this.db
+      .prepare('INSERT INTO events (at, action, namespace, name, version, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(ev.at, ev.action, ev.namespace, ev.name, ev.version, ev.actor, ev.detail);
+  }
+
+  async collectGarbage(opts: { graceMs: number; now: number }): Promise<{ removed: number }> {
+    let removed = await this.blobs.removeStaleTemp(opts.graceMs, opts.now);
+    for (const b of await this.blobs.list()) {
+      if (this.pins.has(b.sha256) || opts.now - b.mtimeMs < opts.graceMs) continue;
+      if (this.isReferenced(b.sha256)) continue;
+      await this.blobs.remove(b.sha256);
+      removed++;
+    }
+    return { removed };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function versionExists(full: string, requested: string, existing: string, yanked: boolean): CtxpkgError {
+  const same = requested === existing;
+  return new CtxpkgError(
+    'E_VERSION_EXISTS',
+    same
+      ? `${full}@${requested} already exists${yanked ? ' (yanked)' : ''}; published versions are immutable`
+      : `${full}@${requested} has the same precedence as the published ${existing}${yanked ? ' (yanked)' : ''}; build metadata does not make a new version`,
+    { hint: 'publish a new version number', details: { existing_version: existing } },
+  );
+}

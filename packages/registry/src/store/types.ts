@@ -1,0 +1,231 @@
+/**
+ * The one storage interface of the registry (spec/registry.md "Storage").
+ *
+ * Every method is async so that a networked backend (PostgreSQL, a later issue) can implement it
+ * with the same guarantees as the embedded SQLite + blob-directory default:
+ *
+ * - `(namespace, name, version)` is unique, and so is `(namespace, name, precedence_key)` —
+ *   two versions of equal SemVer precedence (`1.0.0` and `1.0.0+build.7`) can never both exist.
+ *   Both are database constraints, not application checks.
+ * - One publish is one transaction (`commitPublish`): the version row, the package row, the
+ *   search document, a first-publish signer key and the audit event appear together or not at all.
+ * - The blob is written (temp file, fsync, rename) *before* the row that references it; a crash
+ *   between the two leaves an unreferenced blob that `collectGarbage` removes. A row never points
+ *   at a missing or partial blob.
+ * - Rows are never deleted: a yank flips a flag, so a version number is never reused.
+ *
+ * Times are RFC 3339 UTC strings (`2026-01-02T03:04:05.120Z`). Hashes are lowercase hex.
+ */
+
+/** Who may see a package. `private` packages are visible only to tokens of their namespace. */
+export type Visibility = 'public' | 'private';
+
+/** Token scopes: `publish` (ctxp_…: publish, yank, read incl. private) and `read` (ctxr_…). */
+export type TokenScope = 'publish' | 'read';
+
+export interface NamespaceRecord {
+  name: string;
+  /** Free-form owner label (a person, team or e-mail) recorded when the namespace is created. */
+  owner: string;
+  created_at: string;
+}
+
+export interface TokenRecord {
+  /** Public identifier (`tok_` + 16 hex), safe to print and log; never the secret. */
+  id: string;
+  /** Lowercase hex SHA-256 of the full token text; the token itself is never stored. */
+  token_sha256: string;
+  namespace: string;
+  scope: TokenScope;
+  label: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface SignerKeyRecord {
+  namespace: string;
+  /** Ed25519 public key, 64 lowercase hex characters. */
+  public_key: string;
+  added_at: string;
+  /** `first-publish` (recorded automatically) or `admin` (added by an owner). */
+  added_by: 'first-publish' | 'admin';
+  revoked_at: string | null;
+}
+
+export interface PackageRecord {
+  id: number;
+  namespace: string;
+  /** The package name without the namespace (`auth-context`). */
+  name: string;
+  visibility: Visibility;
+  /** Incremented by every change to the package or its versions (cache validation). */
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A dependency as declared in the manifest (FORMAT-FACTS §2, field 12). */
+export interface DependencyRecord {
+  name: string;
+  version_req: string;
+  optional: boolean;
+}
+
+export interface VersionRecord {
+  namespace: string;
+  name: string;
+  version: string;
+  /** The version without build metadata: equal keys ⇔ equal SemVer precedence (strict SemVer). */
+  precedence_key: string;
+  /** SHA-256 of the exact stored bytes (FORMAT-FACTS §3.5). */
+  artifact_sha256: string;
+  size_bytes: number;
+  /** The manifest's `integrity.sha256`. */
+  integrity_sha256: string;
+  signer_public_key: string;
+  description: string;
+  tags: string[];
+  dependencies: DependencyRecord[];
+  yanked: boolean;
+  yanked_at: string | null;
+  published_at: string;
+  /** Token id of the publisher. */
+  published_by: string;
+  /** The trust report answered at publish time (JSON object). */
+  trust_report: unknown;
+}
+
+/** Everything `commitPublish` records, computed and verified by the publish gate beforehand. */
+export interface PublishRecord {
+  namespace: string;
+  name: string;
+  version: string;
+  precedence_key: string;
+  artifact_sha256: string;
+  size_bytes: number;
+  integrity_sha256: string;
+  signer_public_key: string;
+  visibility: Visibility;
+  description: string;
+  tags: string[];
+  dependencies: DependencyRecord[];
+  /** Searchable text (name, description, tags, node content), already capped by the caller. */
+  search_text: string;
+  /** Builds the trust report once the transaction knows how the signer key was accepted. */
+  trust_report: (signer: 'first-publish' | 'registered') => unknown;
+  published_at: string;
+  published_by: string;
+}
+
+/** What `commitPublish` decided about the signer key, for the trust report. */
+export interface PublishOutcome {
+  version: VersionRecord;
+  /** `first-publish`: the key was recorded now; `registered`: it was already registered. */
+  signer: 'first-publish' | 'registered';
+}
+
+export interface CatalogEntry {
+  namespace: string;
+  name: string;
+  visibility: Visibility;
+  description: string;
+  tags: string[];
+  /** The version the index calls latest (null when every version is yanked). */
+  latest: string | null;
+  updated_at: string;
+}
+
+export interface SearchHit extends CatalogEntry {
+  /** A short excerpt of the matching text with the match between `[` and `]`. */
+  snippet: string;
+}
+
+/** Which packages a caller may see: all public ones plus every package of these namespaces. */
+export interface VisibilityFilter {
+  namespaces: readonly string[];
+}
+
+export interface AuditEvent {
+  at: string;
+  action: string;
+  namespace: string;
+  name: string | null;
+  version: string | null;
+  actor: string;
+  detail: string | null;
+}
+
+export interface RegistryStore {
+  /** Backend name for `/healthz` and logs (`sqlite`). */
+  readonly backend: string;
+
+  /** Create a namespace. Throws `E_EXISTS` when it exists. */
+  createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord>;
+  getNamespace(name: string): Promise<NamespaceRecord | null>;
+  listNamespaces(): Promise<NamespaceRecord[]>;
+
+  /** Store a token record (hash only). Throws `E_NOT_FOUND` when the namespace does not exist. */
+  insertToken(token: TokenRecord): Promise<void>;
+  /** Look a token up by the SHA-256 of its text; revoked and expired tokens are returned as is. */
+  findTokenByHash(tokenSha256: string): Promise<TokenRecord | null>;
+  /** Revoke by id or by token hash. Throws `E_NOT_FOUND`. Idempotent for revoked tokens. */
+  revokeToken(idOrHash: string, at: string): Promise<TokenRecord>;
+  listTokens(namespace?: string): Promise<TokenRecord[]>;
+
+  /** Register a signer key for a namespace (un-revokes a revoked one). Throws `E_NOT_FOUND`. */
+  addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord>;
+  /** Revoke a signer key. Throws `E_NOT_FOUND` when it was never registered. */
+  revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord>;
+  listSignerKeys(namespace: string): Promise<SignerKeyRecord[]>;
+
+  getPackage(namespace: string, name: string): Promise<PackageRecord | null>;
+  /** Change a package's visibility (owner action). Throws `E_NOT_FOUND`. */
+  setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord>;
+  /** All versions of a package, in no particular order (the index orders them). */
+  listVersions(namespace: string, name: string): Promise<VersionRecord[]>;
+  getVersion(namespace: string, name: string, version: string): Promise<VersionRecord | null>;
+  /** The version of equal precedence, if any (`1.0.0` for `1.0.0+build.7`). */
+  findEqualPrecedence(namespace: string, name: string, precedenceKey: string): Promise<VersionRecord | null>;
+
+  /**
+   * Write a blob durably (temp file, fsync, rename, directory fsync) and pin it against garbage
+   * collection until `releaseBlob`. Returns its lowercase hex SHA-256 and size in bytes.
+   */
+  putBlob(bytes: Uint8Array): Promise<{ sha256: string; size: number }>;
+  /**
+   * Unpin a blob written by `putBlob`; when no row references it (a refused or failed publish)
+   * and no other publish holds it, delete it.
+   */
+  releaseBlob(sha256: string): Promise<void>;
+  /** The exact stored bytes, verified against their hash; null when absent. Throws `E_INTEGRITY` on corruption. */
+  readBlob(sha256: string): Promise<Uint8Array | null>;
+
+  /**
+   * One publish in one transaction. Checks, inside the transaction: the namespace exists; the
+   * signer key is registered and not revoked (or, when the namespace never had a key, records it as
+   * `first-publish`); the package's visibility matches. Throws `E_VERSION_EXISTS` (unique
+   * constraint on version or precedence), `E_SIGNER_CHANGED`, `E_MANIFEST` (visibility mismatch),
+   * `E_NOT_FOUND` (namespace).
+   */
+  commitPublish(rec: PublishRecord): Promise<PublishOutcome>;
+  /** Set or clear the yank flag. Throws `E_NOT_FOUND`. Idempotent. */
+  setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord>;
+
+  /** Packages visible through `filter`, sorted by `@namespace/name`, after the cursor. */
+  catalog(filter: VisibilityFilter, opts: { limit: number; after?: string }): Promise<CatalogEntry[]>;
+  /** Full-text search over names, descriptions, tags and node content of each package's latest version. */
+  search(filter: VisibilityFilter, query: string, opts: { limit: number }): Promise<SearchHit[]>;
+
+  /** Recent audit events (publish, yank, unyank, visibility, token and key changes), newest first. */
+  auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]>;
+  /** Record an audit event (token and key changes made by the admin functions). */
+  recordEvent(ev: AuditEvent): Promise<void>;
+
+  /**
+   * Remove blobs no row references whose files are older than `graceMs` and stale temp files.
+   * Returns how many files were removed.
+   */
+  collectGarbage(opts: { graceMs: number; now: number }): Promise<{ removed: number }>;
+  close(): Promise<void>;
+}
