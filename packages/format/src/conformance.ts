@@ -1,0 +1,63 @@
+/**
+ * Conformance levels 1–3, validated for real when a manifest claims one (spec/format.md §7).
+ * The reference never checks them (FORMAT-FACTS §5.3); ctxpkg does, with these exact rules:
+ *
+ * - Any claimed level: the package is v2 (checked in the manifest rules) and carries
+ *   `content.context_graph`.
+ * - Level 1 "Basic": nodes only — `edges` is empty.
+ * - Level 2 "Graph": every edge's `from` and `to` name a node of this graph; no two edges share
+ *   (from, to, type). (`supersedes` may name a node outside the package and is not checked.)
+ * - Level 3 "Cognitive": level 2, plus `activation` written explicitly on every node and
+ *   `weight` on every edge, every activation, weight and confidence within [0, 1], and every
+ *   `decay_half_life_days` ≥ 1.
+ */
+import type { Issue } from './errors.js';
+import type { ContextGraph } from './graph-types.js';
+
+function hasKey(v: unknown, key: string): boolean {
+  return v !== null && typeof v === 'object' && Object.prototype.hasOwnProperty.call(v, key);
+}
+
+/**
+ * Problems of `graph` against the claimed `level` (`E_CONFORMANCE`, paths under `content.`).
+ * `rawGraph` is the parsed JSON of the graph (for the level-3 "written explicitly" rule); when
+ * absent, presence is not checked. Levels outside 1–3 are reported by the manifest rules.
+ */
+export function conformanceIssues(level: number, graph: ContextGraph | undefined, rawGraph?: unknown): Issue[] {
+  const issues: Issue[] = [];
+  const add = (path: string, message: string) =>
+    issues.length < 100 && issues.push({ path: `content.context_graph${path}`, code: 'E_CONFORMANCE', message: `level ${level}: ${message}` });
+  if (level < 1 || level > 3) return issues;
+  if (!graph) {
+    issues.push({ path: 'content.context_graph', code: 'E_CONFORMANCE', message: `conformance_level ${level} requires content.context_graph` });
+    return issues;
+  }
+  if (level === 1) {
+    if (graph.edges.length > 0) add('.edges', `a level-1 graph has no edges, found ${graph.edges.length}`);
+    return issues;
+  }
+  const ids = new Set(graph.nodes.map((n) => n.id));
+  const keys = new Set<string>();
+  graph.edges.forEach((e, i) => {
+    if (!ids.has(e.from)) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is not a node of this graph`);
+    if (!ids.has(e.to)) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is not a node of this graph`);
+    const k = JSON.stringify([e.from, e.to, e.type]);
+    if (keys.has(k)) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
+    keys.add(k);
+  });
+  if (level < 3) return issues;
+  const rawNodes = (rawGraph as { nodes?: unknown[] } | undefined)?.nodes;
+  const rawEdges = (rawGraph as { edges?: unknown[] } | undefined)?.edges;
+  const inUnit = (x: number) => x >= 0 && x <= 1;
+  graph.nodes.forEach((n, i) => {
+    if (rawNodes && !hasKey(rawNodes[i], 'activation')) add(`.nodes[${i}].activation`, 'activation must be written explicitly');
+    if (!inUnit(n.activation)) add(`.nodes[${i}].activation`, `activation ${n.activation} is outside [0, 1]`);
+    if (n.confidence !== undefined && !inUnit(n.confidence)) add(`.nodes[${i}].confidence`, `confidence ${n.confidence} is outside [0, 1]`);
+    if (n.decay_half_life_days !== undefined && n.decay_half_life_days < 1) add(`.nodes[${i}].decay_half_life_days`, 'decay_half_life_days must be at least 1');
+  });
+  graph.edges.forEach((e, i) => {
+    if (rawEdges && !hasKey(rawEdges[i], 'weight')) add(`.edges[${i}].weight`, 'weight must be written explicitly');
+    if (!inUnit(e.weight)) add(`.edges[${i}].weight`, `weight ${e.weight} is outside [0, 1]`);
+  });
+  return issues;
+}

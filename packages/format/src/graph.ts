@@ -1,0 +1,63 @@
+/**
+ * Rules and derived values of `content.context_graph` (FORMAT-FACTS §5.1; spec/format.md §6).
+ *
+ * Always enforced: `format` is `ctxpkg-graph-v2`; node ids are unique; id, type and edge ends
+ * are non-empty; activation, weight and confidence are finite. (The reference checks none of
+ * these; its builder never violates them.) Level-specific rules are in `conformance.ts`.
+ */
+import type { Issue } from './errors.js';
+import type { ContextGraph } from './graph-types.js';
+import type { GraphSummary } from './manifest.js';
+import { parseTimestamp } from './json/timestamp.js';
+
+/** The only graph format this version reads and writes. */
+export const GRAPH_FORMAT_V2 = 'ctxpkg-graph-v2';
+
+/** Structural problems of a graph (paths under `content.context_graph`). */
+export function graphIssues(g: ContextGraph): Issue[] {
+  const issues: Issue[] = [];
+  const add = (path: string, message: string) =>
+    issues.length < 100 && issues.push({ path: `content.context_graph${path}`, code: 'E_CONTENT', message });
+  if (g.format !== GRAPH_FORMAT_V2) add('.format', `graph format must be "${GRAPH_FORMAT_V2}", got ${JSON.stringify(g.format)}`);
+  const ids = new Set<string>();
+  g.nodes.forEach((n, i) => {
+    if (n.id === '') add(`.nodes[${i}].id`, 'node id must not be empty');
+    else if (ids.has(n.id)) add(`.nodes[${i}].id`, `duplicate node id ${JSON.stringify(n.id)}`);
+    ids.add(n.id);
+    if (n.type === '') add(`.nodes[${i}].type`, 'node type must not be empty');
+  });
+  g.edges.forEach((e, i) => {
+    if (e.from === '' || e.to === '') add(`.edges[${i}]`, 'edge ends must not be empty');
+    if (e.type === '') add(`.edges[${i}].type`, 'edge type must not be empty');
+  });
+  return issues;
+}
+
+/**
+ * The reference's `ContextGraph::summary()`: counts, sorted unique node types, arithmetic mean
+ * of activation (0.0 for an empty graph, always present) and the latest `created_at` as
+ * freshness (absent when no node has one). Timestamps compare as instants; the latest is
+ * reported in its written spelling.
+ */
+export function graphSummary(g: ContextGraph): GraphSummary {
+  const node_types = [...new Set(g.nodes.map((n) => n.type))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  let sum = 0;
+  for (const n of g.nodes) sum += n.activation ?? 1;
+  const out: GraphSummary = {
+    node_count: g.nodes.length,
+    edge_count: g.edges.length,
+    node_types,
+    activation_mean: g.nodes.length === 0 ? 0 : sum / g.nodes.length,
+  };
+  let best: { s: number; n: number; text: string } | undefined;
+  for (const n of g.nodes) {
+    if (!n.created_at) continue;
+    const t = parseTimestamp(n.created_at);
+    if (!t) continue;
+    if (!best || t.epochSeconds > best.s || (t.epochSeconds === best.s && t.nanos > best.n)) {
+      best = { s: t.epochSeconds, n: t.nanos, text: n.created_at };
+    }
+  }
+  if (best) out.freshness = best.text;
+  return out;
+}

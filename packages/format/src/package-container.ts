@@ -1,0 +1,89 @@
+/**
+ * Step 1 of reading a package: decode the container into its parts — the manifest JSON text,
+ * the content JSON text, their strict parses and (ZIP form) the blobs. Step 2
+ * (`package-verify.ts`) verifies the parts identically for both forms, so converting JSON ↔ ZIP
+ * keeps integrity and signature valid (spec/format.md §1, spec/archive.md).
+ */
+import { isZipBytes, readArchiveParts } from './archive/index.js';
+import type { ArchiveLimits } from './archive/limits.js';
+import { CtxpkgError } from './errors.js';
+import { decodeUtf8Strict, parseJsonDocument, parseStrictJson, RawNumber, type JsonValue } from './json/parse.js';
+
+/** The package file limit: 10 MiB (10,485,760 bytes), checked before parsing (FORMAT-FACTS §1.1). */
+export const MAX_PACKAGE_BYTES = 10 * 1024 * 1024;
+
+/** The decoded parts of a package, independent of its container form. */
+export interface PackageParts {
+  form: 'json' | 'zip';
+  /** The manifest value's text exactly as stored. */
+  manifestText: string;
+  /** The content value's text exactly as stored (integrity covers its compacted form). */
+  contentText: string;
+  /** Strict parse of the manifest (numbers as `RawNumber`). */
+  manifestRaw: JsonValue;
+  /** Strict parse of the content (numbers as `RawNumber`). */
+  contentRaw: JsonValue;
+  /** ZIP form: blob bytes by blob_ref (`sha256-<hex>`). */
+  blobs?: Map<string, Uint8Array>;
+}
+
+export interface ContainerOptions {
+  /** Size cap in bytes (default `MAX_PACKAGE_BYTES`). */
+  maxBytes?: number;
+  /** Caps for the ZIP form (spec/archive.md §6). */
+  archiveLimits?: Partial<ArchiveLimits>;
+}
+
+function isObject(v: JsonValue | undefined): v is { [k: string]: JsonValue } {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawNumber);
+}
+
+function structure(message: string, hint?: string): CtxpkgError {
+  return new CtxpkgError('E_STRUCTURE', message, hint ? { hint } : {});
+}
+
+/**
+ * The JSON bundle: one UTF-8 JSON object with exactly the members `manifest` and `content`
+ * (objects). Strict parse rules: `json/parse.ts`.
+ */
+export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
+  const text = decodeUtf8Strict(bytes);
+  const doc = parseJsonDocument(text, { rawNumbers: true });
+  const root = doc.value;
+  if (!isObject(root)) throw structure('a .ctxpkg JSON bundle must be an object {"manifest": …, "content": …}');
+  for (const k of Object.keys(root)) {
+    if (k !== 'manifest' && k !== 'content') throw structure(`unexpected top-level member ${JSON.stringify(k)} (a bundle has exactly "manifest" and "content")`);
+  }
+  if (!isObject(root.manifest)) throw structure('the bundle has no "manifest" object');
+  if (!isObject(root.content)) throw structure('the bundle has no "content" object');
+  const m = doc.memberSpans.get('manifest')!;
+  const c = doc.memberSpans.get('content')!;
+  return {
+    form: 'json',
+    manifestText: text.slice(m.start, m.end),
+    contentText: text.slice(c.start, c.end),
+    manifestRaw: root.manifest,
+    contentRaw: root.content,
+  };
+}
+
+/**
+ * Decode either form. Throws `E_TOO_LARGE` (before any parsing), `E_INVALID_JSON`,
+ * `E_DUPLICATE_KEY`, `E_FORBIDDEN_KEY`, `E_JSON_DEPTH`, `E_STRUCTURE`, and for the ZIP form
+ * every archive code of spec/archive.md.
+ */
+export async function decodePackageParts(bytes: Uint8Array, opts: ContainerOptions = {}): Promise<PackageParts> {
+  const max = opts.maxBytes ?? MAX_PACKAGE_BYTES;
+  if (bytes.length > max) {
+    throw new CtxpkgError('E_TOO_LARGE', `the package is ${bytes.length} bytes, above the limit of ${max} bytes`, {
+      details: { size: bytes.length, limit: max },
+    });
+  }
+  if (!isZipBytes(bytes)) return decodeJsonBundle(bytes);
+  const parts = await readArchiveParts(bytes, opts.archiveLimits);
+  const manifestRaw = parseStrictJson(parts.manifestText, { rawNumbers: true });
+  const contentRaw = parseStrictJson(parts.contentText, { rawNumbers: true });
+  if (!isObject(manifestRaw)) throw structure('the archive manifest must be a JSON object');
+  if (!isObject(contentRaw)) throw structure('the archive content must be a JSON object');
+  return { form: 'zip', manifestText: parts.manifestText, contentText: parts.contentText, manifestRaw, contentRaw, blobs: parts.blobs };
+}

@@ -1,0 +1,190 @@
+/**
+ * Decode parsed JSON (from `parseStrictJson` with `rawNumbers`, or plain JS values in writing
+ * mode) into model objects by struct table, collecting every problem as an `Issue`.
+ * Reference behaviour mirrored (FORMAT-FACTS §2 "Parse outcomes", §3.4): integers must be
+ * integer literals in range (`1.0` in a u32 is an error), `null` is an error for Vec/u32/bool
+ * fields, Option fields accept `null`, missing required fields are errors.
+ */
+import type { ErrorCode } from '../errors.js';
+import { RawNumber } from '../json/parse.js';
+import { hasLoneSurrogate } from '../json/strings.js';
+import { isValidTimestamp, normalizeTimestamp } from '../json/timestamp.js';
+import type { DecodeContext, FieldType, StructTable } from './types.js';
+
+/** Marker returned for a value that could not be decoded (an issue was recorded). */
+export const INVALID: unique symbol = Symbol('invalid');
+
+const U32_MAX = 4294967295;
+
+/** Record a problem (up to `ctx.maxIssues`). */
+export function report(ctx: DecodeContext, path: string, message: string, code: ErrorCode = ctx.code): void {
+  if (ctx.issues.length < ctx.maxIssues) ctx.issues.push({ path, code, message });
+  else if (ctx.issues.length === ctx.maxIssues) ctx.issues.push({ path: '', code, message: 'too many problems; the rest are not listed' });
+}
+
+/** Join a path and a key/index. */
+export function sub(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (v instanceof RawNumber) return `the number ${v.text}`;
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return 'a string';
+  return `${typeof v} ${String(v)}`;
+}
+
+function decodeInteger(v: unknown, ctx: DecodeContext, path: string, max: number, rust: string): number | typeof INVALID {
+  let n: number;
+  if (v instanceof RawNumber) {
+    if (!v.isIntegerLiteral || v.text.startsWith('-')) {
+      report(ctx, path, `expected ${rust} (a non-negative integer literal), got ${v.text}`);
+      return INVALID;
+    }
+    n = v.value;
+  } else if (typeof v === 'number' && ctx.normalize) {
+    if (!Number.isInteger(v) || v < 0 || Object.is(v, -0)) {
+      report(ctx, path, `expected ${rust} (a non-negative integer), got ${v}`);
+      return INVALID;
+    }
+    n = v;
+  } else {
+    report(ctx, path, `expected ${rust}, got ${describe(v)}`);
+    return INVALID;
+  }
+  if (max > Number.MAX_SAFE_INTEGER && n > Number.MAX_SAFE_INTEGER) {
+    report(ctx, path, `integer ${v instanceof RawNumber ? v.text : n} is above 2^53-1, which ctxpkg cannot represent exactly`, 'E_UNSAFE_INTEGER');
+    return INVALID;
+  }
+  if (n > max) {
+    report(ctx, path, `integer ${n} does not fit in ${rust}`);
+    return INVALID;
+  }
+  return n;
+}
+
+function decodeFloat(v: unknown, ctx: DecodeContext, path: string, f32: boolean): number | typeof INVALID {
+  const n = v instanceof RawNumber ? v.value : typeof v === 'number' && ctx.normalize ? v : undefined;
+  if (n === undefined) {
+    report(ctx, path, `expected a number, got ${describe(v)}`);
+    return INVALID;
+  }
+  if (!Number.isFinite(n) || (f32 && !Number.isFinite(Math.fround(n)))) {
+    report(ctx, path, `number ${String(n)} is out of range for ${f32 ? 'f32' : 'f64'}`);
+    return INVALID;
+  }
+  return n;
+}
+
+/** Decode one value of `type` at `path`. Returns `INVALID` after recording an issue. */
+export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, path: string): unknown {
+  switch (type) {
+    case 'string':
+      if (typeof v !== 'string') break;
+      if (ctx.normalize && hasLoneSurrogate(v)) {
+        report(ctx, path, 'string contains a lone UTF-16 surrogate', 'E_INVALID_JSON');
+        return INVALID;
+      }
+      return v;
+    case 'bool':
+      if (typeof v !== 'boolean') break;
+      return v;
+    case 'u32':
+      return decodeInteger(v, ctx, path, U32_MAX, 'u32');
+    case 'u64':
+      return decodeInteger(v, ctx, path, 2 ** 64 - 1, 'u64');
+    case 'usize':
+      return decodeInteger(v, ctx, path, 2 ** 64 - 1, 'usize');
+    case 'f64':
+      return decodeFloat(v, ctx, path, false);
+    case 'f32':
+      return decodeFloat(v, ctx, path, true);
+    case 'datetime':
+      if (ctx.normalize && (typeof v === 'string' || v instanceof Date)) {
+        try {
+          return normalizeTimestamp(v, path, ctx.code === 'E_MANIFEST' ? 'E_MANIFEST' : 'E_CONTENT');
+        } catch (e) {
+          report(ctx, path, (e as Error).message);
+          return INVALID;
+        }
+      }
+      if (typeof v !== 'string') break;
+      if (!isValidTimestamp(v)) {
+        report(ctx, path, `not an RFC 3339 timestamp: ${JSON.stringify(v)}`);
+        return INVALID;
+      }
+      return v;
+    default:
+      if ('enum' in type) {
+        if (typeof v !== 'string') break;
+        if (!type.enum.includes(v)) {
+          const msg = type.unknownMessage ? type.unknownMessage(v) : `unknown value ${JSON.stringify(v)}, expected one of ${type.enum.join(', ')}`;
+          report(ctx, path, msg, type.unknownCode ?? ctx.code);
+          return INVALID;
+        }
+        return v;
+      }
+      if ('vec' in type) {
+        if (!Array.isArray(v)) break;
+        const out: unknown[] = new Array(v.length);
+        let bad = false;
+        for (let i = 0; i < v.length; i++) {
+          const d = decodeValue(type.vec, v[i], ctx, `${path}[${i}]`);
+          if (d === INVALID) bad = true;
+          out[i] = d;
+        }
+        return bad ? INVALID : out;
+      }
+      if ('struct' in type) return decodeStruct(type.struct, v, ctx, path);
+      return type.custom.decode(v, ctx, path);
+  }
+  report(ctx, path, `expected ${typeof type === 'string' ? type : 'enum' in type ? 'a string' : 'vec' in type ? 'an array' : 'a value'}, got ${describe(v)}`);
+  return INVALID;
+}
+
+/**
+ * Decode an object by `table`. The result has exactly the table's fields, in table order:
+ * `nullable` None → `null`; `optional` None → absent; `default` absent → the default.
+ */
+export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext, path: string): Record<string, unknown> | typeof INVALID {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RawNumber || v instanceof Date) {
+    report(ctx, path, `expected an object (${table.name}), got ${describe(v)}`);
+    return INVALID;
+  }
+  const src = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  let bad = false;
+  for (const f of table.fields) {
+    const has = Object.prototype.hasOwnProperty.call(src, f.key) && src[f.key] !== undefined;
+    const raw = has ? src[f.key] : undefined;
+    const p = sub(path, f.key);
+    if (!has || (raw === null && (f.presence === 'nullable' || f.presence === 'optional'))) {
+      if (f.presence === 'required') {
+        report(ctx, p, `missing field \`${f.key}\` (${table.name})`);
+        bad = true;
+      } else if (f.presence === 'nullable') out[f.key] = null;
+      else if (f.presence === 'default') out[f.key] = f.default!();
+      continue;
+    }
+    const d = decodeValue(f.type, raw, ctx, p);
+    if (d === INVALID) bad = true;
+    else out[f.key] = d;
+  }
+  if (table.unknownFields === 'error') {
+    for (const k of Object.keys(src)) {
+      if (src[k] !== undefined && !table.fields.some((f) => f.key === k)) {
+        report(ctx, sub(path, k), `unknown field \`${k}\` in ${table.name} (the reference would drop it and then fail its own integrity check)`);
+        bad = true;
+      }
+    }
+  }
+  return bad ? INVALID : out;
+}
+
+/** A fresh decode context. */
+export function newDecodeContext(code: ErrorCode, normalize: boolean, maxIssues = 100): DecodeContext {
+  return { code, issues: [], maxIssues, normalize };
+}

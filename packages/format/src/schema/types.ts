@@ -1,0 +1,79 @@
+/**
+ * Struct tables: one table per reference struct, giving field order, type, default and skip rule
+ * (FORMAT-FACTS §2 and §5.1). The same table drives reading (defaults, validation) and writing
+ * (serde's exact field order and null-vs-omitted rules), so the two cannot drift apart.
+ */
+import type { ErrorCode, Issue } from '../errors.js';
+
+/** Scalar field types, named after the Rust types they mirror. */
+export type ScalarType = 'string' | 'bool' | 'u32' | 'u64' | 'usize' | 'f64' | 'f32' | 'datetime';
+
+/** A value type of a field. */
+export type FieldType =
+  | ScalarType
+  | { enum: readonly string[]; unknownCode?: ErrorCode; unknownMessage?: (value: string) => string }
+  | { vec: FieldType }
+  | { struct: StructTable }
+  | { custom: CustomType };
+
+/**
+ * How a field behaves when absent (Rust/serde attribute it mirrors):
+ * - `required`: must be present and not null (plain field);
+ * - `nullable`: `Option<T>`, absent or null = None, written as `null`;
+ * - `optional`: `Option<T>` with `skip_serializing_if = "Option::is_none"`, absent or null = None,
+ *   omitted on write;
+ * - `default`: `#[serde(default)]` on a non-Option field: absent = default, `null` is an error,
+ *   always written unless `skipWhen` says otherwise.
+ */
+export type Presence = 'required' | 'nullable' | 'optional' | 'default';
+
+export interface FieldSpec {
+  /** The JSON key (after serde renames, e.g. `type`). */
+  key: string;
+  type: FieldType;
+  presence: Presence;
+  /** Default for `presence: 'default'` (a fresh value each call). */
+  default?: () => unknown;
+  /** Skip on write when this returns true (serde `skip_serializing_if`), e.g. coactivations == 0. */
+  skipWhen?: (value: unknown) => boolean;
+}
+
+export interface StructTable {
+  /** Rust struct name, for messages. */
+  name: string;
+  fields: readonly FieldSpec[];
+  /**
+   * What to do with keys the table does not know: `ignore` (serde's default, used for the
+   * manifest, which is not hashed) or `error` (content: the reference's store would drop them
+   * and then fail its own integrity check, FORMAT-FACTS §0.6).
+   */
+  unknownFields: 'ignore' | 'error';
+}
+
+/** Hooks for fields whose JSON shape is not a plain table (e.g. dependencies map vs array). */
+export interface CustomType {
+  decode(value: unknown, ctx: DecodeContext, path: string): unknown;
+  encode(value: unknown, ctx: EncodeContext, level: number, path: string): string;
+}
+
+/** State of one decode run. Problems are collected, not thrown. */
+export interface DecodeContext {
+  /** Code for shape/type problems: `E_MANIFEST` or `E_CONTENT`. */
+  code: ErrorCode;
+  issues: Issue[];
+  /** Stop recording after this many issues (the rest are summarized). */
+  maxIssues: number;
+  /**
+   * Writing mode: accept plain JS numbers and `Date` objects and normalize timestamps to the
+   * reference's spelling. Reading mode keeps timestamp text as written.
+   */
+  normalize: boolean;
+}
+
+/** State of one encode run. */
+export interface EncodeContext {
+  /** Round f64 values to 15 significant digits (content only, FORMAT-FACTS §3.4). */
+  roundF64: boolean;
+  /** Pretty (serde `to_string_pretty`, 2-space indent) or compact. */
+  pretty: boolean;
+}
