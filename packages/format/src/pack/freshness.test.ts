@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { compilePack } from './compile.js';
+import { checkFreshness, isSafeRelativePath } from './freshness.js';
+import { graph, node, NOW, srcHash } from './__tests__/graph.js';
+
+const AGENTS = ['# Rules', '', '- Never log tokens.', '- Use pnpm.', '', '## Tests', '- Run `pnpm test`.'].join('\n');
+
+function pkgNodes(pkg = '@acme/own', text = AGENTS) {
+  return [
+    node(pkg, 'l3', { type: 'gotcha', content: 'Never log tokens.', file_path: 'AGENTS.md', line_start: 3, line_end: 3, source: srcHash(text, 3, 3) }),
+    node(pkg, 'l4', { type: 'convention', content: 'Use pnpm.', file_path: 'AGENTS.md', line_start: 4, line_end: 4, source: srcHash(text, 4, 4) }),
+    node(pkg, 'l7', { type: 'procedure', content: 'Run `pnpm test`.', file_path: 'AGENTS.md', line_start: 7, line_end: 7, source: srcHash(text, 7, 7) }),
+    node(pkg, 'docs', { type: 'fact', content: 'Docs live in docs/.', file_path: 'docs/README.md', line_start: 1, line_end: 1, source: srcHash('Docs live in docs/.', 1, 1) }),
+  ];
+}
+
+describe('checkFreshness', () => {
+  it('is fresh when the source lines match (CRLF and BOM tolerated)', () => {
+    const files: Record<string, string> = { 'AGENTS.md': '\ufeff' + AGENTS.replace(/\n/g, '\r\n'), 'docs/README.md': 'Docs live in docs/.\n' };
+    const f = checkFreshness(pkgNodes(), (p) => files[p] ?? null, 'auto');
+    expect([...f.values()]).toEqual(['fresh', 'fresh', 'fresh', 'fresh']);
+  });
+
+  it('reports stale after editing a source line and absent after deleting a file', () => {
+    const edited = AGENTS.replace('Use pnpm.', 'Use npm.');
+    const files: Record<string, string> = { 'AGENTS.md': edited };
+    const f = checkFreshness(pkgNodes(), (p) => files[p] ?? null, 'auto');
+    expect(Object.fromEntries(f)).toEqual({ '@acme/own#l3': 'fresh', '@acme/own#l4': 'stale', '@acme/own#l7': 'fresh', '@acme/own#docs': 'absent' });
+  });
+
+  it('treats a range past the end of the file as stale', () => {
+    const f = checkFreshness(pkgNodes(), (p) => (p === 'AGENTS.md' ? '# Rules\n\n- Never log tokens.' : null), 'all');
+    expect(f.get('@acme/own#l7')).toBe('stale');
+  });
+
+  it('auto: leaves packages built elsewhere unchecked; all: checks them', () => {
+    const foreign = pkgNodes('@other/pkg', AGENTS.replace('Never', 'Always'));
+    const files: Record<string, string> = { 'AGENTS.md': 'unrelated\ncontent' };
+    expect(checkFreshness(foreign, (p) => files[p] ?? null, 'auto').size).toBe(0);
+    expect(checkFreshness(foreign, (p) => files[p] ?? null, 'all').get('@other/pkg#l3')).toBe('stale');
+    expect(checkFreshness(foreign, (p) => files[p] ?? null, 'none').size).toBe(0);
+    expect(checkFreshness(foreign, (p) => files[p] ?? null, ['@other/pkg']).size).toBe(4);
+  });
+
+  it('never asks the reader for unsafe paths and reads each file once', () => {
+    const asked: string[] = [];
+    const nodes = [...pkgNodes(), node('@acme/own', 'evil', { file_path: '../../etc/passwd', line_start: 1, line_end: 1, source: 'sha256:' + '0'.repeat(64) })];
+    checkFreshness(nodes, (p) => {
+      asked.push(p);
+      return p === 'AGENTS.md' ? AGENTS : null;
+    }, 'auto');
+    expect(asked).toEqual(['AGENTS.md', 'docs/README.md']);
+    for (const bad of ['/etc/passwd', '../x', 'a/../b', 'a//b', 'C:/x', 'a\\b', '']) expect(isSafeRelativePath(bad)).toBe(false);
+    expect(isSafeRelativePath('a/b.md')).toBe(true);
+  });
+});
+
+describe('pack freshness policy', () => {
+  const files: Record<string, string> = { 'AGENTS.md': AGENTS.replace('Use pnpm.', 'Use npm.') };
+  const read = (p: string): string | null => files[p] ?? null;
+
+  it('flag (default): stale and absent nodes are delivered with a visible flag', () => {
+    const p = compilePack({ graph: graph(pkgNodes()), maxBytes: 64 * 1024, now: NOW, read });
+    expect(p.receipt.omissions).toEqual([]);
+    expect(p.text).toContain('flags: STALE');
+    expect(p.text).toContain('flags: ABSENT');
+    expect(p.receipt.delivered.find((d) => d.id === '@acme/own#l4')?.flags).toEqual(['stale']);
+    expect(p.receipt.counts.flagged).toBe(2);
+  });
+
+  it('omit: stale and absent nodes are omitted with their reason', () => {
+    const p = compilePack({ graph: graph(pkgNodes()), maxBytes: 64 * 1024, now: NOW, read, policy: { stale: 'omit' } });
+    expect(p.receipt.omissions.map((o) => [o.id, o.reason])).toEqual([
+      ['@acme/own#docs', 'absent'],
+      ['@acme/own#l4', 'stale'],
+    ]);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Freshness of node provenance against the workspace (spec/pack.md "Freshness").
+ *
+ * A node is checkable when it has `file_path` (a safe relative POSIX path), 1-based inclusive
+ * `line_start` ≤ `line_end`, and `source = "sha256:<64 hex>"`. The file is split by the provenance
+ * rule of spec/format.md (leading BOM dropped, split at LF, one trailing CR removed per line),
+ * lines `line_start..line_end` are joined with "\n" and hashed:
+ *  - `fresh`: the hash matches; `stale`: it does not, or the range is past the end of the file;
+ *  - `absent`: the reader says the file does not exist (`null`);
+ *  - `unchecked`: not checkable, not in scope of the check, or the reader did not look.
+ *
+ * Which packages are checked (`freshness` policy): `all`, `none`, a list of package names, or
+ * `auto` — a package is checked when at least one of its checkable nodes is `fresh`, i.e. the
+ * package was built from this workspace. Packages built elsewhere (whose files do not exist
+ * here or differ everywhere) are left unchecked instead of being reported stale wholesale.
+ * Limitation: under `auto`, a package none of whose nodes still match is left unchecked.
+ */
+import { sha256Hex } from '../hash.js';
+import type { MergedNode } from '../graph-types.js';
+import type { Freshness, FreshnessScope, WorkspaceReader } from './types.js';
+
+const SOURCE_RE = /^sha256:[0-9a-f]{64}$/;
+
+/** True for a relative POSIX path without `..`, empty, `.` or drive components. */
+export function isSafeRelativePath(p: string): boolean {
+  if (p === '' || p.startsWith('/') || p.includes('\\') || p.includes('\0') || /^[A-Za-z]:/.test(p)) return false;
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+/** Split file text into lines by the provenance rule. */
+export function provenanceLines(text: string): string[] {
+  const t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const lines = t.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i] as string;
+    if (l.endsWith('\r')) lines[i] = l.slice(0, -1);
+  }
+  return lines;
+}
+
+/** `sha256:<hex>` of lines `start..end` (1-based inclusive) joined with "\n". */
+export function linesHash(lines: readonly string[], start: number, end: number): string {
+  return 'sha256:' + sha256Hex(lines.slice(start - 1, end).join('\n'));
+}
+
+function checkable(n: MergedNode): boolean {
+  return (
+    typeof n.file_path === 'string' &&
+    isSafeRelativePath(n.file_path) &&
+    Number.isSafeInteger(n.line_start) &&
+    Number.isSafeInteger(n.line_end) &&
+    (n.line_start as number) >= 1 &&
+    (n.line_end as number) >= (n.line_start as number) &&
+    typeof n.source === 'string' &&
+    SOURCE_RE.test(n.source)
+  );
+}
+
+/**
+ * Freshness per qualified node id for `nodes` (only checkable nodes in checked packages get an
+ * entry other than `unchecked`; nodes without an entry are `unchecked`). The reader is called at
+ * most once per path. Throws nothing.
+ */
+export function checkFreshness(nodes: readonly MergedNode[], read: WorkspaceReader | undefined, scope: FreshnessScope): Map<string, Freshness> {
+  const out = new Map<string, Freshness>();
+  if (!read || scope === 'none') return out;
+  const files = new Map<string, string[] | null | undefined>();
+  const linesOf = (path: string): string[] | null | undefined => {
+    if (files.has(path)) return files.get(path);
+    const text = read(path);
+    const v = typeof text === 'string' ? provenanceLines(text) : text;
+    files.set(path, v);
+    return v;
+  };
+  const listed = Array.isArray(scope) ? new Set(scope) : undefined;
+  const byPackage = new Map<string, Array<[string, Freshness]>>();
+  for (const n of nodes) {
+    if (listed && !listed.has(n.package)) continue;
+    if (!checkable(n)) continue;
+    const lines = linesOf(n.file_path as string);
+    if (lines === undefined) continue;
+    let f: Freshness;
+    if (lines === null) f = 'absent';
+    else if ((n.line_end as number) > lines.length) f = 'stale';
+    else f = linesHash(lines, n.line_start as number, n.line_end as number) === n.source ? 'fresh' : 'stale';
+    const list = byPackage.get(n.package) ?? [];
+    list.push([n.id, f]);
+    byPackage.set(n.package, list);
+  }
+  for (const [, list] of byPackage) {
+    if (scope === 'auto' && !list.some(([, f]) => f === 'fresh')) continue;
+    for (const [id, f] of list) out.set(id, f);
+  }
+  return out;
+}

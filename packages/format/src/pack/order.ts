@@ -1,0 +1,93 @@
+/**
+ * The total order of pack candidates and the section of each node type (spec/pack.md "Order").
+ *
+ * Order keys, compared in turn:
+ *  1. pinned first;
+ *  2. focus score, higher first (all equal without `--focus`);
+ *  3. priority, higher first (policy `priorities`: node id entry, else package entry, else 0);
+ *  4. type rank, lower first (`TYPE_RANK`; unknown types rank 50, `code_*` 60);
+ *  5. effective activation, higher first (activation after temporal decay at `now`);
+ *  6. package name, then 7. qualified node id — both by UTF-16 code unit order (never locale),
+ *     so the order is total: ids are unique.
+ */
+import type { MergedNode } from '../graph-types.js';
+import type { SectionName } from './types.js';
+
+/** Type rank: what an agent most needs to see first. */
+export const TYPE_RANK: Readonly<Record<string, number>> = {
+  gotcha: 0,
+  warning: 0,
+  rule: 10,
+  convention: 10,
+  constraint: 10,
+  decision: 20,
+  procedure: 30,
+  pattern: 40,
+  fact: 45,
+  insight: 46,
+  session: 70,
+};
+
+/** Rank of a node type (`TYPE_RANK`, unknown 50, `code_*` 60). */
+export function typeRank(type: string): number {
+  const r = TYPE_RANK[type];
+  if (r !== undefined && Object.hasOwn(TYPE_RANK, type)) return r;
+  return type.startsWith('code_') ? 60 : 50;
+}
+
+/** The section a non-pinned node is rendered in. */
+export function sectionOf(type: string): SectionName {
+  const r = typeRank(type);
+  if (r < 10) return 'gotchas';
+  if (r < 30) return 'conventions';
+  if (r < 40) return 'procedures';
+  return 'facts';
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Activation after temporal decay: `activation · 0.5^(age_days / decay_half_life_days)` with
+ * `age_days` in whole days (FORMAT-FACTS §5.1 `apply_temporal_decay`, which the reference never
+ * calls; we apply it at render time). Nodes without `created_at` or a positive half-life, and
+ * nodes created after `now`, keep their activation. Returns `{ value, decays }`.
+ */
+export function effectiveActivation(node: Pick<MergedNode, 'activation' | 'created_at' | 'decay_half_life_days'>, nowMs: number): { value: number; decays: boolean } {
+  const base = Number.isFinite(node.activation) ? node.activation : 0;
+  const hl = node.decay_half_life_days;
+  if (!node.created_at || !hl || hl <= 0) return { value: base, decays: false };
+  const created = Date.parse(node.created_at);
+  if (!Number.isFinite(created) || created >= nowMs) return { value: base, decays: false };
+  const ageDays = Math.floor((nowMs - created) / DAY_MS);
+  return { value: base * Math.pow(0.5, ageDays / hl), decays: true };
+}
+
+/** The precomputed sort keys of one candidate. */
+export interface OrderKey {
+  pinned: boolean;
+  focus: number;
+  priority: number;
+  rank: number;
+  activation: number;
+  package: string;
+  id: string;
+}
+
+const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Compare two candidates by the total order above (negative: `a` first). */
+export function compareKeys(a: OrderKey, b: OrderKey): number {
+  if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
+  if (a.focus !== b.focus) return b.focus - a.focus;
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  if (a.activation !== b.activation) return b.activation - a.activation;
+  return cmpStr(a.package, b.package) || cmpStr(a.id, b.id);
+}
+
+/** Priority of a node under `priorities` (node id entry wins over package entry; default 0). */
+export function priorityOf(priorities: Readonly<Record<string, number>>, node: Pick<MergedNode, 'id' | 'package'>): number {
+  if (Object.hasOwn(priorities, node.id)) return priorities[node.id] as number;
+  if (Object.hasOwn(priorities, node.package)) return priorities[node.package] as number;
+  return 0;
+}

@@ -1,0 +1,129 @@
+/**
+ * The pack receipt (spec/pack.md "Receipt"): what was delivered and what was not, joinable by
+ * hashes, with no raw content — a load receipt in the sense of seed 000 ("proves selected context
+ * crossed the boundary, privacy-safe input identities, delivered and suppressed counts"; it does
+ * not claim usefulness).
+ */
+import { sha256Hex } from '../hash.js';
+import type { MergedNode } from '../graph-types.js';
+import { redactSecrets } from '../secrets.js';
+import { estimateTokens } from './budget.js';
+import { BYTES_PER_TOKEN, OMISSION_REASONS, TOKEN_NOTE, type Delivered, type FreshnessScope, type Omission, type OmissionReason, type PackFormat } from './types.js';
+
+export interface PackReceipt {
+  format: 'ctxpkg-receipt-v1';
+  /** `sha256:<hex>` of the exact UTF-8 bytes of the pack. */
+  pack_sha256: string;
+  pack_format: PackFormat;
+  pack_bytes: number;
+  now: string;
+  budget: {
+    max_bytes: number;
+    used_bytes: number;
+    max_tokens_estimate: number;
+    used_tokens_estimate: number;
+    bytes_per_token: number;
+    note: string;
+  };
+  selection: { mode: 'all' | 'pinned'; focus: string | null; packages: string[] | null };
+  policy: { stale: string; disputed: string; freshness: FreshnessScope; min_activation: number; pins: string[] };
+  inputs: Array<{ package: string; version: string; content_hash: string }>;
+  counts: {
+    /** All nodes of the merged graph. */
+    nodes: number;
+    /** `section`/`scope` nodes (structure, not items). */
+    structural: number;
+    /** Deliverable nodes considered (after package/pinned-only selection). */
+    candidates: number;
+    delivered: number;
+    suppressed: number;
+    /** Delivered with a stale/absent/disputed flag. */
+    flagged: number;
+    pinned: number;
+    by_reason: Record<OmissionReason, number>;
+  };
+  delivered: Delivered[];
+  omissions: Omission[];
+}
+
+/** `sha256:<hex>` of a node's content as UTF-8. */
+export function contentHash(content: string): string {
+  return 'sha256:' + sha256Hex(content);
+}
+
+/**
+ * The omission record of a node. For `secret` the hash is over the *redacted* content, so the
+ * receipt cannot be used to confirm a guessed secret.
+ */
+export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, kinds?: string[]): Omission {
+  const hashed = reason === 'secret' ? redactSecrets(node.content).text : node.content;
+  const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: contentHash(hashed), reason };
+  if (pinned) o.pinned = true;
+  if (kinds && kinds.length > 0) o.secret_kinds = kinds;
+  return o;
+}
+
+/** Counts per reason with every reason present (zeros included), in `OMISSION_REASONS` order. */
+export function countByReason(omissions: readonly Pick<Omission, 'reason'>[]): Record<OmissionReason, number> {
+  const out = Object.fromEntries(OMISSION_REASONS.map((r) => [r, 0])) as Record<OmissionReason, number>;
+  for (const o of omissions) out[o.reason]++;
+  return out;
+}
+
+/** Build the receipt (keys in the order above; omissions sorted by package, then id). */
+export function buildReceipt(args: {
+  text: string;
+  bytes: number;
+  format: PackFormat;
+  now: string;
+  maxBytes: number;
+  selection: PackReceipt['selection'];
+  policy: PackReceipt['policy'];
+  inputs: PackReceipt['inputs'];
+  nodes: number;
+  structural: number;
+  candidates: number;
+  delivered: Delivered[];
+  omissions: Omission[];
+}): PackReceipt {
+  const omissions = [...args.omissions].sort((a, b) => cmp(a.package, b.package) || cmp(a.id, b.id));
+  return {
+    format: 'ctxpkg-receipt-v1',
+    pack_sha256: 'sha256:' + sha256Hex(args.text),
+    pack_format: args.format,
+    pack_bytes: args.bytes,
+    now: args.now,
+    budget: {
+      max_bytes: args.maxBytes,
+      used_bytes: args.bytes,
+      max_tokens_estimate: estimateTokens(args.maxBytes),
+      used_tokens_estimate: estimateTokens(args.bytes),
+      bytes_per_token: BYTES_PER_TOKEN,
+      note: TOKEN_NOTE,
+    },
+    selection: args.selection,
+    policy: args.policy,
+    inputs: args.inputs,
+    counts: {
+      nodes: args.nodes,
+      structural: args.structural,
+      candidates: args.candidates,
+      delivered: args.delivered.length,
+      suppressed: omissions.length,
+      flagged: args.delivered.filter((d) => d.flags.length > 0).length,
+      pinned: args.delivered.filter((d) => d.section === 'pinned').length + omissions.filter((o) => o.pinned).length,
+      by_reason: countByReason(omissions),
+    },
+    delivered: args.delivered,
+    omissions,
+  };
+}
+
+/** The receipt file text: 2-space JSON, LF-terminated (deterministic: keys are built in order). */
+export function receiptText(receipt: PackReceipt): string {
+  return JSON.stringify(receipt, null, 2) + '\n';
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

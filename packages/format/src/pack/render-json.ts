@@ -1,0 +1,65 @@
+/**
+ * JSON rendering of a pack (spec/pack.md "JSON layout"): one object, keys in a fixed order,
+ * one node object per line inside `"nodes":[…]`, LF-terminated:
+ *
+ * `{"format":"ctxpkg-pack-v1","title":…,"generated":…,"inputs":[…],"focus":…,
+ *   "omitted":{"total":n,"by_reason":{…},"pinned":k},"notes":[…],"trust":…,
+ *   "untrusted_banner":…,"nodes":[\n<node>,\n<node>\n],"untrusted_footer":…}`
+ *
+ * Node: `{"section","id","package","version","node","type","source":{"path","lines":[a,b],
+ * "hash"},"scope","under","flags","disputed_with","content"}` (`source` members present when
+ * known). Content gets the same escaping as in Markdown (no hidden characters).
+ */
+import { escapeContent } from './escape.js';
+import type { FrameInfo, RenderItem, Renderer } from './render.js';
+import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
+
+function block(item: RenderItem): string {
+  const source: Record<string, unknown> = {};
+  if (item.file_path !== undefined) source.path = item.file_path;
+  if (item.line_start !== undefined) source.lines = [item.line_start, item.line_end ?? item.line_start];
+  if (item.source !== undefined) source.hash = item.source;
+  return JSON.stringify({
+    section: item.section,
+    id: item.id,
+    package: item.package,
+    version: item.version,
+    node: item.local_id,
+    type: item.type,
+    source,
+    scope: item.scope,
+    under: item.breadcrumb,
+    flags: item.flags,
+    disputed_with: item.disputed_with,
+    content: escapeContent(item.content),
+  });
+}
+
+function frame(info: FrameInfo): { prefix: string; suffix: string } {
+  const total = Object.values(info.omitted).reduce((s, n) => s + n, 0);
+  const head = {
+    format: 'ctxpkg-pack-v1',
+    title: info.title,
+    generated: info.now,
+    inputs: info.inputs.map((i) => ({ package: i.package, version: i.version })),
+    focus: info.focus ?? null,
+    omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, details: 'receipt' },
+    notes: info.notes,
+    trust: TRUST_LINE,
+    untrusted_banner: UNTRUSTED_BANNER,
+  };
+  const text = JSON.stringify(head);
+  return {
+    prefix: text.slice(0, -1) + ',"nodes":[\n',
+    suffix: `\n],"untrusted_footer":${JSON.stringify(UNTRUSTED_FOOTER)}}\n`,
+  };
+}
+
+/** The JSON renderer. */
+export const renderJson: Renderer = {
+  format: 'json',
+  frame,
+  sectionHeader: () => '',
+  block,
+  separator: ',\n',
+};

@@ -1,0 +1,147 @@
+/**
+ * Node scope (which workspace paths a node applies to) and `--focus` matching
+ * (spec/pack.md "Scope and focus").
+ *
+ * Scope convention (written by the importers, spec/format.md): a node of `type: "scope"` holds a
+ * glob in `content`; an edge `{ from: X, to: <scope node>, type: "applies_to" }` scopes X; every
+ * node reachable from X over `contains` edges inherits X's globs. A node's scope is the sorted
+ * union of the globs of all its scoping ancestors; an empty scope means "applies everywhere".
+ */
+import picomatch from 'picomatch';
+import type { MergedGraph } from '../graph-types.js';
+
+/** Node types that structure a graph but are not knowledge items of their own. */
+export const STRUCTURAL_TYPES: ReadonlySet<string> = new Set(['scope', 'section']);
+
+/**
+ * Scope globs per qualified node id (only nodes with a non-empty scope are in the map).
+ * Cycles in `contains` edges are tolerated (each node is visited once per glob source).
+ */
+export function computeScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<string, string[]> {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const children = new Map<string, string[]>();
+  const direct = new Map<string, Set<string>>();
+  for (const e of graph.edges) {
+    if (e.type === 'contains') {
+      const list = children.get(e.from);
+      if (list) list.push(e.to);
+      else children.set(e.from, [e.to]);
+    } else if (e.type === 'applies_to') {
+      const target = byId.get(e.to);
+      if (target && target.type === 'scope' && target.content.trim() !== '') {
+        const set = direct.get(e.from) ?? new Set<string>();
+        set.add(target.content.trim());
+        direct.set(e.from, set);
+      }
+    }
+  }
+  const acc = new Map<string, Set<string>>();
+  const sources = [...direct.keys()].sort();
+  for (const src of sources) {
+    const globs = direct.get(src) as Set<string>;
+    const seen = new Set<string>();
+    const stack = [src];
+    while (stack.length > 0) {
+      const id = stack.pop() as string;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const set = acc.get(id) ?? new Set<string>();
+      for (const g of globs) set.add(g);
+      acc.set(id, set);
+      for (const c of children.get(id) ?? []) stack.push(c);
+    }
+  }
+  const out = new Map<string, string[]>();
+  for (const [id, set] of acc) out.set(id, [...set].sort());
+  return out;
+}
+
+/** Section path (titles of enclosing `section` nodes, outermost first) per qualified node id. */
+export function computeBreadcrumbs(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<string, string[]> {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const parent = new Map<string, string>();
+  const sorted = graph.edges.filter((e) => e.type === 'contains').sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  for (const e of sorted) if (!parent.has(e.to) && byId.get(e.from)?.type === 'section') parent.set(e.to, e.from);
+  const out = new Map<string, string[]>();
+  for (const n of graph.nodes) {
+    const trail: string[] = [];
+    const seen = new Set<string>([n.id]);
+    for (let p = parent.get(n.id); p !== undefined && !seen.has(p) && trail.length < 16; p = parent.get(p)) {
+      seen.add(p);
+      const title = byId.get(p)?.content.split('\n')[0]?.trim();
+      if (title) trail.unshift(title.length > 80 ? title.slice(0, 79) + '…' : title);
+    }
+    if (trail.length > 0) out.set(n.id, trail);
+  }
+  return out;
+}
+
+/** A parsed `--focus`: a path glob, or a free-text query (lowercased terms). */
+export type Focus = { kind: 'glob'; glob: string } | { kind: 'query'; terms: string[] };
+
+/**
+ * Parse `--focus`: text containing `/`, `*`, `?`, `{` or `[`, or ending in a file extension, and no
+ * whitespace, is a glob; anything else is a query split into lowercase terms of ≥ 2 characters.
+ */
+export function parseFocus(text: string): Focus | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  if (!/\s/.test(t) && (/[/*?{[]/.test(t) || /\.[A-Za-z0-9]{1,8}$/.test(t))) return { kind: 'glob', glob: t.replace(/^\.\//, '') };
+  const terms = [...new Set(t.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length >= 2))].sort();
+  return terms.length > 0 ? { kind: 'query', terms } : undefined;
+}
+
+const matchers = new Map<string, (path: string) => boolean>();
+
+/** A cached picomatch matcher (dotfiles included). */
+function matcher(glob: string): (path: string) => boolean {
+  let m = matchers.get(glob);
+  if (!m) {
+    if (matchers.size > 10_000) matchers.clear();
+    m = picomatch(glob, { dot: true });
+    matchers.set(glob, m);
+  }
+  return m;
+}
+
+/** Literal prefix of a glob (up to the first glob metacharacter). */
+function staticPrefix(glob: string): string {
+  const i = glob.search(/[*?{[!(]/);
+  return i === -1 ? glob : glob.slice(0, i);
+}
+
+/**
+ * Whether two globs can match a common path: each matches the other's literal form, or one's
+ * literal prefix extends the other's (`src/**` vs `src/api/*.ts`). A conservative overlap test.
+ */
+export function globsOverlap(a: string, b: string): boolean {
+  if (a === b) return true;
+  const pa = staticPrefix(a);
+  const pb = staticPrefix(b);
+  if (pa === a && matcher(b)(a)) return true;
+  if (pb === b && matcher(a)(b)) return true;
+  if (pa === a || pb === b) return false;
+  return pa.startsWith(pb) || pb.startsWith(pa);
+}
+
+/**
+ * Focus score of a node (higher = more relevant, 0 = no match). Glob focus: 2 when the node's
+ * scope overlaps the glob or its `file_path` matches it, 1 when the node is unscoped (applies
+ * everywhere, so also to the focus), 0 when its scope lies elsewhere. Query focus: the number of distinct
+ * query terms found in the node's content, id, category or file path (case-insensitive).
+ */
+export function focusScore(
+  focus: Focus,
+  node: { id: string; content: string; category?: string; file_path?: string },
+  scope: readonly string[] | undefined,
+): number {
+  if (focus.kind === 'glob') {
+    if (node.file_path && matcher(focus.glob)(node.file_path)) return 2;
+    if (!scope || scope.length === 0) return 1;
+    return scope.some((g) => globsOverlap(g, focus.glob)) ? 2 : 0;
+  }
+  const hay = `${node.content}\n${node.id}\n${node.category ?? ''}\n${node.file_path ?? ''}`.toLowerCase();
+  let n = 0;
+  for (const t of focus.terms) if (hay.includes(t)) n++;
+  return n;
+}
