@@ -115,12 +115,19 @@ function tooLarge(where: string, what: string, limit: number): CtxpkgError {
   });
 }
 
+function sizeLie(where: string, declared: number, actual: number, qualifier: string): CtxpkgError {
+  return new CtxpkgError('E_ARCHIVE_SIZE_MISMATCH', `${where}: zstd frame declares ${declared} bytes but decodes to ${qualifier}${actual}`, {
+    details: { declared, actual },
+  });
+}
+
 /**
  * Decode one frame, passing each decoded block to `onChunk` after the caps accepted it.
  * Before decoding: the declared content size and the window are checked against the caps.
  * During decoding: the running output is checked per block (`E_TOO_LARGE` as soon as it passes
  * `maxOutputBytes`, so at most one block — 128 KiB — is produced beyond the cap, and never kept).
- * After: output length equals the declared content size (`E_ARCHIVE_SIZE_MISMATCH`) and the
+ * Output beyond a declared content size stops the decode at once, and a shorter output fails at
+ * the end (`E_ARCHIVE_SIZE_MISMATCH`). After: the
  * XXH64 checksum matches when present (`E_ARCHIVE`). Returns the decoded length in bytes.
  */
 export function decodeZstdFrame(
@@ -140,6 +147,7 @@ export function decodeZstdFrame(
   let produced = 0;
   const decoder = new Decompress((chunk) => {
     produced += chunk.length;
+    if (info.contentSize !== undefined && produced > info.contentSize) throw sizeLie(where, info.contentSize, produced, 'at least ');
     if (produced > caps.maxOutputBytes) throw tooLarge(where, 'decoded zstd output', caps.maxOutputBytes);
     if (produced > caps.ratioGraceBytes && produced > caps.maxRatio * frame.length) {
       throw tooLarge(where, `zstd compression ratio above ${caps.maxRatio}:1 (output)`, Math.floor(caps.maxRatio * frame.length));
@@ -149,18 +157,12 @@ export function decodeZstdFrame(
     onChunk(chunk);
   });
   try {
-    decoder.push(frame.subarray(0, info.blocksEnd), true);
+    decoder.push(frame, true); // fzstd consumes the checksum bytes itself; inspect() ruled out trailing data
   } catch (err) {
     if (err instanceof CtxpkgError) throw err;
     throw bad(where, `corrupt data (${err instanceof Error ? err.message : String(err)})`);
   }
-  if (info.contentSize !== undefined && produced !== info.contentSize) {
-    throw new CtxpkgError(
-      'E_ARCHIVE_SIZE_MISMATCH',
-      `${where}: zstd frame declares ${info.contentSize} bytes but decodes to ${produced}`,
-      { details: { declared: info.contentSize, actual: produced } },
-    );
-  }
+  if (info.contentSize !== undefined && produced !== info.contentSize) throw sizeLie(where, info.contentSize, produced, '');
   if (hash) {
     const [, lo] = hash.digestParts();
     const stored = readLE(frame, info.blocksEnd, 4);
