@@ -12,7 +12,7 @@
  * token when they leave that registry, downloads are capped before they are buffered, and every
  * non-2xx answer becomes a `CtxpkgError` with a clear message.
  */
-import { CtxpkgError, ERROR_CODES, type ErrorCode } from '@ctxpkg/format';
+import { CtxpkgError, ERROR_CODES, parsePackageName, type ErrorCode } from '@ctxpkg/format';
 import { tokenFor, type RegistrySettings } from './config.js';
 
 /** Largest package we download (bytes): the 10 MiB file limit of the format (FORMAT-FACTS §1.1). */
@@ -44,15 +44,10 @@ export interface PackageIndex {
   versions: IndexEntry[];
 }
 
-/** Split `@ns/name` for URL building; refuses anything that is not exactly two safe segments. */
+/** Split `@ns/name` for URL building (`parsePackageName` rules; throws `E_INVALID_NAME`). */
 export function splitName(name: string): { ns: string; name: string } {
-  const m = /^@([a-z0-9][a-z0-9-]*)\/([a-z0-9][a-z0-9._-]*)$/.exec(name);
-  if (!m) {
-    throw new CtxpkgError('E_INVALID_NAME', `not a registry package name: ${JSON.stringify(name)}`, {
-      hint: 'registry packages are named @namespace/name (lowercase letters, digits, -)',
-    });
-  }
-  return { ns: m[1], name: m[2] };
+  const p = parsePackageName(name);
+  return { ns: p.namespace, name: p.name };
 }
 
 export interface ClientOptions {

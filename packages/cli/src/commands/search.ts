@@ -1,0 +1,36 @@
+/**
+ * `ctxpkg search <query>`: search the default registry (names, descriptions, tags and node content).
+ */
+import type { Command } from 'commander';
+import type { CliDeps } from '../deps.js';
+import type { CommandResult } from '../output.js';
+import type { CommandContext } from '../program.js';
+import { examples, openSession } from '../session.js';
+
+export async function runSearch(query: string, opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
+  const { defaultRegistry } = await import('../config.js');
+  const session = openSession(deps, opts.registry);
+  const registry = defaultRegistry(session.settings);
+  const results = await session.client.search(registry, query);
+  const text = results.length === 0 ? [`no packages match ${JSON.stringify(query)} on ${registry}`] : [];
+  for (const r of results) {
+    const name = String(r.name ?? '?');
+    const version = r.latest ?? r.version;
+    const desc = typeof r.description === 'string' && r.description !== '' ? ` — ${r.description}` : '';
+    text.push(`${name}${version ? `@${String(version)}` : ''}${desc}`);
+    const matches = Array.isArray(r.matches) ? r.matches : [];
+    for (const m of matches.slice(0, 3)) {
+      const t = typeof m === 'string' ? m : typeof (m as { content?: unknown }).content === 'string' ? (m as { content: string }).content : '';
+      if (t) text.push(`    ${t.replace(/\s+/g, ' ').slice(0, 100)}`);
+    }
+  }
+  return { text, json: { registry, query, results } };
+}
+
+export function register(program: Command, ctx: CommandContext): void {
+  ctx
+    .command(program, 'search <query>', 'search a registry for packages (names, descriptions, tags, node content)')
+    .option('--registry <url>', 'registry to search (default: CTXPKG_REGISTRY or the configured default)')
+    .addHelpText('after', examples(['ctxpkg search "token refresh"', 'ctxpkg search jwt --json']))
+    .action(ctx.action(async (q: string, opts: { registry?: string }) => runSearch(q, opts, ctx.deps)));
+}

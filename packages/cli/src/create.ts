@@ -1,0 +1,113 @@
+/**
+ * `ctxpkg create` core: sources → importers → graph → secret screen → signed package bytes
+ * (ARCHITECTURE.md "Data that flows through"). Validates everything before writing anything.
+ *
+ * Secret screening (issue 5 item 3): every source file is scanned with `scanSecrets` before the
+ * graph is built; any finding is `E_SECRET` listing `file:line kind` (never the value) unless
+ * `redact` is set, in which case each node's content is passed through `redactSecrets`
+ * (`[REDACTED:kind]`). The final node contents are scanned again; nothing that scans as a
+ * secret is ever written. Provenance hashes stay those of the original source lines.
+ */
+import { basename } from 'node:path';
+import {
+  CtxpkgError, buildPackage, parsePackageName, parseRange, redactSecrets, scanSecrets, validateVersion,
+  type ContextGraph, type SecretFinding,
+} from '@ctxpkg/format';
+import { collectSources } from './importers/collect.js';
+import { buildGraph } from './importers/index.js';
+import { TOOL_NAME, CLI_VERSION } from './version.js';
+
+export interface CreateInput {
+  name: string;
+  version: string;
+  description?: string;
+  author?: string;
+  tags?: string[];
+  /** `@ns/name@range` dependency declarations. */
+  deps?: string[];
+  private?: boolean;
+  /** Source root (provenance paths are relative to it). */
+  root: string;
+  cwd: string;
+  from: string[];
+  redact?: boolean;
+  created_at: Date;
+}
+
+export interface CreatedGraph {
+  graph: ContextGraph;
+  files: string[];
+  warnings: string[];
+  redacted: Array<{ file: string; line: number; kind: string }>;
+}
+
+/** Default output file name: `<scope>-<name>-<version>.ctxpkg` (fixes FORMAT-FACTS §12.4). */
+export function defaultOutputName(name: string, version: string): string {
+  const p = parsePackageName(name);
+  return `${p.namespace}-${p.name}-${version}.ctxpkg`;
+}
+
+function parseDep(arg: string): { name: string; version_req: string; optional: boolean } {
+  const at = arg.indexOf('@', 1);
+  const name = at > 0 ? arg.slice(0, at) : arg;
+  const range = at > 0 ? arg.slice(at + 1) : '*';
+  parsePackageName(name);
+  parseRange(range, { mode: 'write' });
+  return { name, version_req: range, optional: false };
+}
+
+/** Import and screen the sources. Throws `E_SECRET`, `E_SOURCE`, `E_INVALID_NAME`, `E_INVALID_VERSION`. */
+export function importForCreate(input: CreateInput): CreatedGraph {
+  parsePackageName(input.name);
+  validateVersion(input.version);
+  for (const d of input.deps ?? []) parseDep(d);
+  const collected = collectSources(input.root, input.cwd, input.from);
+  const findings: Array<{ file: string; f: SecretFinding }> = [];
+  for (const file of collected.files) for (const f of scanSecrets(file.text)) findings.push({ file: file.path, f });
+  if (findings.length > 0 && !input.redact) {
+    const list = findings.slice(0, 20).map((x) => `${x.file}:${x.f.line} ${x.f.kind}`);
+    throw new CtxpkgError('E_SECRET', `secrets found in the sources (${findings.length}): ${list.join(', ')}${findings.length > 20 ? ', …' : ''}`, {
+      hint: 'remove them from the sources, or pass --redact to replace them with [REDACTED:kind]',
+      details: { findings: findings.map((x) => ({ file: x.file, line: x.f.line, kind: x.f.kind })) },
+    });
+  }
+  const graph = buildGraph(collected.files);
+  if (input.redact) for (const n of graph.nodes) n.content = redactSecrets(n.content).text;
+  for (const n of graph.nodes) {
+    const left = scanSecrets(n.content);
+    if (left.length > 0) {
+      throw new CtxpkgError('E_SECRET', `node ${n.id} still contains a secret (${left[0].kind}) after screening`, {
+        hint: 'remove the secret from the source file',
+      });
+    }
+  }
+  return {
+    graph,
+    files: collected.files.map((f) => f.path),
+    warnings: collected.warnings,
+    redacted: findings.map((x) => ({ file: x.file, line: x.f.line, kind: x.f.kind })),
+  };
+}
+
+/** Build the signed package bytes for an imported graph. Throws the writer's codes. */
+export function buildCreated(input: CreateInput, graph: ContextGraph, seed: Uint8Array): Uint8Array {
+  const description = input.description ?? `Context imported from ${input.from.map((p) => basename(p)).join(', ')}`;
+  const built = buildPackage(
+    {
+      manifest: {
+        name: input.name,
+        version: input.version,
+        description,
+        author: input.author ?? null,
+        created_at: input.created_at,
+        dependencies: (input.deps ?? []).map(parseDep),
+        tags: [...(input.tags ?? [])].sort(),
+        visibility: input.private ? 'private' : null,
+        provenance: { tool: TOOL_NAME, tool_version: CLI_VERSION },
+      },
+      content: { context_graph: graph },
+    },
+    { seed },
+  );
+  return built.bytes;
+}
