@@ -17,7 +17,7 @@ function pullStream(total: number, chunk = 100): { stream: ReadableStream<Uint8A
   return { stream, pulled: () => sent };
 }
 
-function req(body: BodyInit | null, headers: Record<string, string> = {}): Request {
+function req(body: RequestInit['body'], headers: Record<string, string> = {}): Request {
   return new Request('http://x/upload', { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
 }
 

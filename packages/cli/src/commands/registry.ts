@@ -1,0 +1,200 @@
+/**
+ * `ctxpkg registry …` — run and administer a registry (spec/registry.md "Running a registry",
+ * "Bootstrap and administration"):
+ *
+ *   registry serve --data <dir> [--host 127.0.0.1] [--port 4873] [--public-url URL]
+ *                  [--max-package-bytes N] [--base-path /api] [--cors-origin URL…]
+ *   registry namespace create <ns> [--owner <label>] | namespace list
+ *   registry token create --namespace <ns> --scope publish|read [--expires 30d] [--label <text>]
+ *   registry token revoke <id-or-token> | token list [--namespace <ns>]
+ *   registry key add|revoke <ns> <public-key> | key list <ns>
+ *   registry visibility <@ns/name> public|private
+ *   registry gc [--grace 1h]
+ *
+ * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`). `@ctxpkg/registry` is imported
+ * only inside these actions, so no other command loads the server.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CtxpkgError } from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+import type { CommandResult } from '../output.js';
+import type { CommandContext } from '../program.js';
+
+type Registry = typeof import('@ctxpkg/registry');
+const load = (): Promise<Registry> => import('@ctxpkg/registry');
+
+function examples(lines: string[]): string {
+  return '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
+}
+
+/** The data directory from `--data` or `CTXPKG_REGISTRY_DATA`, absolute. Throws `E_USAGE`. */
+export function dataDirOf(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>): string {
+  const d = opt ?? deps.env.CTXPKG_REGISTRY_DATA;
+  if (!d || d.trim() === '') {
+    throw new CtxpkgError('E_USAGE', 'no data directory: pass --data <dir> or set CTXPKG_REGISTRY_DATA');
+  }
+  return resolve(deps.cwd, d);
+}
+
+function intOption(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new CtxpkgError('E_USAGE', `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+export interface ServeOptions {
+  data?: string;
+  host?: string;
+  port?: string;
+  publicUrl?: string;
+  maxPackageBytes?: string;
+  basePath?: string;
+  corsOrigin?: string[];
+}
+
+/** Resolve serve options from flags, then `CTXPKG_REGISTRY_*` environment variables, then defaults. */
+export function serveConfig(opts: ServeOptions, deps: Pick<CliDeps, 'env' | 'cwd'>) {
+  const env = deps.env;
+  const cors = opts.corsOrigin ?? (env.CTXPKG_REGISTRY_CORS_ORIGINS ? env.CTXPKG_REGISTRY_CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean) : []);
+  const maxBytes = intOption('--max-package-bytes', opts.maxPackageBytes ?? env.CTXPKG_REGISTRY_MAX_PACKAGE_BYTES, 1, 1024 * 1024 * 1024);
+  return {
+    dataDir: dataDirOf(opts.data, deps),
+    host: opts.host ?? env.CTXPKG_REGISTRY_HOST ?? '127.0.0.1',
+    port: intOption('--port', opts.port ?? env.CTXPKG_REGISTRY_PORT, 0, 65535) ?? 4873,
+    publicUrl: opts.publicUrl ?? env.CTXPKG_REGISTRY_PUBLIC_URL,
+    basePath: opts.basePath ?? env.CTXPKG_REGISTRY_BASE_PATH,
+    corsOrigins: cors,
+    limits: maxBytes === undefined ? undefined : { maxPackageBytes: maxBytes },
+  };
+}
+
+async function runServe(opts: ServeOptions, deps: CliDeps): Promise<CommandResult> {
+  const cfg = serveConfig(opts, deps);
+  const { serveRegistry } = await load();
+  const { url } = await serveRegistry(cfg, { stdout: deps.stdout });
+  return { text: [`registry on ${url} stopped`], json: { stopped: true, url } };
+}
+
+const dataOpt = (c: Command): Command => c.option('--data <dir>', 'registry data directory (or CTXPKG_REGISTRY_DATA)');
+
+function registerServe(reg: Command, ctx: CommandContext): void {
+  dataOpt(ctx.command(reg, 'serve', 'run a registry server in the foreground (SIGTERM stops it gracefully)'))
+    .option('--host <host>', 'interface to bind (CTXPKG_REGISTRY_HOST)', undefined)
+    .option('--port <port>', 'port, 0 picks a free one (CTXPKG_REGISTRY_PORT; default 4873)')
+    .option('--public-url <url>', 'externally visible base URL (CTXPKG_REGISTRY_PUBLIC_URL)')
+    .option('--max-package-bytes <n>', 'largest accepted package in bytes (CTXPKG_REGISTRY_MAX_PACKAGE_BYTES; default 8388608)')
+    .option('--base-path <path>', 'extra API mount point besides the root (CTXPKG_REGISTRY_BASE_PATH; default /api)')
+    .option('--cors-origin <origin...>', 'origins allowed to send authorized cross-origin writes (CTXPKG_REGISTRY_CORS_ORIGINS)')
+    .addHelpText('after', examples(['ctxpkg registry serve --data ./registry-data --port 4873', 'ctxpkg registry serve --data /var/lib/ctxpkg --host 0.0.0.0 --public-url https://ctx.example.com/api']))
+    .action(ctx.action(async (opts: ServeOptions) => runServe(opts, ctx.deps)));
+}
+
+function registerNamespace(reg: Command, ctx: CommandContext): void {
+  const ns = reg.command('namespace').description('claim and list namespaces');
+  dataOpt(ctx.command(ns, 'create <namespace>', 'claim a namespace (a-z, 0-9, inner dashes, 2–32 characters)'))
+    .option('--owner <label>', 'who owns it (a person, team or e-mail)', 'admin')
+    .addHelpText('after', examples(['ctxpkg registry namespace create acme --owner platform-team --data ./registry-data']))
+    .action(
+      ctx.action(async (name: string, opts: { data?: string; owner: string }) => {
+        const rec = await (await load()).createNamespace({ dataDir: dataDirOf(opts.data, ctx.deps) }, name, opts.owner);
+        return { text: [`created namespace ${rec.name} (owner ${rec.owner})`], json: rec };
+      }),
+    );
+  dataOpt(ctx.command(ns, 'list', 'list namespaces')).action(
+    ctx.action(async (opts: { data?: string }) => {
+      const list = await (await load()).listNamespaces({ dataDir: dataDirOf(opts.data, ctx.deps) });
+      return { text: list.length ? list.map((n) => `${n.name}\towner ${n.owner}\tcreated ${n.created_at}`) : ['no namespaces'], json: list };
+    }),
+  );
+}
+
+function registerToken(reg: Command, ctx: CommandContext): void {
+  const tok = reg.command('token').description('create, revoke and list access tokens');
+  dataOpt(ctx.command(tok, 'create', 'create a token; prints it once on stdout'))
+    .requiredOption('--namespace <ns>', 'the namespace the token belongs to')
+    .requiredOption('--scope <scope>', 'publish (ctxp_: publish, yank, read private) or read (ctxr_)')
+    .option('--expires <when>', 'never, 90m, 12h, 30d, 8w or an RFC 3339 time', 'never')
+    .option('--label <text>', 'a note to recognise the token by')
+    .addHelpText('after', examples(['TOKEN=$(ctxpkg registry token create --namespace acme --scope publish --expires 30d --data ./registry-data)']))
+    .action(
+      ctx.action(async (opts: { data?: string; namespace: string; scope: string; expires: string; label?: string }) => {
+        if (opts.scope !== 'publish' && opts.scope !== 'read') throw new CtxpkgError('E_USAGE', '--scope must be publish or read');
+        const t = await (await load()).createToken({ dataDir: dataDirOf(opts.data, ctx.deps) }, {
+          namespace: opts.namespace, scope: opts.scope, expires: opts.expires, label: opts.label,
+        });
+        return {
+          text: [t.token],
+          json: t,
+          warnings: [`token ${t.id} (${t.scope}, namespace ${t.namespace}, expires ${t.expires_at ?? 'never'}) is shown only this once; store it now`],
+        };
+      }),
+    );
+  dataOpt(ctx.command(tok, 'revoke <id-or-token>', 'revoke a token by its id (tok_…) or its text')).action(
+    ctx.action(async (idOrToken: string, opts: { data?: string }) => {
+      const t = await (await load()).revokeToken({ dataDir: dataDirOf(opts.data, ctx.deps) }, idOrToken);
+      return { text: [`revoked ${t.id} (${t.scope}, namespace ${t.namespace}) at ${t.revoked_at}`], json: t };
+    }),
+  );
+  dataOpt(ctx.command(tok, 'list', 'list tokens (ids and state, never the secrets)'))
+    .option('--namespace <ns>', 'only this namespace')
+    .action(
+      ctx.action(async (opts: { data?: string; namespace?: string }) => {
+        const list = (await (await load()).listTokens({ dataDir: dataDirOf(opts.data, ctx.deps) }, opts.namespace)).map(({ token_sha256: _h, ...t }) => t);
+        const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active');
+        return { text: list.length ? list.map((t) => `${t.id}\t${t.namespace}\t${t.scope}\t${state(t)}${t.label ? `\t${t.label}` : ''}`) : ['no tokens'], json: list };
+      }),
+    );
+}
+
+function registerKey(reg: Command, ctx: CommandContext): void {
+  const key = reg.command('key').description('manage the signer keys allowed to publish into a namespace');
+  for (const [verb, desc] of [['add', 'allow a signer key (64 hex) to publish into the namespace'], ['revoke', 'stop accepting a signer key']] as const) {
+    dataOpt(ctx.command(key, `${verb} <namespace> <public-key>`, desc)).action(
+      ctx.action(async (ns: string, publicKey: string, opts: { data?: string }) => {
+        const reg2 = await load();
+        const target = { dataDir: dataDirOf(opts.data, ctx.deps) };
+        const k = verb === 'add' ? await reg2.addSignerKey(target, ns, publicKey) : await reg2.revokeSignerKey(target, ns, publicKey);
+        return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${k.public_key} for namespace ${k.namespace}`], json: k };
+      }),
+    );
+  }
+  dataOpt(ctx.command(key, 'list <namespace>', 'list signer keys of a namespace')).action(
+    ctx.action(async (ns: string, opts: { data?: string }) => {
+      const list = await (await load()).listSignerKeys({ dataDir: dataDirOf(opts.data, ctx.deps) }, ns);
+      return {
+        text: list.length ? list.map((k) => `${k.public_key}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
+        json: list,
+      };
+    }),
+  );
+}
+
+/** Register `ctxpkg registry` and its subcommands. */
+export function register(program: Command, ctx: CommandContext): void {
+  const reg = program.command('registry').description('run and administer a ctxpkg registry');
+  registerServe(reg, ctx);
+  registerNamespace(reg, ctx);
+  registerToken(reg, ctx);
+  registerKey(reg, ctx);
+  dataOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)')).action(
+    ctx.action(async (name: string, visibility: string, opts: { data?: string }) => {
+      if (visibility !== 'public' && visibility !== 'private') throw new CtxpkgError('E_USAGE', 'visibility must be public or private');
+      const p = await (await load()).setPackageVisibility({ dataDir: dataDirOf(opts.data, ctx.deps) }, name, visibility);
+      return { text: [`@${p.namespace}/${p.name} is now ${p.visibility}`], json: p };
+    }),
+  );
+  dataOpt(ctx.command(reg, 'gc', 'remove stored blobs no version references'))
+    .option('--grace <duration>', 'only blobs older than this (90m, 12h, 1d)', '1h')
+    .action(
+      ctx.action(async (opts: { data?: string; grace: string }) => {
+        const m = /^([0-9]{1,6})([mhd])$/.exec(opts.grace);
+        if (!m) throw new CtxpkgError('E_USAGE', '--grace must look like 90m, 12h or 1d');
+        const ms = Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
+        const r = await (await load()).collectGarbage({ dataDir: dataDirOf(opts.data, ctx.deps) }, ms);
+        return { text: [`removed ${r.removed} unreferenced file(s)`], json: r };
+      }),
+    );
+}

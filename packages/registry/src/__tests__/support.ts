@@ -1,0 +1,111 @@
+/**
+ * Test support for registry tests (not part of the build): signed test packages written with the
+ * format's own writer, and a registry app over a fresh temporary data directory with tokens.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writePackage, type ContextNode } from '@ctxpkg/format';
+import { createApp, type RegistryApp } from '../app.js';
+import { createNamespace, createToken } from '../admin.js';
+import type { AppOptions, LogEntry } from '../options.js';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
+
+/** The ADVERSARIAL test key: seed of 32 bytes 0x2a (public key 197f6b23…8d61). */
+export const TEST_SEED = new Uint8Array(32).fill(0x2a);
+export const TEST_PUBLIC_KEY = '197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61';
+/** A second key for "unregistered signer" cases. */
+export const OTHER_SEED = new Uint8Array(32).fill(0x07);
+
+export interface TestPackageOptions {
+  name?: string;
+  version?: string;
+  description?: string;
+  visibility?: 'public' | 'private';
+  seed?: Uint8Array | null;
+  tags?: string[];
+  nodes?: Array<Partial<ContextNode> & { content: string }>;
+  dependencies?: Array<{ name: string; version_req: string; optional?: boolean }>;
+}
+
+/** A signed (unless `seed: null`) v2 package with a small graph. Bytes differ with any option. */
+export function makePackage(o: TestPackageOptions = {}): Uint8Array {
+  const nodes = (o.nodes ?? [{ content: 'Token refresh races: serialise refreshes behind one mutex.', type: 'gotcha' }]).map((n, i) => ({
+    id: n.id ?? `N${i + 1}`,
+    type: n.type ?? 'fact',
+    content: n.content,
+    activation: n.activation ?? 1,
+  }));
+  return writePackage(
+    {
+      manifest: {
+        name: o.name ?? '@acme/kb',
+        version: o.version ?? '1.0.0',
+        description: o.description ?? 'auth knowledge',
+        created_at: '2026-01-02T03:04:05Z',
+        tags: o.tags ?? ['auth'],
+        ...(o.visibility ? { visibility: o.visibility } : {}),
+        ...(o.dependencies ? { dependencies: o.dependencies } : {}),
+      },
+      content: { context_graph: { format: 'ctxpkg-graph-v2', nodes, edges: [] } },
+    },
+    o.seed === null ? {} : { seed: o.seed ?? TEST_SEED },
+  );
+}
+
+export interface TestRegistry {
+  app: RegistryApp;
+  store: SqliteStore;
+  dir: string;
+  logs: LogEntry[];
+  tokens: { acmePublish: string; acmeRead: string; otherPublish: string };
+  /** `app.request` with a path and optional bearer token. */
+  req(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
+  /** PUT package bytes. */
+  put(path: string, bytes: Uint8Array | null, token?: string, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A registry with namespaces `acme` and `other`, tokens for both, over a temp directory. */
+export async function newTestRegistry(opts: Partial<AppOptions> = {}): Promise<TestRegistry> {
+  const dir = await mkdtemp(join(tmpdir(), 'ctxpkg-reg-'));
+  const store = await openSqliteStore({ dataDir: dir });
+  await createNamespace({ store }, 'acme');
+  await createNamespace({ store }, 'other');
+  const tokens = {
+    acmePublish: (await createToken({ store }, { namespace: 'acme', scope: 'publish' })).token,
+    acmeRead: (await createToken({ store }, { namespace: 'acme', scope: 'read' })).token,
+    otherPublish: (await createToken({ store }, { namespace: 'other', scope: 'publish' })).token,
+  };
+  const logs: LogEntry[] = [];
+  const app = createApp({ store, log: (e) => logs.push(e), ...opts });
+  const req = (path: string, init: RequestInit & { token?: string } = {}) => {
+    const { token, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    return Promise.resolve(app.request(`http://registry.test${path}`, { ...rest, headers }));
+  };
+  return {
+    app, store, dir, logs, tokens, req,
+    put: (path, bytes, token, headers = {}) =>
+      req(path, { method: 'PUT', body: bytes, token, headers: { 'content-type': 'application/octet-stream', ...headers } }),
+    close: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Lowercase hex SHA-256. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Everything observable about storage: DB rows (tables) and blob files. */
+export async function storageSnapshot(store: SqliteStore): Promise<string> {
+  const tables = ['namespaces', 'signer_keys', 'packages', 'versions'];
+  const rows = tables.map((t) => JSON.stringify(store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()));
+  const blobs = (await store.blobs.list()).map((b) => b.sha256);
+  return JSON.stringify({ rows, blobs });
+}

@@ -1,0 +1,103 @@
+/**
+ * `createApp` — the registry as a Hono app (ARCHITECTURE.md "packages/registry"; spec/registry.md).
+ *
+ * The API is mounted twice: at the root (`/v1/…`, `/healthz`, `/metrics`) and under `basePath`
+ * (default `/api`, so `http://host:port/api` works as a reference-client base URL whose default
+ * ends in `/api`). Middleware, outermost first: request log + metrics, raw-path safety check,
+ * CORS. Errors become `{ "error", "code" }` bodies with the status from `httpStatusFor`.
+ * Nothing here listens on a port (server.ts does); tests call `app.request(url, init)`.
+ */
+import { Hono } from 'hono';
+import { isCtxpkgError } from '@ctxpkg/format';
+import { IndexCache, type Env, type RegistryDeps } from './context.js';
+import { corsMiddleware } from './cors.js';
+import { errorResponse, JSON_TYPE } from './http.js';
+import { Metrics } from './metrics.js';
+import { DEFAULT_LIMITS, normaliseBasePath, type AppOptions } from './options.js';
+import { checkRawPath, rawPath } from './params.js';
+import { registerCatalogRoutes } from './routes/catalog.js';
+import { registerOpsRoutes } from './routes/ops.js';
+import { registerPublishRoute } from './routes/publish.js';
+import { registerReadRoutes } from './routes/read.js';
+import { registerYankRoutes } from './routes/yank.js';
+
+export type RegistryApp = Hono<Env>;
+
+/** Resolve options to the dependencies every route receives. */
+export function resolveDeps(opts: AppOptions): RegistryDeps {
+  return {
+    store: opts.store,
+    clock: opts.clock ?? (() => new Date()),
+    log: opts.log ?? (() => undefined),
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    metrics: opts.metrics ?? new Metrics(),
+    publicUrl: opts.publicUrl,
+    indexCache: new IndexCache(),
+  };
+}
+
+/**
+ * Build the registry app. `opts.store` is required; see `AppOptions` for the rest. Throws
+ * `E_USAGE` for an invalid `basePath`.
+ */
+export function createApp(opts: AppOptions): RegistryApp {
+  const deps = resolveDeps(opts);
+  const basePath = normaliseBasePath(opts.basePath);
+
+  const api = new Hono<Env>();
+  registerReadRoutes(api, deps);
+  registerPublishRoute(api, deps);
+  registerYankRoutes(api, deps);
+  registerCatalogRoutes(api, deps);
+  registerOpsRoutes(api, deps);
+
+  const app = new Hono<Env>();
+  app.use('*', async (c, next) => {
+    const t0 = performance.now();
+    const path = rawPath(c.req.url);
+    await next();
+    const seconds = (performance.now() - t0) / 1000;
+    const route = c.get('route') ?? 'unmatched';
+    const status = c.res.status;
+    deps.metrics.observeRequest(c.req.method, route, status, seconds);
+    const principal = c.get('principal');
+    const entry: Record<string, unknown> & { msg: string } = {
+      msg: 'request',
+      time: new Date().toISOString(),
+      method: c.req.method,
+      path,
+      route,
+      status,
+      ms: Math.round(seconds * 100000) / 100,
+    };
+    const code = c.get('errorCode');
+    if (code) entry.code = code;
+    if (principal) entry.token_id = principal.tokenId;
+    deps.log(entry);
+  });
+  app.use('*', async (c, next) => {
+    checkRawPath(rawPath(c.req.url));
+    await next();
+  });
+  app.use('*', corsMiddleware(opts.corsOrigins ?? []));
+  app.route('/', api);
+  if (basePath !== '') app.route(basePath, api);
+
+  app.notFound((c) => {
+    c.set('route', 'unmatched');
+    return new Response(JSON.stringify({ error: 'no such route', code: 'E_NOT_FOUND' }), {
+      status: 404,
+      headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' },
+    });
+  });
+  app.onError((err, c) => {
+    if (isCtxpkgError(err)) {
+      c.set('errorCode', err.code);
+    } else {
+      c.set('errorCode', 'E_INTERNAL');
+      deps.log({ msg: 'internal error', time: new Date().toISOString(), error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    }
+    return errorResponse(err);
+  });
+  return app;
+}

@@ -1,0 +1,91 @@
+/**
+ * Read routes for one package (spec/registry.md "Index", "Download", "Version"):
+ *   GET /v1/packages/{ns}/{name}/index.json
+ *   GET /v1/packages/{ns}/{name}/{version}            (one version's metadata and trust report)
+ *   GET /v1/packages/{ns}/{name}/{version}/download   (the exact published bytes)
+ * A package the caller may not see answers the same 404 as a missing one (`packageNotFound`).
+ */
+import type { Hono } from 'hono';
+import { canSee } from '../auth.js';
+import { principalOf, type Ctx, type Env, type RegistryDeps } from '../context.js';
+import { etagMatches, jsonResponse, PRIVATE_CACHE, VARY, visibleNotFound } from '../http.js';
+import { indexEntry } from '../index-doc.js';
+import { packageRef, versionParam, type PackageRef } from '../params.js';
+import type { PackageRecord } from '../store/types.js';
+import { CtxpkgError } from '@ctxpkg/format';
+
+const PUBLIC_INDEX_CACHE = 'public, no-cache';
+const PUBLIC_BLOB_CACHE = 'public, max-age=31536000, immutable';
+
+/** The package if the caller may see it; otherwise the constant 404 (thrown as `E_NOT_FOUND`). */
+export async function visiblePackage(c: Ctx, deps: RegistryDeps, ref: PackageRef): Promise<PackageRecord> {
+  const principal = await principalOf(c, deps);
+  const pkg = await deps.store.getPackage(ref.namespace, ref.name);
+  if (!pkg || !canSee(principal, pkg)) throw new CtxpkgError('E_NOT_FOUND', 'package not found');
+  return pkg;
+}
+
+function notModified(etag: string, cache: string): Response {
+  return new Response(null, { status: 304, headers: { etag, 'cache-control': cache, vary: VARY } });
+}
+
+export function registerReadRoutes(api: Hono<Env>, deps: RegistryDeps): void {
+  api.get('/v1/packages/:ns/:name/index.json', async (c) => {
+    c.set('route', 'index');
+    const ref = packageRef(c.req.param('ns'), c.req.param('name'));
+    const pkg = await visiblePackage(c, deps, ref);
+    const { body, etag } = await deps.indexCache.get(deps.store, pkg);
+    const cache = pkg.visibility === 'private' ? PRIVATE_CACHE : PUBLIC_INDEX_CACHE;
+    if (etagMatches(c.req.header('if-none-match'), etag)) return notModified(etag, cache);
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': cache, etag, vary: VARY },
+    });
+  });
+
+  api.get('/v1/packages/:ns/:name/:version', async (c) => {
+    c.set('route', 'version');
+    const ref = packageRef(c.req.param('ns'), c.req.param('name'));
+    const version = versionParam(c.req.param('version'));
+    const pkg = await visiblePackage(c, deps, ref);
+    const v = await deps.store.getVersion(ref.namespace, ref.name, version);
+    if (!v) throw visibleNotFound(`${ref.full}@${version} does not exist`);
+    const body = {
+      schema: 'ctxpkg-registry-version-v1',
+      name: ref.full,
+      visibility: pkg.visibility,
+      ...indexEntry(v),
+      yanked_at: v.yanked_at,
+      trust_report: v.trust_report,
+    };
+    return jsonResponse(200, body, pkg.visibility === 'private' ? PRIVATE_CACHE : PUBLIC_INDEX_CACHE);
+  });
+
+  api.get('/v1/packages/:ns/:name/:version/download', async (c) => {
+    c.set('route', 'download');
+    const ref = packageRef(c.req.param('ns'), c.req.param('name'));
+    const version = versionParam(c.req.param('version'));
+    const pkg = await visiblePackage(c, deps, ref);
+    const v = await deps.store.getVersion(ref.namespace, ref.name, version);
+    if (!v) throw visibleNotFound(`${ref.full}@${version} does not exist`);
+    const etag = `"${v.artifact_sha256}"`;
+    const cache = pkg.visibility === 'private' ? PRIVATE_CACHE : PUBLIC_BLOB_CACHE;
+    if (etagMatches(c.req.header('if-none-match'), etag)) return notModified(etag, cache);
+    const bytes = await deps.store.readBlob(v.artifact_sha256);
+    // A listed version whose blob is missing is a server fault, never a client one.
+    if (!bytes) throw new Error(`blob ${v.artifact_sha256} of ${ref.full}@${version} is missing`);
+    return new Response(bytes, {
+      status: 200,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-length': String(bytes.byteLength),
+        'content-disposition': `attachment; filename="${ref.namespace}-${ref.name}-${version}.ctxpkg"`,
+        'cache-control': cache,
+        etag,
+        vary: VARY,
+        'x-ctxpkg-sha256': v.artifact_sha256,
+        'x-ctxpkg-yanked': v.yanked ? 'true' : 'false',
+      },
+    });
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * The only file that listens on a port (ARCHITECTURE.md "packages/registry"; spec/registry.md
+ * "Running a registry").
+ *
+ * `startRegistry` opens the data directory (taking its server lock), collects orphan blobs left
+ * by a crash, serves the app with @hono/node-server and returns `{ url, close }`. `close()` stops
+ * accepting connections, lets in-flight requests finish (up to `shutdownTimeoutMs`), then closes
+ * the store. `serveRegistry` adds what a foreground process needs: the `listening on` line, JSON
+ * request logs, and a graceful shutdown on SIGTERM/SIGINT.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { CtxpkgError } from '@ctxpkg/format';
+import { createApp, type RegistryApp } from './app.js';
+import { acquireServerLock } from './server-lock.js';
+import { openSqliteStore } from './store/sqlite.js';
+import type { Logger, RegistryLimits } from './options.js';
+import type { RegistryStore } from './store/types.js';
+
+export interface StartRegistryOptions {
+  /** Data directory (created when missing): `registry.sqlite` + `blobs/`. */
+  dataDir: string;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 0: a free port is picked; read it from the returned `url`). */
+  port?: number;
+  /** Externally visible base URL (absolute `Location` headers); default: the listening URL. */
+  publicUrl?: string;
+  limits?: Partial<RegistryLimits>;
+  /** Extra API mount point (default `/api`; `''` for root only). */
+  basePath?: string;
+  corsOrigins?: readonly string[];
+  log?: Logger;
+  clock?: () => Date;
+  /** How long `close()` waits for in-flight requests before cutting connections (default 10 s). */
+  shutdownTimeoutMs?: number;
+  /** Orphan-blob collection interval in ms (default 1 h; 0 disables the timer). */
+  gcIntervalMs?: number;
+}
+
+export interface RunningRegistry {
+  /** `http://HOST:PORT` of the listening socket (the API is also under `url + basePath`). */
+  url: string;
+  host: string;
+  port: number;
+  publicUrl: string;
+  app: RegistryApp;
+  store: RegistryStore;
+  /** Graceful stop; idempotent. */
+  close(): Promise<void>;
+}
+
+function formatUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * Start a registry. Throws `E_LOCKED` when another live server uses `dataDir`, `E_IO` when the
+ * port cannot be bound, `E_USAGE` for bad options.
+ */
+export async function startRegistry(opts: StartRegistryOptions): Promise<RunningRegistry> {
+  const host = opts.host ?? '127.0.0.1';
+  const port = opts.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CtxpkgError('E_USAGE', `invalid port ${port}`);
+  const lock = await acquireServerLock(opts.dataDir);
+  let store: RegistryStore | undefined;
+  try {
+    store = await openSqliteStore({ dataDir: opts.dataDir });
+    // No publish of this process is in flight yet and the lock excludes other servers, so every
+    // unreferenced blob is an orphan of an interrupted publish.
+    await store.collectGarbage({ graceMs: 0, now: Date.now() });
+  } catch (err) {
+    await store?.close();
+    await lock.release();
+    throw err;
+  }
+  const log = opts.log ?? (() => undefined);
+  const app = createApp({
+    store, clock: opts.clock, log, limits: opts.limits, basePath: opts.basePath, corsOrigins: opts.corsOrigins,
+    publicUrl: opts.publicUrl,
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    s.once('listening', () => resolve(s));
+    s.once('error', (err) => reject(new CtxpkgError('E_IO', `cannot listen on ${host}:${port}: ${err.message}`, { cause: err })));
+  }).catch(async (err: unknown) => {
+    await store?.close();
+    await lock.release();
+    throw err;
+  });
+  const addr = server.address() as AddressInfo;
+  const url = formatUrl(host, addr.port);
+  const publicUrl = opts.publicUrl ?? url;
+
+  const gcEvery = opts.gcIntervalMs ?? 3_600_000;
+  const gcTimer =
+    gcEvery > 0
+      ? setInterval(() => {
+          store?.collectGarbage({ graceMs: gcEvery, now: Date.now() }).catch((err: unknown) => {
+            log({ msg: 'gc failed', time: new Date().toISOString(), error: String(err) });
+          });
+        }, gcEvery)
+      : undefined;
+  gcTimer?.unref();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      if (gcTimer) clearInterval(gcTimer);
+      await new Promise<void>((resolve) => {
+        const timeout = setTimeout(() => server.closeAllConnections(), opts.shutdownTimeoutMs ?? 10_000);
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        server.close(() => {
+          clearTimeout(timeout);
+          clearInterval(idle);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await store?.close();
+      await lock.release();
+    })();
+    return closing;
+  };
+  return { url, host, port: addr.port, publicUrl, app, store, close };
+}
+
+/** Where `serveRegistry` writes its line and its JSON logs. */
+export interface ServeIo {
+  stdout: { write(chunk: string): unknown };
+}
+
+/**
+ * Run a registry in the foreground until SIGTERM or SIGINT: prints `listening on URL`, then one
+ * JSON log line per request; on a signal, finishes in-flight requests and resolves.
+ */
+export async function serveRegistry(opts: StartRegistryOptions, io: ServeIo): Promise<{ url: string }> {
+  const log: Logger = opts.log ?? ((entry) => io.stdout.write(JSON.stringify(entry) + '\n'));
+  const reg = await startRegistry({ ...opts, log });
+  io.stdout.write(`listening on ${reg.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      log({ msg: 'shutting down', time: new Date().toISOString(), signal });
+      reg.close().then(resolve, resolve);
+    };
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+  return { url: reg.url };
+}
