@@ -8,12 +8,13 @@ import { register as create } from './create.js';
 import { register as init } from './init.js';
 import { register as login } from './login.js';
 import { register as publish } from './publish.js';
+import { register as registry } from './registry.js';
 import { register as search } from './search.js';
 import { register as yank } from './yank.js';
 
 type Registrar = (program: Command, ctx: CommandContext) => void;
 
-const REGISTRARS: Registrar[] = [create, init, login, publish, search, yank];
+const REGISTRARS: Registrar[] = [create, init, login, publish, registry, search, yank];
 
 /** Register every command on `program`. */
 export function registerCommands(program: Command, ctx: CommandContext): void {
