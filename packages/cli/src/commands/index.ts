@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CommandContext } from '../program.js';
+import { register as convert } from './convert.js';
 import { register as create } from './create.js';
 import { register as init } from './init.js';
 import { register as login } from './login.js';
@@ -14,7 +15,7 @@ import { register as yank } from './yank.js';
 
 type Registrar = (program: Command, ctx: CommandContext) => void;
 
-const REGISTRARS: Registrar[] = [create, init, login, publish, registry, search, yank];
+const REGISTRARS: Registrar[] = [convert, create, init, login, publish, registry, search, yank];
 
 /** Register every command on `program`. */
 export function registerCommands(program: Command, ctx: CommandContext): void {
