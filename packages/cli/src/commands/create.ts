@@ -24,7 +24,11 @@ export interface CreateCliOptions {
   key?: string;
   redact?: boolean;
   dryRun?: boolean;
+  archive?: boolean;
 }
+
+/** JSON bundles larger than this (bytes) are written in the ZIP form automatically (spec/archive.md). */
+export const AUTO_ARCHIVE_BYTES = 4 * 1024 * 1024;
 
 export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<CommandResult> {
   if (!opts.name) throw new CtxpkgError('E_USAGE', 'create needs --name @namespace/name');
@@ -60,23 +64,25 @@ export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<
   }
   const { loadSigningKey } = await import('../signing-key.js');
   const key = loadSigningKey(deps, opts.key);
-  const bytes = buildCreated(input, imported.graph, key.seed);
-  const { readPackage } = await import('@ctxpkg/format');
-  await readPackage(bytes, { requireSignature: true });
+  const json = buildCreated(input, imported.graph, key.seed);
+  const { readPackage, jsonBundleToArchive } = await import('@ctxpkg/format');
+  const zip = opts.archive || json.length > AUTO_ARCHIVE_BYTES;
+  const bytes = zip ? await jsonBundleToArchive(json) : json;
+  const check = await readPackage(bytes, { requireSignature: true });
   const out = resolve(deps.cwd, opts.out ?? defaultOutputName(input.name, input.version));
   const { writeFileAtomic } = await import('../fsutil.js');
   writeFileAtomic(out, bytes);
   const { sha256Bytes } = await import('../store.js');
   const text = [
     ...(key.created ? [`created signing key ${key.path}`] : []),
-    `wrote ${out} (${bytes.length} bytes)`,
+    `wrote ${out} (${bytes.length} bytes, ${check.form === 'zip' ? 'ZIP form' : 'JSON bundle'})`,
     `${input.name}@${input.version}: ${imported.graph.nodes.length} nodes (${countText}), ${imported.graph.edges.length} edges from ${imported.files.length} file(s)`,
     `signed by ${key.fingerprint}`,
   ];
   return {
     text,
     json: {
-      name: input.name, version: input.version, file: out, bytes: bytes.length, artifact_sha256: sha256Bytes(bytes),
+      name: input.name, version: input.version, file: out, bytes: bytes.length, form: check.form, artifact_sha256: sha256Bytes(bytes),
       signer: { public_key: key.publicKey, fingerprint: key.fingerprint, key_created: key.created },
       files: imported.files, nodes: imported.graph.nodes.length, edges: imported.graph.edges.length, types: counts,
     },
@@ -102,6 +108,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--key <file>', 'signing key file (default: the user key, created on first use)')
     .option('--redact', 'replace secrets with [REDACTED:kind] instead of refusing')
     .option('--dry-run', 'show the nodes without writing anything')
+    .option('--archive', 'write the ZIP form (automatic above 4 MiB)')
     .addHelpText(
       'after',
       examples([

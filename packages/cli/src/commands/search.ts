@@ -18,11 +18,7 @@ export async function runSearch(query: string, opts: { registry?: string }, deps
     const version = r.latest ?? r.version;
     const desc = typeof r.description === 'string' && r.description !== '' ? ` — ${r.description}` : '';
     text.push(`${name}${version ? `@${String(version)}` : ''}${desc}`);
-    const matches = Array.isArray(r.matches) ? r.matches : [];
-    for (const m of matches.slice(0, 3)) {
-      const t = typeof m === 'string' ? m : typeof (m as { content?: unknown }).content === 'string' ? (m as { content: string }).content : '';
-      if (t) text.push(`    ${t.replace(/\s+/g, ' ').slice(0, 100)}`);
-    }
+    if (typeof r.snippet === 'string' && r.snippet !== '') text.push(`    ${r.snippet.replace(/\s+/g, ' ').slice(0, 120)}`);
   }
   return { text, json: { registry, query, results } };
 }
