@@ -41,7 +41,10 @@ export interface ManifestInput {
   kind?: PackageKind;
   /** Default: 2 when kind ≠ context, a context_graph exists or a level is claimed; else 1. */
   schema_version?: number;
-  /** Default: the highest level 1–3 the graph satisfies (v2 graphs only); `null` claims none. */
+  /**
+   * Default (v2 graphs only): 1 when the graph has no edges, else the highest of 3, 2 the graph
+   * satisfies (none if neither); `null` claims none.
+   */
   conformance_level?: number | null;
   /** Default: the v1 layers present in content, in the order knowledge, graph, session, patterns, gotchas. */
   layers?: PackageLayer[];
@@ -104,7 +107,8 @@ function deriveStats(c: PackageContent): PackageStats {
 function inferLevel(c: PackageContent): number | undefined {
   const g = c.context_graph;
   if (!g) return undefined;
-  for (const level of [3, 2, 1]) if (conformanceIssues(level, g).length === 0) return level;
+  if (g.edges.length === 0) return 1;
+  for (const level of [3, 2]) if (conformanceIssues(level, g).length === 0) return level;
   return undefined;
 }
 

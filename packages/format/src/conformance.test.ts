@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { conformanceIssues } from './conformance.js';
+import type { ContextGraph } from './graph-types.js';
+import { graphIssues, graphSummary } from './graph.js';
+
+function graph(): ContextGraph {
+  return {
+    format: 'ctxpkg-graph-v2',
+    nodes: [
+      { id: 'a', type: 'fact', content: 'x', activation: 1 },
+      { id: 'b', type: 'gotcha', content: 'y', activation: 0.5, confidence: 0.9, decay_half_life_days: 30 },
+    ],
+    edges: [{ from: 'a', to: 'b', type: 'has_gotcha', weight: 0.9 }],
+  };
+}
+const codes = (level: number, g: ContextGraph | undefined, raw?: unknown) => conformanceIssues(level, g, raw).map((i) => i.path);
+
+describe('conformance levels (spec/format.md §7)', () => {
+  it('any level needs a context_graph', () => {
+    expect(conformanceIssues(2, undefined)[0]!.message).toMatch(/requires content.context_graph/);
+  });
+
+  it('level 1: nodes only', () => {
+    expect(codes(1, { ...graph(), edges: [] })).toEqual([]);
+    expect(codes(1, graph())).toEqual(['content.context_graph.edges']);
+  });
+
+  it('level 2: edge ends exist, no duplicate edges; supersedes may point outside', () => {
+    expect(codes(2, graph())).toEqual([]);
+    const g = graph();
+    g.nodes[0]!.supersedes = 'elsewhere';
+    g.edges.push({ from: 'a', to: 'zz', type: 't', weight: 1 }, { from: 'a', to: 'b', type: 'has_gotcha', weight: 1 });
+    expect(codes(2, g)).toEqual(['content.context_graph.edges[1].to', 'content.context_graph.edges[2]']);
+  });
+
+  it('level 3: explicit activation and weight, values in [0,1], half-life ≥ 1', () => {
+    const raw = { nodes: [{ activation: 1 }, { activation: 0.5 }], edges: [{ weight: 0.9 }] };
+    expect(codes(3, graph(), raw)).toEqual([]);
+    expect(codes(3, graph(), { nodes: [{}, { activation: 0.5 }], edges: [{}] })).toEqual(['content.context_graph.nodes[0].activation', 'content.context_graph.edges[0].weight']);
+    const g = graph();
+    g.nodes[0]!.activation = 1.5;
+    g.nodes[1]!.confidence = -0.1;
+    g.nodes[1]!.decay_half_life_days = 0;
+    g.edges[0]!.weight = 2;
+    expect(codes(3, g)).toEqual([
+      'content.context_graph.nodes[0].activation',
+      'content.context_graph.nodes[1].confidence',
+      'content.context_graph.nodes[1].decay_half_life_days',
+      'content.context_graph.edges[0].weight',
+    ]);
+    expect(codes(2, g)).toEqual([]);
+  });
+
+  it('issues carry E_CONFORMANCE and name the level', () => {
+    const [i] = conformanceIssues(1, graph());
+    expect(i).toMatchObject({ code: 'E_CONFORMANCE', message: expect.stringMatching(/^level 1:/) });
+  });
+});
+
+describe('graph rules and summary', () => {
+  it('format, unique ids, non-empty types and ends', () => {
+    expect(graphIssues(graph())).toEqual([]);
+    const g = graph();
+    g.format = 'ctxpkg-graph-v3';
+    g.nodes.push({ id: 'a', type: '', content: '', activation: 1 });
+    g.edges.push({ from: '', to: 'a', type: '', weight: 1 });
+    expect(graphIssues(g).map((i) => i.message)).toEqual([
+      'graph format must be "ctxpkg-graph-v2", got "ctxpkg-graph-v3"',
+      'duplicate node id "a"',
+      'node type must not be empty',
+      'edge ends must not be empty',
+      'edge type must not be empty',
+    ]);
+  });
+
+  it('summary like the reference: sorted types, mean activation, latest created_at', () => {
+    const g = graph();
+    g.nodes[0]!.created_at = '2026-01-02T04:00:00+01:00';
+    g.nodes[1]!.created_at = '2026-01-02T03:30:00Z';
+    expect(graphSummary(g)).toEqual({ node_count: 2, edge_count: 1, node_types: ['fact', 'gotcha'], activation_mean: 0.75, freshness: '2026-01-02T03:30:00Z' });
+    expect(graphSummary({ format: 'ctxpkg-graph-v2', nodes: [], edges: [] })).toEqual({ node_count: 0, edge_count: 0, node_types: [], activation_mean: 0 });
+  });
+});
