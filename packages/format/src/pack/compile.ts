@@ -3,19 +3,20 @@
  * reader for freshness) → deterministic pack text and receipt. Pure: no I/O, no clock, no model.
  */
 import { CtxpkgError } from '../errors.js';
-import type { MergedGraph, MergedNode } from '../graph-types.js';
+import type { MergedGraph } from '../graph-types.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { checkFreshness } from './freshness.js';
-import { compareKeys, priorityOf, sectionOf, typeRank, type OrderKey } from './order.js';
+import { itemOf } from './item.js';
+import { compareKeys, priorityOf, typeRank, type OrderKey } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
-import type { FrameInfo, RenderItem, Renderer } from './render.js';
+import type { FrameInfo, Renderer } from './render.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import { computeBreadcrumbs, computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
 import { conflictPartners, resolvePins, screenNodes, type Screened } from './screen.js';
 import { selectWithinBudget } from './select.js';
-import { SECTIONS, type Delivered, type Omission, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
+import { SECTIONS, type Delivered, type Omission, type PackFormat, type PackPolicy, type WorkspaceReader } from './types.js';
 
 export interface PackInput {
   graph: MergedGraph;
@@ -38,6 +39,8 @@ export interface PackInput {
   title?: string;
   /** Extra trusted header lines written by ctxpkg itself (e.g. a package index). */
   notes?: readonly string[];
+  /** Print `now` in the header (default true). Agent files pass false so they change only with content. */
+  stamp?: boolean;
 }
 
 export interface CompiledPack {
@@ -115,7 +118,11 @@ export function compilePack(input: PackInput): CompiledPack {
   });
   keyed.sort((a, b) => compareKeys(a.key, b.key));
 
-  const items = keyed.map(({ s }) => toItem(s, s.pinned ? 'pinned' : sectionOf(s.node.type), scopes.get(s.node.id), crumbs.get(s.node.id)));
+  const items = keyed.map(({ s }) => {
+    const it = itemOf(s, scopes.get(s.node.id), crumbs.get(s.node.id));
+    if (s.pinned) it.section = 'pinned';
+    return it;
+  });
   const blocks = items.map((it) => renderer.block(it));
 
   const inputs = [...(graph.inputs ?? [])]
@@ -126,7 +133,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const pinnedOmitted = omissions.filter((o) => o.pinned).length;
   const frameInfo = (nb: number): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
-    now: now.iso,
+    now: input.stamp === false ? undefined : now.iso,
     inputs,
     focus: input.focus?.trim() || undefined,
     omitted: { ...preCounts, byte_budget: nb },
@@ -196,26 +203,4 @@ export function compilePack(input: PackInput): CompiledPack {
     omissions,
   });
   return { text, bytes, sha256: receipt.pack_sha256, receipt };
-}
-
-function toItem(s: Screened, section: SectionName, scope: string[] | undefined, crumbs: string[] | undefined): RenderItem {
-  const n: MergedNode = s.node;
-  const item: RenderItem = {
-    id: n.id,
-    package: n.package,
-    version: n.version,
-    local_id: n.local_id,
-    type: n.type,
-    content: n.content,
-    scope: scope ?? [],
-    breadcrumb: crumbs ?? [],
-    flags: s.flags,
-    disputed_with: s.flags.includes('disputed') ? s.disputedWith : [],
-    section,
-  };
-  if (n.file_path !== undefined) item.file_path = n.file_path;
-  if (n.line_start !== undefined) item.line_start = n.line_start;
-  if (n.line_end !== undefined) item.line_end = n.line_end;
-  if (n.source !== undefined) item.source = n.source;
-  return item;
 }

@@ -1,11 +1,13 @@
 /**
  * The context-pack compiler and its helpers (spec/pack.md). Pure.
  */
+export * from './answer.js';
 export * from './budget.js';
 export * from './compile.js';
 export * from './escape.js';
 export * from './freshness.js';
 export * from './graph-check.js';
+export * from './item.js';
 export * from './order.js';
 export * from './policy.js';
 export * from './receipt.js';
@@ -13,6 +15,7 @@ export * from './render.js';
 export { renderJson } from './render-json.js';
 export { locationOf, provenanceLine, renderMarkdown } from './render-md.js';
 export * from './scope.js';
+export * from './search.js';
 export * from './screen.js';
 export * from './select.js';
 export * from './types.js';

@@ -40,7 +40,7 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
   const head = {
     format: 'ctxpkg-pack-v1',
     title: info.title,
-    generated: info.now,
+    generated: info.now ?? null,
     inputs: info.inputs.map((i) => ({ package: i.package, version: i.version })),
     focus: info.focus ?? null,
     omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, details: 'receipt' },

@@ -5,7 +5,7 @@
  * ```
  * # <title>
  *
- * generated: <now>
+ * generated: <now>                   (unless compiled with stamp: false)
  * inputs: <pkg@version>, …
  * focus: <focus>                      (only with --focus)
  * omitted: none | <n> (<reason n>, …)
@@ -80,7 +80,7 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
   const lines = [
     `# ${escapeInline(info.title)}`,
     '',
-    `generated: ${info.now}`,
+    ...(info.now !== undefined ? [`generated: ${info.now}`] : []),
     `inputs: ${info.inputs.length === 0 ? 'none' : info.inputs.map((i) => `${escapeInline(i.package)}@${escapeInline(i.version)}`).join(', ')}`,
   ];
   if (info.focus !== undefined) lines.push(`focus: ${escapeInline(info.focus)}`);

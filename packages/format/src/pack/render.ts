@@ -32,7 +32,8 @@ export interface RenderItem {
 /** What the frame (header, trust line, banner, footer, omission summary) shows. */
 export interface FrameInfo {
   title: string;
-  now: string;
+  /** Printed as `generated:` when set. */
+  now?: string;
   inputs: ReadonlyArray<{ package: string; version: string }>;
   focus?: string;
   /** Omissions per reason (all reasons, zeros included). */

@@ -1,0 +1,105 @@
+/**
+ * `ctxpkg render [--max-bytes N | --max-tokens N] [--focus <glob|query>] [--now ISO]
+ *   [--format md|json] [--out file]`: compile the installed context into a budgeted pack
+ * (spec/pack.md) and write its receipt beside it: `<out>.receipt.json`, or — when the pack goes
+ * to stdout — `.ctxpkg/receipts/<pack sha256>.json`.
+ */
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CtxpkgError } from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+import type { CommandResult } from '../output.js';
+import type { CommandContext } from '../program.js';
+import { examples } from '../session.js';
+
+export interface RenderOptions {
+  maxBytes?: string;
+  maxTokens?: string;
+  focus?: string;
+  now?: string;
+  format?: string;
+  out?: string;
+}
+
+/** Parse a decimal flag value strictly (no signs, exponents or spaces). Throws `E_USAGE`. */
+export function parseCount(flag: string, value: string): number {
+  if (!/^[0-9]{1,12}$/.test(value)) throw new CtxpkgError('E_USAGE', `${flag} must be a positive integer (got ${JSON.stringify(value)})`);
+  return Number(value);
+}
+
+/** Compile and write the pack and its receipt. */
+export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<CommandResult> {
+  const { bytesForTokens, checkByteBudget, compilePack, estimateTokens, receiptText, TOKEN_NOTE } = await import('@ctxpkg/format');
+  const { loadProjectContext } = await import('../targets/context.js');
+  const { writeFileAtomic } = await import('../fsutil.js');
+  if (opts.maxBytes !== undefined && opts.maxTokens !== undefined) {
+    throw new CtxpkgError('E_USAGE', '--max-bytes and --max-tokens are mutually exclusive');
+  }
+  const format = opts.format ?? 'md';
+  if (format !== 'md' && format !== 'json') throw new CtxpkgError('E_USAGE', `--format must be md or json (got ${JSON.stringify(format)})`);
+  const project = loadProjectContext(deps, { requireGraph: true });
+  const maxBytes =
+    opts.maxTokens !== undefined
+      ? bytesForTokens(parseCount('--max-tokens', opts.maxTokens))
+      : opts.maxBytes !== undefined
+        ? checkByteBudget(parseCount('--max-bytes', opts.maxBytes))
+        : project.config.pack.max_bytes;
+  const pack = compilePack({
+    graph: project.graph,
+    policy: project.config.pack,
+    maxBytes,
+    now: opts.now ?? deps.clock().toISOString(),
+    format,
+    ...(opts.focus !== undefined ? { focus: opts.focus } : {}),
+    read: project.read,
+  });
+  const receipt = receiptText(pack.receipt);
+  const counts = pack.receipt.counts;
+  const summary = {
+    bytes: pack.bytes,
+    max_bytes: maxBytes,
+    tokens_estimate: estimateTokens(pack.bytes),
+    token_note: TOKEN_NOTE,
+    pack_sha256: pack.sha256,
+    delivered: counts.delivered,
+    suppressed: counts.suppressed,
+    flagged: counts.flagged,
+    by_reason: counts.by_reason,
+  };
+  if (opts.out !== undefined) {
+    const out = isAbsolute(opts.out) ? opts.out : resolve(deps.cwd, opts.out);
+    const receiptPath = `${out}.receipt.json`;
+    writeFileAtomic(out, pack.text);
+    writeFileAtomic(receiptPath, receipt);
+    const omitted = Object.entries(counts.by_reason).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`);
+    return {
+      text: [
+        `wrote ${relative(deps.cwd, out) || out}: ${pack.bytes} of ${maxBytes} bytes (~${summary.tokens_estimate} tokens, estimate), ${counts.delivered} delivered, ${counts.suppressed} omitted${omitted.length ? ` (${omitted.join(', ')})` : ''}`,
+        `receipt: ${relative(deps.cwd, receiptPath) || receiptPath}`,
+      ],
+      json: { ...summary, out, receipt: receiptPath },
+    };
+  }
+  const receiptPath = join(project.root, '.ctxpkg', 'receipts', `${pack.sha256.slice('sha256:'.length)}.json`);
+  writeFileAtomic(receiptPath, receipt);
+  return {
+    text: pack.text.endsWith('\n') ? pack.text.slice(0, -1).split('\n') : pack.text.split('\n'),
+    json: { ...summary, receipt: receiptPath, pack: pack.text },
+  };
+}
+
+export function register(program: Command, ctx: CommandContext): void {
+  ctx
+    .command(program, 'render', 'compile installed context into a budgeted pack with a receipt')
+    .option('--max-bytes <n>', 'exact budget over the rendered UTF-8 output (default: context.max_bytes, 32768)')
+    .option('--max-tokens <n>', 'budget in tokens, converted at 4 bytes per token (an estimate)')
+    .option('--focus <glob|query>', 'rank nodes scoped to a path glob, or matching words, first')
+    .option('--now <iso>', 'the time to compile for (RFC 3339; default: now); drives expiry')
+    .option('--format <md|json>', 'output format', 'md')
+    .option('--out <file>', 'write the pack to a file (receipt: <file>.receipt.json) instead of stdout')
+    .addHelpText(
+      'after',
+      examples(['ctxpkg render --max-tokens 8000 --out context.md', 'ctxpkg render --focus "src/api/**" --format json', 'ctxpkg render --focus "database migrations"']),
+    )
+    .action(ctx.action(async (opts: RenderOptions) => runRender(opts, ctx.deps)));
+}

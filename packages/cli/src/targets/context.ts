@@ -1,0 +1,93 @@
+/**
+ * What `render`, `sync` and `mcp` need from the project: the root (nearest ancestor with
+ * ctxpkg.json), the `context` policy, the merged graph `.ctxpkg/graph/merged.json`, and a
+ * workspace reader for freshness checks (spec/pack.md "Inputs").
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import {
+  checkMergedGraph,
+  CtxpkgError,
+  isSafeRelativePath,
+  parseContextConfig,
+  type ContextConfig,
+  type MergedGraph,
+  type WorkspaceReader,
+} from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+import { readTextIfExists } from '../fsutil.js';
+import { parseJsonObject } from '../jsonfile.js';
+import { PROJECT_FILES } from '../paths.js';
+import { findProjectRoot, readManifest } from '../project.js';
+
+/** Files larger than this are not read for freshness (their nodes stay unchecked). */
+export const MAX_WORKSPACE_FILE_BYTES = 16 * 1024 * 1024;
+
+export interface ProjectContext {
+  root: string;
+  config: ContextConfig;
+  /** The merged graph; an empty graph when nothing is installed (`installed` false). */
+  graph: MergedGraph;
+  installed: boolean;
+  read: WorkspaceReader;
+}
+
+/** An empty merged graph (nothing installed). */
+export function emptyGraph(): MergedGraph {
+  return { format: 'ctxpkg-merged-v1', inputs: [], nodes: [], edges: [], conflicts: [] };
+}
+
+/**
+ * Open the project around `deps.cwd`. Throws `E_NOT_FOUND` when there is no ctxpkg.json, or —
+ * with `requireGraph` — when nothing is installed; `E_INVALID_JSON`/`E_STRUCTURE` for broken files.
+ */
+export function loadProjectContext(deps: Pick<CliDeps, 'cwd'>, opts: { requireGraph: boolean }): ProjectContext {
+  const { root, exists } = findProjectRoot(deps.cwd);
+  if (!exists) {
+    throw new CtxpkgError('E_NOT_FOUND', `no ${PROJECT_FILES.manifest} in ${deps.cwd} or any parent directory`, {
+      hint: 'run `ctxpkg init` in the project root, then `ctxpkg install`',
+    });
+  }
+  const manifest = readManifest(root);
+  const config = parseContextConfig(manifest.extra.context);
+  const path = join(root, PROJECT_FILES.mergedGraph);
+  const text = readTextIfExists(path);
+  if (text === undefined && opts.requireGraph) {
+    throw new CtxpkgError('E_NOT_FOUND', `no installed context: ${PROJECT_FILES.mergedGraph} does not exist`, {
+      hint: 'run `ctxpkg install` first',
+    });
+  }
+  const graph = text === undefined ? emptyGraph() : checkMergedGraph(parseJsonObject(text, PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);
+  return { root, config, graph, installed: text !== undefined, read: workspaceReader(root) };
+}
+
+/**
+ * A reader of workspace files for freshness: `path` is POSIX and relative to `root`. Returns the
+ * UTF-8 text, `null` when the file does not exist (or is not a regular file), and `undefined`
+ * (= do not judge) for unsafe paths, paths that resolve outside the root through a symlink,
+ * files over 16 MiB and unreadable files.
+ */
+export function workspaceReader(root: string): WorkspaceReader {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    realRoot = root;
+  }
+  return (path: string) => {
+    if (!isSafeRelativePath(path)) return undefined;
+    const full = join(root, ...path.split('/'));
+    try {
+      const rel = relative(realRoot, realpathSync(full));
+      if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) return undefined;
+      const st = statSync(full);
+      if (!st.isFile()) return null;
+      if (st.size > MAX_WORKSPACE_FILE_BYTES) return undefined;
+      return readFileSync(full, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Agent-file targets of `ctxpkg sync` and the hooks other commands call (spec/pack.md "Sync").
+ *
+ * For install/uninstall (issue 5): after the merged graph is rewritten, call
+ * `syncAfterChange(deps)` — it runs sync when `context.sync.auto` is true (the default) and
+ * returns its report (warnings to print), or `undefined` when auto-sync is off.
+ * `removeSyncOutputs(deps)` removes exactly what sync wrote (unedited blocks and files).
+ */
+import type { CliDeps } from '../deps.js';
+import { loadProjectContext } from './context.js';
+import { syncProject, type SyncReport } from './sync.js';
+
+export { loadProjectContext, workspaceReader, emptyGraph, type ProjectContext } from './context.js';
+export { syncProject, desiredOutputs, type SyncOptions, type SyncReport } from './sync.js';
+export { readSyncRecord, SYNC_RECORD, type SyncEntry, type SyncRecord } from './record.js';
+export { packageSlug } from './outputs.js';
+
+/** Run sync after install/uninstall when `context.sync.auto` is on. Throws like `syncProject`. */
+export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock'>): SyncReport | undefined {
+  const project = loadProjectContext(deps, { requireGraph: false });
+  if (!project.config.sync.auto) return undefined;
+  return syncProject(project, { now: deps.clock().toISOString() });
+}
+
+/** Remove every unedited output of earlier syncs (blocks cut out, generated files deleted). */
+export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock'>): SyncReport {
+  const project = loadProjectContext(deps, { requireGraph: false });
+  return syncProject(project, { now: deps.clock().toISOString(), targets: [] });
+}
+
+/** Human-readable lines of a report, and its warnings (skips). */
+export function describeSync(report: SyncReport, dryRun = false): { text: string[]; warnings: string[] } {
+  const verb = dryRun ? 'would ' : '';
+  const text: string[] = [];
+  for (const p of report.written) text.push(`${verb}write ${p}`);
+  for (const p of report.removed) text.push(`${verb}remove ctxpkg output from ${p}`);
+  for (const p of report.unchanged) text.push(`unchanged ${p}`);
+  for (const n of report.notes) text.push(`note: ${n}`);
+  if (text.length === 0) text.push(`nothing to sync (targets: ${report.targets.join(', ') || 'none'})`);
+  return { text, warnings: report.skipped.map((s) => `${s.path}: ${s.reason}`) };
+}
