@@ -6,6 +6,8 @@ import { rangeLabel } from '../versions.js';
 import { isPositive, type Incompat, type Term } from './incompat.js';
 import { ABSENT, type Provider, type Universe } from './universe.js';
 
+type DepCause = Extract<Incompat['cause'], { kind: 'dependency' }>;
+
 /** Most available versions listed in a "matches no version" message. */
 const MAX_LISTED = 20;
 
@@ -75,6 +77,29 @@ export class Describer {
     const names = u.listed.map((e) => (e.yanked ? `${e.version} (yanked)` : e.version));
     const shown = names.length > MAX_LISTED ? ['…', ...names.slice(-MAX_LISTED)] : names;
     return `, which matches no version (available: ${shown.join(', ')})`;
+  }
+
+  /** True when two dependency facts on one package allow disjoint, non-empty version sets. */
+  disjointDeps(a: DepCause, b: DepCause): boolean {
+    const u = this.provider.get(a.dep.name);
+    const ma = u.mask(a.dep.range);
+    const mb = u.mask(b.dep.range);
+    return ma !== 0n && mb !== 0n && (ma & mb) === 0n;
+  }
+
+  /**
+   * "X needs A r1 which needs B r2" when `first` leads to exactly the version that `second`
+   * starts from (Dart pub's "depends on … which depends on …"); undefined otherwise.
+   */
+  requiresThrough(first: DepCause, second: DepCause): string | undefined {
+    if (first.dep.name !== second.from || first.dep.optional || second.dep.optional) return undefined;
+    const u = this.provider.get(first.dep.name);
+    const i = u.versions.indexOf(second.fromVersion);
+    const m = u.mask(first.dep.range);
+    if (i < 0 || m !== 1n << BigInt(i + 1)) return undefined;
+    const target = this.provider.get(second.dep.name);
+    if (this.emptyReason(second.dep.name, target.mask(second.dep.range)) !== '') return undefined;
+    return `${this.who(first.from, first.fromVersion)} needs ${first.dep.name} ${rangeLabel(first.dep.version_req)} which needs ${second.dep.name} ${rangeLabel(second.dep.version_req)}`;
   }
 
   /** The sentence fragment for one incompatibility. */

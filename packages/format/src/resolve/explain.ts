@@ -80,7 +80,9 @@ export class Explainer {
         const rest = (inc: Incompat) => this.d.text(inc).slice(who.length + 1).replace(/^(optionally )?needs /, '');
         return `${who} ${cx.dep.optional ? 'optionally needs' : 'needs'} both ${rest(x)} and ${rest(y)}`;
       }
-      if (cx.dep.name === cy.dep.name) return `${this.d.text(x)} but ${this.d.text(y)}`;
+      if (cx.dep.name === cy.dep.name && this.d.disjointDeps(cx, cy)) return `${this.d.text(x)} but ${this.d.text(y)}`;
+      const through = this.d.requiresThrough(cx, cy) ?? this.d.requiresThrough(cy, cx);
+      if (through !== undefined) return through;
       return `${this.d.text(x)} and ${this.d.text(y)}`;
     }
     return `${this.withLine(a)} and ${this.withLine(b)}`;
