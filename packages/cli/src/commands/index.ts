@@ -6,8 +6,10 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../program.js';
 import { register as convert } from './convert.js';
 import { register as create } from './create.js';
+import { register as info } from './info.js';
 import { register as init } from './init.js';
 import { register as install } from './install.js';
+import { register as keygen } from './keygen.js';
 import { register as login } from './login.js';
 import { register as ls } from './ls.js';
 import { register as outdated } from './outdated.js';
@@ -19,13 +21,14 @@ import { register as render } from './render.js';
 import { register as search } from './search.js';
 import { register as uninstall } from './uninstall.js';
 import { register as update } from './update.js';
+import { register as verify } from './verify.js';
 import { register as why } from './why.js';
 import { register as sync } from './sync.js';
 import { register as yank } from './yank.js';
 
 type Registrar = (program: Command, ctx: CommandContext) => void;
 
-const REGISTRARS: Registrar[] = [convert, create, init, login, mcp, publish, registry, render, search, sync, yank];
+const REGISTRARS: Registrar[] = [convert, create, info, init, keygen, login, mcp, publish, registry, render, search, sync, verify, yank];
 
 /** Register every command on `program`. */
 export function registerCommands(program: Command, ctx: CommandContext): void {

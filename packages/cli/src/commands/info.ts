@@ -1,0 +1,144 @@
+/**
+ * `ctxpkg info <file> [--json]`: show a package file — manifest, layers, counts, signer and each
+ * verification check (spec/format.md §3). Works on invalid packages too, showing what could be
+ * read, and then exits 1. `describePackage(bytes, label)` does the work from bytes, so a remote
+ * source (`info @ns/name[@version]`, downloaded by the registry client) is a small addition in
+ * `runInfo`.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Manifest, PackageContent, PackageChecks } from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+import type { CommandResult } from '../output.js';
+import type { CommandContext } from '../program.js';
+import { checkLines } from './verify.js';
+
+const examples = (lines: string[]) => '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
+
+/** Counts of everything a package carries. */
+export interface ContentCounts {
+  graph_nodes: number;
+  graph_edges: number;
+  facts: number;
+  patterns: number;
+  insights: number;
+  code_nodes: number;
+  code_edges: number;
+  session: boolean;
+  gotchas: number;
+  documents: number;
+  addon: boolean;
+}
+
+function counts(c: PackageContent | undefined): ContentCounts {
+  return {
+    graph_nodes: c?.context_graph?.nodes.length ?? 0,
+    graph_edges: c?.context_graph?.edges.length ?? 0,
+    facts: c?.knowledge?.facts.length ?? 0,
+    patterns: (c?.knowledge?.patterns.length ?? 0) + (c?.patterns?.patterns.length ?? 0),
+    insights: c?.knowledge?.insights.length ?? 0,
+    code_nodes: c?.graph?.nodes.length ?? 0,
+    code_edges: c?.graph?.edges.length ?? 0,
+    session: c?.session !== undefined,
+    gotchas: c?.gotchas?.gotchas.length ?? 0,
+    documents: c?.documents?.files.length ?? 0,
+    addon: c?.addon !== undefined,
+  };
+}
+
+function presentLayers(c: PackageContent | undefined): string[] {
+  const all = ['knowledge', 'graph', 'session', 'patterns', 'gotchas', 'context_graph', 'addon', 'documents'] as const;
+  return c ? all.filter((k) => c[k] !== undefined) : [];
+}
+
+function manifestLines(m: Manifest, c: PackageContent | undefined): string[] {
+  const n = counts(c);
+  const lines = [
+    `${m.name}@${m.version}`,
+    `description: ${m.description === '' ? '(none)' : m.description}`,
+    `kind: ${m.kind}   schema: ${m.schema_version}   conformance level: ${m.conformance_level ?? '(none)'}`,
+    `declared layers: ${m.layers.length ? m.layers.join(', ') : '(none)'}   present: ${presentLayers(c).join(', ') || '(none)'}`,
+  ];
+  if (c?.context_graph) {
+    const types = [...new Set(c.context_graph.nodes.map((x) => x.type))].sort();
+    lines.push(`graph: ${n.graph_nodes} nodes, ${n.graph_edges} edges; node types: ${types.join(', ') || '(none)'}`);
+  }
+  const v1 = [
+    n.facts && `${n.facts} facts`, n.patterns && `${n.patterns} patterns`, n.insights && `${n.insights} insights`,
+    n.code_nodes && `${n.code_nodes} code nodes`, n.code_edges && `${n.code_edges} code edges`, n.session && 'a session',
+    n.gotchas && `${n.gotchas} gotchas`, n.documents && `${n.documents} documents`, n.addon && 'an addon manifest',
+  ].filter(Boolean);
+  if (v1.length) lines.push(`contains: ${v1.join(', ')}`);
+  lines.push(`dependencies: ${m.dependencies.length ? m.dependencies.map((d) => `${d.name} ${d.version_req}${d.optional ? ' (optional)' : ''}`).join(', ') : '(none)'}`);
+  if (m.tags.length) lines.push(`tags: ${m.tags.join(', ')}`);
+  lines.push(`visibility: ${m.visibility ?? 'public'}`);
+  lines.push(`created: ${m.created_at}${m.updated_at ? `   updated: ${m.updated_at}` : ''}${m.author ? `   author: ${m.author}` : ''}`);
+  lines.push(`provenance: ${m.provenance.tool} ${m.provenance.tool_version}`);
+  lines.push(`integrity: content_hash ${m.integrity.content_hash}  sha256 ${m.integrity.sha256}  byte_size ${m.integrity.byte_size}`);
+  return lines;
+}
+
+/**
+ * Describe a package from its bytes; `label` names the source (file path or `@ns/name@v`).
+ * Never throws for bad packages; exit code 1 when invalid.
+ */
+export async function describePackage(bytes: Uint8Array, label: string): Promise<CommandResult> {
+  const f = await import('@ctxpkg/format');
+  let manifest: Manifest | undefined;
+  let content: PackageContent | undefined;
+  let checks: PackageChecks;
+  let errors: Array<{ code: string; message: string; path?: string }>;
+  let valid = false;
+  let signer: string | undefined;
+  let form: 'json' | 'zip' | undefined;
+  try {
+    const parts = await f.decodePackageParts(bytes);
+    const v = f.verifyParts(parts);
+    ({ manifest, content, checks, valid, signer } = v);
+    form = parts.form;
+    errors = v.issues.map((i) => ({ code: i.code, message: i.path ? `${i.path}: ${i.message}` : i.message, ...(i.path ? { path: i.path } : {}) }));
+  } catch (e) {
+    if (!f.isCtxpkgError(e)) throw e;
+    checks = f.failedChecks(e.code, e.message);
+    errors = [{ code: e.code, message: e.message }];
+  }
+  const fingerprint = signer ? f.keyFingerprint(signer) : undefined;
+  const text = [`${label}${form ? ` (${form === 'zip' ? 'ZIP form' : 'JSON bundle'}, ${bytes.length} bytes)` : ''}: ${valid ? 'VALID' : 'INVALID'}`];
+  if (manifest) text.push(...manifestLines(manifest, content).map((l) => `  ${l}`));
+  text.push(`  signer: ${signer ? `${signer} (fingerprint ${fingerprint})` : manifest?.signature ? 'signature did not verify' : 'unsigned'}`);
+  text.push('  checks:', ...checkLines(checks, '    '));
+  for (const e of errors) text.push(`  error ${e.code}: ${e.message}`);
+  return {
+    text,
+    json: {
+      file: label,
+      valid,
+      form: form ?? null,
+      size_bytes: bytes.length,
+      manifest: manifest ?? null,
+      layers: presentLayers(content),
+      counts: counts(content),
+      signer: signer ?? null,
+      fingerprint: fingerprint ?? null,
+      checks,
+      errors,
+    },
+    exitCode: valid ? 0 : 1,
+  };
+}
+
+/** `info <target>`: a package file (relative to the working directory). Throws `E_NOT_FOUND`, `E_IO`. */
+export async function runInfo(target: string, deps: CliDeps): Promise<CommandResult> {
+  const f = await import('@ctxpkg/format');
+  const { readIfExists } = await import('../fsutil.js');
+  const bytes = readIfExists(resolve(deps.cwd, target));
+  if (!bytes) throw new f.CtxpkgError('E_NOT_FOUND', `no such file: ${target}`);
+  return describePackage(bytes, target);
+}
+
+export function register(program: Command, ctx: CommandContext): void {
+  ctx
+    .command(program, 'info <file>', 'show a package: manifest, layers, counts, signer and every check')
+    .addHelpText('after', examples(['ctxpkg info acme-auth-context-2.0.0.ctxpkg', 'ctxpkg info pkg.ctxpkg --json']))
+    .action(ctx.action(async (target: string) => runInfo(target, ctx.deps)));
+}
