@@ -7,12 +7,13 @@
  *   2. token: none/unknown 401, read token 400, other namespace 403 — before the body is read;
  *   3. a version of equal precedence exists → 409, still before the body is read;
  *   4. the body under the size cap (413, or 400 for a malformed Content-Length);
- *   5. the publish gate (gate.ts, 400s) and a signer-key pre-check;
- *   6. blob written durably, then one transaction records the version (409 if a concurrent
+ *   5. under a per-version in-process lock (keyed-lock.ts): the 409 check again, the publish gate
+ *      (gate.ts, 400s) and a signer-key pre-check;
+ *   6. blob written durably, then one transaction records the version (409 if another process's
  *      publish won); the blob of a refused publish is removed again.
  */
 import type { Hono } from 'hono';
-import { isCtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
 import { requirePublisher } from '../auth.js';
 import { readBodyCapped } from '../body.js';
 import { isoNow, principalOf, type Env, type RegistryDeps } from '../context.js';
@@ -22,9 +23,20 @@ import { precedenceKey } from '../ordering.js';
 import { packageRef, versionParam } from '../params.js';
 import { sha256OfBytes } from '../store/blobs.js';
 import { buildTrustReport } from '../trust.js';
-import { CtxpkgError } from '@ctxpkg/format';
+import { KeyedLock } from '../keyed-lock.js';
+
+function versionExists(full: string, version: string, existing: { version: string; yanked: boolean }): CtxpkgError {
+  return new CtxpkgError(
+    'E_VERSION_EXISTS',
+    existing.version === version
+      ? `${full}@${version} already exists${existing.yanked ? ' (yanked)' : ''}; published versions are immutable`
+      : `${full}@${version} has the same precedence as the published ${existing.version}; build metadata does not make a new version`,
+    { hint: 'publish a new version number', details: { existing_version: existing.version } },
+  );
+}
 
 export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
+  const locks = new KeyedLock();
   api.put('/v1/packages/:ns/:name/:version', async (c) => {
     c.set('route', 'publish');
     try {
@@ -32,74 +44,71 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
       const version = versionParam(c.req.param('version'));
       const principal = requirePublisher(await principalOf(c, deps), ref.namespace);
       const key = precedenceKey(version);
-      const existing = await deps.store.findEqualPrecedence(ref.namespace, ref.name, key);
-      if (existing) {
-        throw new CtxpkgError(
-          'E_VERSION_EXISTS',
-          existing.version === version
-            ? `${ref.full}@${version} already exists${existing.yanked ? ' (yanked)' : ''}; published versions are immutable`
-            : `${ref.full}@${version} has the same precedence as the published ${existing.version}; build metadata does not make a new version`,
-          { hint: 'publish a new version number', details: { existing_version: existing.version } },
-        );
-      }
-
+      const early = await deps.store.findEqualPrecedence(ref.namespace, ref.name, key);
+      if (early) throw versionExists(ref.full, version, early);
       const bytes = await readBodyCapped(c.req.raw, deps.limits.maxPackageBytes);
-      const gate = await runPublishGate(bytes, ref, version, deps.limits);
-      const keys = await deps.store.listSignerKeys(ref.namespace);
-      if (keys.length > 0 && !keys.some((k) => k.public_key === gate.signer_public_key && k.revoked_at === null)) {
-        throw new CtxpkgError('E_SIGNER_CHANGED', `the signing key ${gate.signer_public_key} is not registered for namespace ${ref.namespace}`, {
-          hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} <public-key> --data <dir>\``,
-          details: { signer_public_key: gate.signer_public_key, registered_keys: keys.filter((k) => k.revoked_at === null).map((k) => k.public_key) },
-        });
-      }
 
-      const artifactSha256 = sha256OfBytes(bytes);
-      const publishedAt = isoNow(deps.clock());
-      await deps.store.putBlob(bytes);
-      let outcome;
-      try {
-        outcome = await deps.store.commitPublish({
-          namespace: ref.namespace,
-          name: ref.name,
-          version,
-          precedence_key: key,
-          artifact_sha256: artifactSha256,
-          size_bytes: bytes.byteLength,
-          integrity_sha256: gate.integrity_sha256,
-          signer_public_key: gate.signer_public_key,
-          visibility: gate.visibility,
-          description: gate.description,
-          tags: gate.tags,
-          dependencies: gate.dependencies,
-          search_text: gate.search_text,
-          trust_report: (signer) =>
-            buildTrustReport({
-              full: ref.full, version, artifactSha256, sizeBytes: bytes.byteLength, maxBytes: deps.limits.maxPackageBytes, gate, signer,
-            }),
-          published_at: publishedAt,
-          published_by: principal.tokenId,
-        });
-      } finally {
-        await deps.store.releaseBlob(artifactSha256);
-      }
-      deps.metrics.publishAccepted();
-      const path = `/v1/packages/${ref.namespace}/${ref.name}/${version}/download`;
-      const location = deps.publicUrl ? deps.publicUrl.replace(/\/+$/, '') + path : path;
-      return jsonResponse(
-        201,
-        {
-          published: `${ref.full}@${version}`,
-          artifact_sha256: artifactSha256,
-          size_bytes: bytes.byteLength,
-          integrity_sha256: gate.integrity_sha256,
-          signer_public_key: gate.signer_public_key,
-          visibility: gate.visibility,
-          published_at: publishedAt,
-          trust_report: outcome.version.trust_report,
-        },
-        'no-store',
-        { location },
-      );
+      return await locks.run(`${ref.namespace}/${ref.name}/${key}`, async () => {
+        // A concurrent publish of this version may have committed while we waited.
+        const existing = await deps.store.findEqualPrecedence(ref.namespace, ref.name, key);
+        if (existing) throw versionExists(ref.full, version, existing);
+        const gate = await runPublishGate(bytes, ref, version, deps.limits);
+        const keys = await deps.store.listSignerKeys(ref.namespace);
+        if (keys.length > 0 && !keys.some((k) => k.public_key === gate.signer_public_key && k.revoked_at === null)) {
+          throw new CtxpkgError('E_SIGNER_CHANGED', `the signing key ${gate.signer_public_key} is not registered for namespace ${ref.namespace}`, {
+            hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} <public-key> --data <dir>\``,
+            details: { signer_public_key: gate.signer_public_key, registered_keys: keys.filter((k) => k.revoked_at === null).map((k) => k.public_key) },
+          });
+        }
+
+        const artifactSha256 = sha256OfBytes(bytes);
+        const publishedAt = isoNow(deps.clock());
+        await deps.store.putBlob(bytes);
+        let outcome;
+        try {
+          outcome = await deps.store.commitPublish({
+            namespace: ref.namespace,
+            name: ref.name,
+            version,
+            precedence_key: key,
+            artifact_sha256: artifactSha256,
+            size_bytes: bytes.byteLength,
+            integrity_sha256: gate.integrity_sha256,
+            signer_public_key: gate.signer_public_key,
+            visibility: gate.visibility,
+            description: gate.description,
+            tags: gate.tags,
+            dependencies: gate.dependencies,
+            search_text: gate.search_text,
+            trust_report: (signer) =>
+              buildTrustReport({
+                full: ref.full, version, artifactSha256, sizeBytes: bytes.byteLength, maxBytes: deps.limits.maxPackageBytes, gate, signer,
+              }),
+            published_at: publishedAt,
+            published_by: principal.tokenId,
+          });
+        } finally {
+          await deps.store.releaseBlob(artifactSha256);
+        }
+        deps.metrics.publishAccepted();
+        const path = `/v1/packages/${ref.namespace}/${ref.name}/${version}/download`;
+        const location = deps.publicUrl ? deps.publicUrl.replace(/\/+$/, '') + path : path;
+        return jsonResponse(
+          201,
+          {
+            published: `${ref.full}@${version}`,
+            artifact_sha256: artifactSha256,
+            size_bytes: bytes.byteLength,
+            integrity_sha256: gate.integrity_sha256,
+            signer_public_key: gate.signer_public_key,
+            visibility: gate.visibility,
+            published_at: publishedAt,
+            trust_report: outcome.version.trust_report,
+          },
+          'no-store',
+          { location },
+        );
+      });
     } catch (err) {
       deps.metrics.publishRejected(isCtxpkgError(err) ? err.code : 'E_INTERNAL');
       throw err;

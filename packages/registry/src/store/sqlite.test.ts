@@ -95,6 +95,35 @@ describe('SqliteStore publish', () => {
   });
 });
 
+describe('SqliteStore concurrent commits', () => {
+  it('lets exactly one of 20 racing publishes of one version win, leaving one blob', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => publish('3.0.0', {}, new TextEncoder().encode(`contender ${i}`))),
+    );
+    expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+    const codes = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => x.reason.code);
+    expect(codes).toEqual(Array(19).fill('E_VERSION_EXISTS'));
+    expect(await blobCount()).toBe(1);
+  });
+
+  it('keeps one winner when two connections (processes) race on the constraint', async () => {
+    const second = await openSqliteStore({ dataDir: dir });
+    try {
+      const rec = (s: SqliteStore, i: number) =>
+        s.commitPublish({
+          namespace: 'acme', name: 'kb', version: i % 2 ? '4.0.0' : '4.0.0+b', precedence_key: '4.0.0', artifact_sha256: String(i % 10).repeat(64),
+          size_bytes: 1, integrity_sha256: 'c'.repeat(64), signer_public_key: KEY_A, visibility: 'public', description: '', tags: [],
+          dependencies: [], search_text: '', trust_report: () => ({}), published_at: T0, published_by: 't',
+        });
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => rec(i % 2 ? store : second, i)));
+      expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+      expect((await store.listVersions('acme', 'kb')).filter((v) => v.precedence_key === '4.0.0')).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe('SqliteStore yank, catalog and search', () => {
   it('tracks latest and the revision through yank and un-yank', async () => {
     await publish('1.0.0');
