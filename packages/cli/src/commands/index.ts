@@ -12,23 +12,25 @@ import { register as install } from './install.js';
 import { register as keygen } from './keygen.js';
 import { register as login } from './login.js';
 import { register as ls } from './ls.js';
-import { register as outdated } from './outdated.js';
 import { register as mcp } from './mcp.js';
+import { register as outdated } from './outdated.js';
 import { register as publish } from './publish.js';
 import { register as quickstart } from './quickstart.js';
 import { register as registry } from './registry.js';
 import { register as render } from './render.js';
 import { register as search } from './search.js';
+import { register as sync } from './sync.js';
 import { register as uninstall } from './uninstall.js';
 import { register as update } from './update.js';
 import { register as verify } from './verify.js';
 import { register as why } from './why.js';
-import { register as sync } from './sync.js';
 import { register as yank } from './yank.js';
 
 type Registrar = (program: Command, ctx: CommandContext) => void;
 
-const REGISTRARS: Registrar[] = [convert, create, info, init, keygen, login, mcp, publish, registry, render, search, sync, verify, yank];
+const REGISTRARS: Registrar[] = [
+  convert, create, info, init, install, keygen, login, ls, mcp, outdated, publish, quickstart, registry, render, search, sync, uninstall, update, verify, why, yank,
+];
 
 /** Register every command on `program`. */
 export function registerCommands(program: Command, ctx: CommandContext): void {

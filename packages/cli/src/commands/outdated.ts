@@ -1,0 +1,39 @@
+/**
+ * `ctxpkg outdated`: for each declared dependency, the locked version, the newest version its
+ * range allows ("wanted") and the newest non-yanked version ("latest").
+ */
+import type { Command } from 'commander';
+import { compareVersions, maxSatisfying } from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+import type { CommandResult } from '../output.js';
+import type { CommandContext } from '../program.js';
+import { examples, openSession } from '../session.js';
+
+export async function runOutdated(opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
+  const { readLock } = await import('../install/lockio.js');
+  const { registryFor } = await import('../config.js');
+  const session = openSession(deps, opts.registry);
+  const lock = readLock(session.root).state;
+  const rows: Array<{ name: string; range: string; current: string | null; wanted: string | null; latest: string | null; outdated: boolean }> = [];
+  for (const name of Object.keys(session.manifest.dependencies).sort()) {
+    const range = session.manifest.dependencies[name];
+    if (range.startsWith('file:')) continue;
+    const idx = await session.client.index(registryFor(name, session.settings), name);
+    const live = idx.versions.filter((v) => !v.yanked).map((v) => v.version);
+    const latest = [...live].sort(compareVersions).pop() ?? null;
+    const wanted = maxSatisfying(live, range);
+    const current = lock.packages.get(name)?.version ?? null;
+    rows.push({ name, range, current, wanted, latest, outdated: current !== wanted || current !== latest });
+  }
+  const text = rows.length === 0 ? ['(no registry dependencies)'] : ['package  current  wanted  latest'];
+  for (const r of rows) text.push(`${r.name}  ${r.current ?? '-'}  ${r.wanted ?? '-'}  ${r.latest ?? '-'}${r.outdated ? '' : '  (up to date)'}`);
+  return { text, json: { packages: rows } };
+}
+
+export function register(program: Command, ctx: CommandContext): void {
+  ctx
+    .command(program, 'outdated', 'show declared dependencies with newer versions')
+    .option('--registry <url>', 'registry for packages whose scope has no registry configured')
+    .addHelpText('after', examples(['ctxpkg outdated', 'ctxpkg outdated --json']))
+    .action(ctx.action(async (opts: { registry?: string }) => runOutdated(opts, ctx.deps)));
+}

@@ -1,0 +1,76 @@
+/**
+ * `.ctxpkg/graph/merged.json`: the deterministic merged graph of every installed package
+ * (spec/merge.md), with its inputs and conflicts. Derived data: rebuilt from the store whenever
+ * the set of installed packages changes, and skipped when its recorded inputs already match.
+ */
+import { join } from 'node:path';
+import { type MergedGraph, type MergeInput } from '@ctxpkg/format';
+import * as format from '@ctxpkg/format';
+import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
+import { PROJECT_FILES } from '../paths.js';
+import type { VerifiedEntry } from './types.js';
+
+export interface MergeSummary {
+  /** False when merged.json already described exactly these inputs. */
+  rebuilt: boolean;
+  nodes: number;
+  edges: number;
+  /** Node ids new relative to the previous merged graph, sorted. */
+  nodesAdded: string[];
+  /** Qualified ids of superseded nodes, sorted. */
+  superseded: string[];
+  conflicts: MergedGraph['conflicts'];
+}
+
+function readPrevious(root: string): MergedGraph | undefined {
+  const text = readTextIfExists(join(root, PROJECT_FILES.mergedGraph));
+  if (text === undefined) return undefined;
+  try {
+    const g = JSON.parse(text) as MergedGraph;
+    return g && g.format === 'ctxpkg-merged-v1' && Array.isArray(g.nodes) ? g : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameInputs(a: MergedGraph['inputs'], b: MergedGraph['inputs']): boolean {
+  return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.version === b[i].version && x.content_hash === b[i].content_hash);
+}
+
+type MergeFn = (inputs: MergeInput[], opts?: { now?: string }) => { graph: MergedGraph };
+
+/** `mergeGraphs` of `@ctxpkg/format` (spec/merge.md). */
+function mergeGraphs(inputs: MergeInput[]): { graph: MergedGraph } {
+  const fn = (format as unknown as { mergeGraphs?: MergeFn }).mergeGraphs;
+  if (!fn) throw new Error('mergeGraphs is missing from @ctxpkg/format');
+  return fn(inputs);
+}
+
+/** Merge the installed packages' graphs and write merged.json atomically when it changed. */
+export function rebuildMergedGraph(root: string, entries: VerifiedEntry[]): MergeSummary {
+  const inputs: MergeInput[] = [...entries]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((e) => ({ package: e.name, version: e.version, content_hash: e.content_hash, graph: e.graph }));
+  const previous = readPrevious(root);
+  const wanted = inputs.map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
+  const summarize = (g: MergedGraph, rebuilt: boolean): MergeSummary => {
+    const before = new Set((previous && rebuilt ? previous.nodes : g.nodes).map((n) => n.id));
+    return {
+      rebuilt,
+      nodes: g.nodes.length,
+      edges: g.edges.length,
+      nodesAdded: rebuilt ? g.nodes.map((n) => n.id).filter((id) => !before.has(id) || !previous).sort() : [],
+      superseded: g.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id).sort(),
+      conflicts: g.conflicts,
+    };
+  };
+  if (previous && sameInputs(previous.inputs, wanted)) return summarize(previous, false);
+  const { graph } = mergeGraphs(inputs);
+  writeFileAtomic(join(root, PROJECT_FILES.mergedGraph), JSON.stringify(graph, null, 2) + '\n');
+  return summarize(graph, true);
+}
+
+/** Read merged.json (for `why`, `ls`), or undefined. */
+export function readMergedGraph(root: string): MergedGraph | undefined {
+  return readPrevious(root);
+}

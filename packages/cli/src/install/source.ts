@@ -1,0 +1,75 @@
+/**
+ * The resolver's `VersionSource` over registries: each name is asked only of the registry
+ * configured for it (no fallback to any other registry — ADVERSARIAL HB-28), indexes are fetched
+ * once per run, and a version's dependencies come from our registry's index entry or, when a
+ * registry does not list them, from the downloaded package (kept for the install step).
+ */
+import { CtxpkgError, readPackage } from '@ctxpkg/format';
+import type { IndexEntry, PackageIndex, RegistryClient } from '../client.js';
+import { registryFor, type RegistrySettings } from '../config.js';
+import { sha256Bytes } from '../store.js';
+
+export interface Dep {
+  name: string;
+  version_req: string;
+  optional: boolean;
+}
+
+export class RegistrySource {
+  private readonly indexes = new Map<string, Promise<PackageIndex>>();
+  /** Artifacts downloaded while resolving (`name@version` → bytes). */
+  readonly downloaded = new Map<string, Uint8Array>();
+  /** Number of index requests made (for the report and tests). */
+  requests = 0;
+
+  constructor(
+    private readonly client: RegistryClient,
+    private readonly settings: RegistrySettings,
+  ) {}
+
+  /** The registry a name resolves against. */
+  registryOf(name: string): string {
+    return registryFor(name, this.settings);
+  }
+
+  /** The (cached) index of a package. */
+  index(name: string): Promise<PackageIndex> {
+    let p = this.indexes.get(name);
+    if (!p) {
+      this.requests++;
+      p = this.client.index(this.registryOf(name), name);
+      this.indexes.set(name, p);
+    }
+    return p;
+  }
+
+  /** The index entry of `name@version`; `E_NOT_FOUND` when the registry does not list it. */
+  async entry(name: string, version: string): Promise<IndexEntry> {
+    const idx = await this.index(name);
+    const e = idx.versions.find((v) => v.version === version);
+    if (!e) throw new CtxpkgError('E_NOT_FOUND', `${name}@${version} is not listed by registry ${idx.registry}`);
+    return e;
+  }
+
+  async listVersions(name: string): Promise<Array<{ version: string; yanked: boolean }>> {
+    const idx = await this.index(name);
+    return idx.versions.map((v) => ({ version: v.version, yanked: v.yanked }));
+  }
+
+  async dependencies(name: string, version: string): Promise<Dep[]> {
+    const e = await this.entry(name, version);
+    if (e.dependencies) return e.dependencies.map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true }));
+    const registry = this.registryOf(name);
+    const bytes = await this.client.download(registry, name, version, e.artifact_sha256);
+    const found = sha256Bytes(bytes);
+    if (found !== e.artifact_sha256) {
+      throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: downloaded bytes hash to ${found}, but the registry index says ${e.artifact_sha256}`, {
+        details: { package: `${name}@${version}`, expected: e.artifact_sha256, found },
+      });
+    }
+    this.downloaded.set(`${name}@${version}`, bytes);
+    const pkg = await readPackage(bytes, { requireSignature: false });
+    const deps = (pkg.manifest as { dependencies?: Dep[] }).dependencies ?? [];
+    return deps.map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true }));
+  }
+}

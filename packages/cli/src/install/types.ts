@@ -1,0 +1,39 @@
+/**
+ * The install pipeline's internal shapes. `LockState` mirrors the lockfile model of
+ * `@ctxpkg/format` (lockfile.ts); `lockio.ts` converts between the two.
+ */
+import type { ContextGraph } from '@ctxpkg/format';
+
+/** One installed package as recorded in ctxpkg.lock. */
+export interface LockedEntry {
+  name: string;
+  version: string;
+  /** Registry base URL the artifact came from (normalized). */
+  registry: string;
+  /** SHA-256 (lowercase hex) of the exact downloaded bytes; the store key. */
+  artifact_sha256: string;
+  /** The manifest's `integrity.sha256`. */
+  integrity_sha256: string;
+  /** Signer public key (64 lowercase hex) pinned at first install; '' when unsigned (policy off). */
+  signer_public_key: string;
+  /** Resolved dependencies: name → version. */
+  dependencies: Record<string, string>;
+}
+
+/** The lockfile contents in the CLI's terms. */
+export interface LockState {
+  /** The root's declared dependencies when the lock was written (name → range). */
+  declared: Record<string, string>;
+  /** Installed packages by name. */
+  packages: Map<string, LockedEntry>;
+}
+
+/** A package after download/store read and full verification. */
+export interface VerifiedEntry extends LockedEntry {
+  bytes: Uint8Array;
+  /** `integrity.content_hash` (merge input identity). */
+  content_hash: string;
+  graph: ContextGraph;
+  /** True when the bytes came from the local store (no network). */
+  fromStore: boolean;
+}

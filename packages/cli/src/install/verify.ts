@@ -1,0 +1,81 @@
+/**
+ * Verify one package artifact for installation (issue 5 item 5; FORMAT-FACTS §12.6 "do better"):
+ * the bytes hash to the expected artifact SHA-256, the package passes the full format
+ * verification with the signature policy, its manifest names exactly the requested name and
+ * version, and its signer equals the key pinned for that name unless the user accepts a new key.
+ */
+import { CtxpkgError, isCtxpkgError, keyFingerprint, readPackage } from '@ctxpkg/format';
+import { sha256Bytes } from '../store.js';
+import type { VerifiedEntry } from './types.js';
+
+export interface VerifyRequest {
+  name: string;
+  version: string;
+  registry: string;
+  /** Expected artifact hash (index or lockfile). */
+  expectedSha: string;
+  /** Signer pinned in the lockfile for this name ('' = none pinned / unsigned). */
+  pinnedSigner?: string;
+  requireSignature: boolean;
+  acceptNewKey: boolean;
+  fromStore: boolean;
+}
+
+function fp(key: string): string {
+  try {
+    return `${keyFingerprint(key)} (${key.slice(0, 16)}…)`;
+  } catch {
+    return key === '' ? 'none (unsigned)' : key;
+  }
+}
+
+/**
+ * Check `bytes` against `req`. Throws `E_ARTIFACT_CHECKSUM`, the format's verification codes
+ * (prefixed with `name@version`), `E_NAME_MISMATCH`, `E_SIGNER_CHANGED`.
+ */
+export async function verifyArtifact(bytes: Uint8Array, req: VerifyRequest): Promise<VerifiedEntry> {
+  const id = `${req.name}@${req.version}`;
+  const found = sha256Bytes(bytes);
+  if (found !== req.expectedSha) {
+    throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${id}: downloaded bytes hash to ${found}, but ${req.fromStore ? 'the lockfile' : 'the registry index'} says ${req.expectedSha}; refusing to install`, {
+      details: { package: id, expected: req.expectedSha, found },
+      hint: 'the registry or the network served different bytes; nothing was installed',
+    });
+  }
+  let pkg;
+  try {
+    pkg = await readPackage(bytes, { requireSignature: req.requireSignature });
+  } catch (err) {
+    if (isCtxpkgError(err)) {
+      throw new CtxpkgError(err.code, `${id}: ${err.message}`, { hint: err.hint, details: err.details, cause: err });
+    }
+    throw err;
+  }
+  const m = pkg.manifest as { name: string; version: string; integrity: { sha256: string; content_hash: string } };
+  if (m.name !== req.name || m.version !== req.version) {
+    throw new CtxpkgError('E_NAME_MISMATCH', `${id}: the registry served a package whose manifest says ${m.name}@${m.version}`, {
+      details: { requested: id, found: `${m.name}@${m.version}` },
+      hint: 'the registry served the wrong package; nothing was installed',
+    });
+  }
+  const signer = pkg.signer ?? '';
+  if (req.pinnedSigner !== undefined && req.pinnedSigner !== signer && !req.acceptNewKey) {
+    throw new CtxpkgError('E_SIGNER_CHANGED', `${id} is signed by a different key than the one pinned in ctxpkg.lock: pinned ${fp(req.pinnedSigner)}, now ${fp(signer)}`, {
+      details: { package: id, pinned: req.pinnedSigner, found: signer },
+      hint: 'if the publisher rotated its key, confirm out of band and re-run with --accept-new-key',
+    });
+  }
+  return {
+    name: req.name,
+    version: req.version,
+    registry: req.registry,
+    artifact_sha256: found,
+    integrity_sha256: m.integrity.sha256,
+    signer_public_key: signer,
+    dependencies: {},
+    bytes,
+    content_hash: m.integrity.content_hash,
+    graph: pkg.graph,
+    fromStore: req.fromStore,
+  };
+}

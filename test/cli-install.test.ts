@@ -1,0 +1,332 @@
+/**
+ * The CLI driven in process against registry apps (injected fetch): install/update/uninstall,
+ * lockfile, store, merged graph, offline installs, signer pinning, and the store/CLI/lockfile
+ * cases of ADVERSARIAL.md (HB-26, HB-27, HB-28, HB-08, HB-22, token leaks).
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { keyFingerprint, publicKeyFromSeed } from '@ctxpkg/format';
+import { createToken } from '@ctxpkg/registry';
+import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
+
+const SEED_A = new Uint8Array(32).fill(0x2a);
+const SEED_B = new Uint8Array(32).fill(0x07);
+
+let world: World;
+let P: TestRegistry;
+let token: string;
+let project: string;
+
+const run = (args: string[], env: Record<string, string | undefined> = {}, cwd = project) =>
+  cli(args, { cwd, fetch: world.fetch, env: { CTXPKG_REGISTRY: P.url, ...env } });
+
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string, rel: string): void => {
+    if (!existsSync(d)) return;
+    for (const f of readdirSync(d, { withFileTypes: true })) {
+      if (f.name === '.home') continue;
+      const p = join(d, f.name);
+      if (f.isDirectory()) walk(p, `${rel}${f.name}/`);
+      else out[`${rel}${f.name}`] = readFileSync(p).toString('base64');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+beforeEach(async () => {
+  world = createWorld();
+  P = await world.addRegistry('p.test');
+  token = await P.namespace('acme');
+  await putPackage(P, token, '@acme/base', '1.0.0', makePackage('@acme/base', '1.0.0', SEED_A, { nodes: ['Never commit secrets', 'Use ESM'] }));
+  await putPackage(P, token, '@acme/base', '1.1.0', makePackage('@acme/base', '1.1.0', SEED_A, { nodes: ['Never commit secrets', 'Use ESM only'] }));
+  await putPackage(P, token, '@acme/auth', '1.2.0', makePackage('@acme/auth', '1.2.0', SEED_A, { deps: { '@acme/base': '^1.0.0' } }));
+  await putPackage(P, token, '@acme/auth', '2.0.0', makePackage('@acme/auth', '2.0.0', SEED_A, { deps: { '@acme/base': '^1.0.0' } }));
+  project = tempDir();
+  expect((await run(['init'])).code).toBe(0);
+});
+
+describe('install → ls → why → outdated → uninstall', () => {
+  it('installs transitively, writes ctxpkg.json, ctxpkg.lock, the store and the merged graph', async () => {
+    const r = await run(['install', '@acme/auth@^1.0.0', '--json']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.json.added).toEqual([{ name: '@acme/auth', version: '1.2.0' }, { name: '@acme/base', version: '1.1.0' }]);
+    const manifest = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
+    expect(manifest.dependencies).toEqual({ '@acme/auth': '^1.0.0' });
+    const lock = JSON.parse(readFileSync(join(project, 'ctxpkg.lock'), 'utf8'));
+    expect(lock.packages['@acme/auth']).toMatchObject({ version: '1.2.0', registry: P.url, signer_public_key: publicKeyFromSeed(SEED_A), dependencies: { '@acme/base': '1.1.0' } });
+    expect(readdirSync(join(project, '.ctxpkg', 'store', 'sha256'))).toHaveLength(2);
+    const merged = JSON.parse(readFileSync(join(project, '.ctxpkg', 'graph', 'merged.json'), 'utf8'));
+    expect(merged.inputs.map((i: { package: string }) => i.package)).toEqual(['@acme/auth', '@acme/base']);
+    expect(merged.nodes.length).toBe(3);
+    expect(r.json.merged.nodes_added).toBe(3);
+
+    const ls = await run(['ls']);
+    expect(ls.stdout).toContain('└── @acme/auth@1.2.0\n    └── @acme/base@1.1.0');
+    expect((await run(['ls', '--depth', '0', '--json'])).json.dependencies[0].dependencies).toEqual([]);
+    const why = await run(['why', '@acme/base']);
+    expect(why.stdout).toContain('ctxpkg.json → @acme/auth@1.2.0 → @acme/base@1.1.0');
+    const out = await run(['outdated', '--json']);
+    expect(out.json.packages).toEqual([{ name: '@acme/auth', range: '^1.0.0', current: '1.2.0', wanted: '1.2.0', latest: '2.0.0', outdated: true }]);
+
+    const un = await run(['uninstall', '@acme/auth', '--json']);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.json.removed.map((x: { name: string }) => x.name)).toEqual(['@acme/auth', '@acme/base']);
+    expect(readdirSync(join(project, '.ctxpkg', 'store', 'sha256'))).toHaveLength(0);
+    expect(JSON.parse(readFileSync(join(project, 'ctxpkg.lock'), 'utf8')).packages).toEqual({});
+  });
+
+  it('a bare name gets a caret range on the resolved version; a satisfied lockfile installs offline', async () => {
+    expect((await run(['install', '@acme/auth'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8')).dependencies).toEqual({ '@acme/auth': '^2.0.0' });
+    world.log.length = 0;
+    const again = await run(['install', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json.requests).toBe(0);
+    expect(world.log).toEqual([]);
+    const frozen = await run(['install', '--frozen-lockfile']);
+    expect(frozen.code).toBe(0);
+    expect(world.log).toEqual([]);
+  });
+
+  it('rebuilds .ctxpkg/ from the lockfile alone (fresh clone)', async () => {
+    await run(['install', '@acme/auth@^1']);
+    const lock = readFileSync(join(project, 'ctxpkg.lock'));
+    const clone = tempDir();
+    writeFileSync(join(clone, 'ctxpkg.json'), readFileSync(join(project, 'ctxpkg.json')));
+    writeFileSync(join(clone, 'ctxpkg.lock'), lock);
+    const r = await run(['install', '--frozen-lockfile', '--json'], {}, clone);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.downloaded).toBe(2);
+    expect(readFileSync(join(clone, 'ctxpkg.lock'))).toEqual(lock);
+    expect(readFileSync(join(clone, '.ctxpkg', 'graph', 'merged.json'), 'utf8')).toBe(readFileSync(join(project, '.ctxpkg', 'graph', 'merged.json'), 'utf8'));
+  });
+
+  it('update moves to the newest allowed versions; two clean installs give byte-identical lockfiles', async () => {
+    await run(['install', '@acme/auth@^1']);
+    const first = readFileSync(join(project, 'ctxpkg.lock'), 'utf8');
+    const other = tempDir();
+    await run(['init'], {}, other);
+    await run(['install', '@acme/auth@^1'], {}, other);
+    expect(readFileSync(join(other, 'ctxpkg.lock'), 'utf8')).toBe(first);
+    await putPackage(P, token, '@acme/auth', '1.3.0', makePackage('@acme/auth', '1.3.0', SEED_A, { deps: { '@acme/base': '^1.0.0' } }));
+    const up = await run(['update', '--json']);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.json.changed).toEqual([{ name: '@acme/auth', from: '1.2.0', to: '1.3.0' }]);
+  });
+
+  it('two concurrent installs in one project keep both changes', async () => {
+    await putPackage(P, token, '@acme/style', '1.0.0', makePackage('@acme/style', '1.0.0', SEED_A));
+    const [a, b] = await Promise.all([run(['install', '@acme/auth@^1']), run(['install', '@acme/style'])]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    const m = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
+    expect(Object.keys(m.dependencies)).toEqual(['@acme/auth', '@acme/style']);
+    const lock = JSON.parse(readFileSync(join(project, 'ctxpkg.lock'), 'utf8'));
+    expect(Object.keys(lock.packages)).toEqual(['@acme/auth', '@acme/base', '@acme/style']);
+    expect((await run(['install', '--frozen-lockfile'])).code).toBe(0);
+  });
+});
+
+describe('signer key pinning', () => {
+  it('refuses a package signed by another key, showing both fingerprints, unless --accept-new-key', async () => {
+    await run(['install', '@acme/base@^1']);
+    await P.addKey('acme', SEED_B);
+    await putPackage(P, token, '@acme/base', '1.2.0', makePackage('@acme/base', '1.2.0', SEED_B));
+    const before = snapshot(project);
+    const r = await run(['update']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('E_SIGNER_CHANGED');
+    expect(r.stderr).toContain(keyFingerprint(publicKeyFromSeed(SEED_A)));
+    expect(r.stderr).toContain(keyFingerprint(publicKeyFromSeed(SEED_B)));
+    expect(snapshot(project)).toEqual(before);
+    const ok = await run(['update', '--accept-new-key']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(project, 'ctxpkg.lock'), 'utf8')).packages['@acme/base'].signer_public_key).toBe(publicKeyFromSeed(SEED_B));
+  });
+});
+
+describe('HB-26 lockfile tampering and drift', () => {
+  beforeEach(async () => {
+    expect((await run(['install', '@acme/auth@^1.0.0'])).code).toBe(0);
+  });
+  const lockPath = () => join(project, 'ctxpkg.lock');
+
+  it('(a) a lock pointing at another registry is refused before any request to it', async () => {
+    const evil = await world.addRegistry('evil.test');
+    const lock = JSON.parse(readFileSync(lockPath(), 'utf8'));
+    lock.packages['@acme/auth'].registry = evil.url;
+    lock.packages['@acme/auth'].artifact_sha256 = 'e'.repeat(64);
+    writeFileSync(lockPath(), JSON.stringify(lock, null, 2) + '\n');
+    const fresh = tempDir();
+    writeFileSync(join(fresh, 'ctxpkg.json'), readFileSync(join(project, 'ctxpkg.json')));
+    writeFileSync(join(fresh, 'ctxpkg.lock'), readFileSync(lockPath()));
+    world.log.length = 0;
+    const r = await run(['install', '--frozen-lockfile'], {}, fresh);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('E_LOCK_REGISTRY_MISMATCH');
+    expect(world.log.filter((l) => l.host === 'evil.test')).toEqual([]);
+    expect(existsSync(join(fresh, '.ctxpkg', 'store'))).toBe(false);
+  });
+
+  it('(b) a registry serving another validly signed package under the name is refused', async () => {
+    const other = makePackage('@acme/other', '1.2.0', SEED_A);
+    const { sha256Hex } = await import('@ctxpkg/format');
+    const lock = JSON.parse(readFileSync(lockPath(), 'utf8'));
+    lock.packages['@acme/auth'].artifact_sha256 = sha256Hex(other);
+    writeFileSync(lockPath(), JSON.stringify(lock, null, 2) + '\n');
+    const fresh = tempDir();
+    writeFileSync(join(fresh, 'ctxpkg.json'), readFileSync(join(project, 'ctxpkg.json')));
+    writeFileSync(join(fresh, 'ctxpkg.lock'), readFileSync(lockPath()));
+    world.intercept = (url) => (url.pathname.endsWith('/acme/auth/1.2.0/download') ? new Response(other) : undefined);
+    const r = await run(['install', '--frozen-lockfile'], {}, fresh);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/E_NAME_MISMATCH|E_LOCK_MISMATCH/);
+    expect(existsSync(join(fresh, '.ctxpkg', 'store', 'sha256'))).toBe(false);
+  });
+
+  it('(c) a changed range: frozen fails with the lock untouched; non-frozen rewrites only that entry', async () => {
+    const m = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
+    m.dependencies['@acme/auth'] = '^2.0.0';
+    writeFileSync(join(project, 'ctxpkg.json'), JSON.stringify(m, null, 2) + '\n');
+    const before = readFileSync(lockPath());
+    const r = await run(['install', '--frozen-lockfile']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('E_LOCKFILE_OUT_OF_SYNC');
+    expect(readFileSync(lockPath())).toEqual(before);
+    const ok = await run(['install', '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json.changed).toEqual([{ name: '@acme/auth', from: '1.2.0', to: '2.0.0' }]);
+    const oldLock = JSON.parse(before.toString());
+    const newLock = JSON.parse(readFileSync(lockPath(), 'utf8'));
+    expect(newLock.packages['@acme/base']).toEqual(oldLock.packages['@acme/base']);
+  });
+
+  it('(d) a deleted lock entry fails a frozen install', async () => {
+    const lock = JSON.parse(readFileSync(lockPath(), 'utf8'));
+    delete lock.packages['@acme/auth'];
+    writeFileSync(lockPath(), JSON.stringify(lock, null, 2) + '\n');
+    const r = await run(['install', '--frozen-lockfile']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/E_LOCKFILE_OUT_OF_SYNC|E_LOCKFILE/);
+  });
+
+  it('a hostile artifact hash in the lock never becomes a path', async () => {
+    const lock = JSON.parse(readFileSync(lockPath(), 'utf8'));
+    lock.packages['@acme/auth'].artifact_sha256 = '../../../../tmp/evil';
+    writeFileSync(lockPath(), JSON.stringify(lock, null, 2) + '\n');
+    const r = await run(['install', '--frozen-lockfile']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('E_LOCKFILE');
+  });
+});
+
+describe('HB-27 transport integrity', () => {
+  it('(a) downloaded bytes that differ from the index hash are refused, naming the package and both hashes', async () => {
+    const swapped = makePackage('@acme/auth', '1.2.0', SEED_B);
+    world.intercept = (url) => (url.pathname.endsWith('/acme/auth/1.2.0/download') ? new Response(swapped) : undefined);
+    const before = snapshot(project);
+    const r = await run(['install', '@acme/auth@1.2.0']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('E_ARTIFACT_CHECKSUM');
+    expect(r.stderr).toContain('@acme/auth@1.2.0');
+    expect(r.stderr).toMatch(/[0-9a-f]{64}.*[0-9a-f]{64}/);
+    expect(snapshot(project)).toEqual(before);
+  });
+  it('(b) an x-ctxpkg-sha256 header that disagrees with the index is refused', async () => {
+    world.intercept = async (url, init) => {
+      if (!url.pathname.endsWith('/acme/base/1.1.0/download')) return undefined;
+      const res = await P.app.request(url.href, init);
+      const h = new Headers(res.headers);
+      h.set('x-ctxpkg-sha256', 'f'.repeat(64));
+      return new Response(await res.arrayBuffer(), { status: 200, headers: h });
+    };
+    const r = await run(['install', '@acme/base']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('E_ARTIFACT_CHECKSUM');
+  });
+});
+
+describe('HB-28 dependency confusion and token binding', () => {
+  it('a scope bound to one registry never falls back to another', async () => {
+    const Q = await world.addRegistry('q.test');
+    const qTok = await Q.namespace('acme');
+    await putPackage(P, token, '@acme/internal-kb', '1.0.0', makePackage('@acme/internal-kb', '1.0.0', SEED_A));
+    await putPackage(Q, qTok, '@acme/internal-kb', '99.0.0', makePackage('@acme/internal-kb', '99.0.0', SEED_B));
+    await putPackage(Q, qTok, '@acme/ghost', '1.0.0', makePackage('@acme/ghost', '1.0.0', SEED_B));
+    const m = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
+    m.registries = { '@acme': P.url };
+    m.dependencies = { '@acme/internal-kb': '*' };
+    writeFileSync(join(project, 'ctxpkg.json'), JSON.stringify(m));
+    world.log.length = 0;
+    const ok = await run(['install', '--json'], { CTXPKG_REGISTRY: Q.url });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json.packages).toEqual([{ name: '@acme/internal-kb', version: '1.0.0', registry: P.url, signer: publicKeyFromSeed(SEED_A) }]);
+    const ghost = await run(['install', '@acme/ghost@^1'], { CTXPKG_REGISTRY: Q.url });
+    expect(ghost.code).toBe(4);
+    expect(ghost.stderr).toContain('E_NOT_FOUND');
+    expect(ghost.stderr).toContain(P.url);
+    expect(world.log.filter((l) => l.host === 'q.test')).toEqual([]);
+  });
+
+  it('CTXPKG_TOKEN goes only to CTXPKG_REGISTRY; saved tokens only to their registry', async () => {
+    const Q = await world.addRegistry('q.test');
+    const qTok = await Q.namespace('other');
+    await putPackage(Q, qTok, '@other/kb', '1.0.0', makePackage('@other/kb', '1.0.0', SEED_B));
+    const m = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
+    m.registries = { '@other': Q.url };
+    writeFileSync(join(project, 'ctxpkg.json'), JSON.stringify(m));
+    const readTok = (await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' })).token;
+    world.log.length = 0;
+    const r = await run(['install', '@acme/base', '@other/kb'], { CTXPKG_TOKEN: readTok });
+    expect(r.code, r.stderr).toBe(0);
+    expect(world.log.filter((l) => l.host === 'q.test').length).toBeGreaterThan(0);
+    expect(world.log.filter((l) => l.host === 'q.test' && l.authorization !== null)).toEqual([]);
+    expect(world.log.filter((l) => l.host === 'p.test').every((l) => l.authorization === `Bearer ${readTok}`)).toBe(true);
+  });
+
+  it('a redirect to another host loses the token', async () => {
+    const seen: Array<string | null> = [];
+    world.intercept = (url, init) => {
+      if (url.host === 'cdn.test') {
+        seen.push(new Headers(init?.headers).get('authorization'));
+        return new Response('{"versions":[]}', { headers: { 'content-type': 'application/json' } });
+      }
+      if (url.pathname.endsWith('/acme/moved/index.json')) return new Response(null, { status: 302, headers: { location: 'http://cdn.test/idx.json' } });
+      return undefined;
+    };
+    const r = await run(['install', '@acme/moved'], { CTXPKG_TOKEN: 'ctxp_tok' });
+    expect(r.code).not.toBe(0);
+    expect(seen).toEqual([null]);
+  });
+});
+
+describe('hostile names and project files', () => {
+  it('HB-08: a ctxpkg.json with __proto__ is refused and nothing is requested', async () => {
+    writeFileSync(join(project, 'ctxpkg.json'), '{"dependencies":{"__proto__":{"@evil/x":"*"}}}');
+    world.log.length = 0;
+    const r = await run(['install']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/E_FORBIDDEN_KEY|E_INVALID_NAME/);
+    expect(world.log).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+  it('names that could traverse paths are refused before any request', async () => {
+    world.log.length = 0;
+    for (const bad of ['@acme/../../x', '@acme/a/b', '@ACME/x', '@acme/аuth-context', '/tmp/x', '../../x']) {
+      const r = await run(['install', bad]);
+      expect(r.code, bad).not.toBe(0);
+    }
+    expect(world.log).toEqual([]);
+    expect(existsSync(join(project, '.ctxpkg', 'store'))).toBe(false);
+  });
+  it('HB-05: invalid ranges are refused with E_INVALID_RANGE and nothing is installed', async () => {
+    for (const range of ['latest', '1.2.3' + ' '.repeat(290) + '<2']) {
+      const r = await run(['install', `@acme/base@${range}`]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/E_INVALID_RANGE|E_RANGE/);
+    }
+    expect(existsSync(join(project, 'ctxpkg.lock'))).toBe(false);
+  });
+});
