@@ -127,10 +127,46 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
   };
 }
 
+/**
+ * `info @ns/name[@version]`: the package from the registry of its scope (default: the newest
+ * non-yanked version), downloaded with the artifact hash checked against the index, plus the
+ * registry's version list. Throws `E_NOT_FOUND`, `E_ARTIFACT_CHECKSUM`, client errors.
+ */
+export async function runRemoteInfo(target: string, registryFlag: string | undefined, deps: CliDeps): Promise<CommandResult> {
+  const f = await import('@ctxpkg/format');
+  const { openSession } = await import('../session.js');
+  const { registryFor } = await import('../config.js');
+  const { sha256Bytes } = await import('../store.js');
+  const at = target.indexOf('@', 1);
+  const name = at > 0 ? target.slice(0, at) : target;
+  const pinned = at > 0 ? target.slice(at + 1) : undefined;
+  f.parsePackageName(name);
+  if (pinned !== undefined) f.validateVersion(pinned);
+  const session = openSession(deps, registryFlag);
+  const registry = registryFor(name, session.settings);
+  const index = await session.client.index(registry, name);
+  const live = index.versions.filter((v) => !v.yanked).map((v) => v.version).sort(f.compareVersions);
+  const version = pinned ?? live[live.length - 1];
+  const entry = index.versions.find((v) => v.version === version);
+  if (!version || !entry) throw new f.CtxpkgError('E_NOT_FOUND', `${name}${pinned ? `@${pinned}` : ''} has no ${pinned ? 'such' : 'installable'} version on ${registry}`);
+  const bytes = await session.client.download(registry, name, version, entry.artifact_sha256);
+  const found = sha256Bytes(bytes);
+  if (found !== entry.artifact_sha256) {
+    throw new f.CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: downloaded bytes hash to ${found}, but the registry index says ${entry.artifact_sha256}`);
+  }
+  const r = await describePackage(bytes, `${name}@${version}`);
+  r.text.push(`  registry: ${registry}${entry.yanked ? '   (this version is YANKED)' : ''}`);
+  r.text.push(`  versions: ${index.versions.map((v) => `${v.version}${v.yanked ? ' (yanked)' : ''}`).join(', ')}`);
+  r.json = { ...(r.json as Record<string, unknown>), registry, yanked: entry.yanked, versions: index.versions.map((v) => ({ version: v.version, yanked: v.yanked, published_at: v.published_at ?? null })) };
+  return r;
+}
+
 /** `info <target>`: a package file (relative to the working directory). Throws `E_NOT_FOUND`, `E_IO`. */
-export async function runInfo(target: string, deps: CliDeps): Promise<CommandResult> {
+export async function runInfo(target: string, deps: CliDeps, registryFlag?: string): Promise<CommandResult> {
   const f = await import('@ctxpkg/format');
   const { readIfExists } = await import('../fsutil.js');
+  const { existsSync } = await import('node:fs');
+  if (target.startsWith('@') && !existsSync(resolve(deps.cwd, target))) return runRemoteInfo(target, registryFlag, deps);
   const bytes = readIfExists(resolve(deps.cwd, target));
   if (!bytes) throw new f.CtxpkgError('E_NOT_FOUND', `no such file: ${target}`);
   return describePackage(bytes, target);
@@ -138,7 +174,8 @@ export async function runInfo(target: string, deps: CliDeps): Promise<CommandRes
 
 export function register(program: Command, ctx: CommandContext): void {
   ctx
-    .command(program, 'info <file>', 'show a package: manifest, layers, counts, signer and every check')
-    .addHelpText('after', examples(['ctxpkg info acme-auth-context-2.0.0.ctxpkg', 'ctxpkg info pkg.ctxpkg --json']))
-    .action(ctx.action(async (target: string) => runInfo(target, ctx.deps)));
+    .command(program, 'info <file|@ns/name[@version]>', 'show a package file, or a package on its registry: manifest, layers, counts, signer and every check')
+    .option('--registry <url>', 'registry for packages whose scope has no registry configured')
+    .addHelpText('after', examples(['ctxpkg info acme-auth-context-2.0.0.ctxpkg', 'ctxpkg info pkg.ctxpkg --json', 'ctxpkg info @acme/auth-context', 'ctxpkg info @acme/auth-context@2.0.0 --json']))
+    .action(ctx.action(async (target: string, opts: { registry?: string }) => runInfo(target, ctx.deps, opts.registry)));
 }

@@ -4,8 +4,7 @@
  * the set of installed packages changes, and skipped when its recorded inputs already match.
  */
 import { join } from 'node:path';
-import { type MergedGraph, type MergeInput } from '@ctxpkg/format';
-import * as format from '@ctxpkg/format';
+import { mergeGraphs, type MergedGraph, type MergeInput } from '@ctxpkg/format';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
 import { PROJECT_FILES } from '../paths.js';
 import type { VerifiedEntry } from './types.js';
@@ -37,15 +36,6 @@ function sameInputs(a: MergedGraph['inputs'], b: MergedGraph['inputs']): boolean
   return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.version === b[i].version && x.content_hash === b[i].content_hash);
 }
 
-type MergeFn = (inputs: MergeInput[], opts?: { now?: string }) => { graph: MergedGraph };
-
-/** `mergeGraphs` of `@ctxpkg/format` (spec/merge.md). */
-function mergeGraphs(inputs: MergeInput[]): { graph: MergedGraph } {
-  const fn = (format as unknown as { mergeGraphs?: MergeFn }).mergeGraphs;
-  if (!fn) throw new Error('mergeGraphs is missing from @ctxpkg/format');
-  return fn(inputs);
-}
-
 /** Merge the installed packages' graphs and write merged.json atomically when it changed. */
 export function rebuildMergedGraph(root: string, entries: VerifiedEntry[]): MergeSummary {
   const inputs: MergeInput[] = [...entries]
@@ -53,21 +43,29 @@ export function rebuildMergedGraph(root: string, entries: VerifiedEntry[]): Merg
     .map((e) => ({ package: e.name, version: e.version, content_hash: e.content_hash, graph: e.graph }));
   const previous = readPrevious(root);
   const wanted = inputs.map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
-  const summarize = (g: MergedGraph, rebuilt: boolean): MergeSummary => {
-    const before = new Set((previous && rebuilt ? previous.nodes : g.nodes).map((n) => n.id));
-    return {
-      rebuilt,
-      nodes: g.nodes.length,
-      edges: g.edges.length,
-      nodesAdded: rebuilt ? g.nodes.map((n) => n.id).filter((id) => !before.has(id) || !previous).sort() : [],
-      superseded: g.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id).sort(),
-      conflicts: g.conflicts,
-    };
-  };
-  if (previous && sameInputs(previous.inputs, wanted)) return summarize(previous, false);
-  const { graph } = mergeGraphs(inputs);
+  const summary = (g: MergedGraph, rebuilt: boolean, nodesAdded: string[], superseded: string[]): MergeSummary => ({
+    rebuilt,
+    nodes: g.nodes.length,
+    edges: g.edges.length,
+    nodesAdded,
+    superseded,
+    conflicts: g.conflicts,
+  });
+  if (previous && sameInputs(previous.inputs, wanted)) {
+    const superseded = previous.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
+    return summary(previous, false, [], superseded);
+  }
+  let merged: ReturnType<typeof mergeGraphs>;
+  try {
+    merged = mergeGraphs(inputs, previous ? { previous } : {});
+  } catch (err) {
+    // merged.json is derived data: a damaged previous graph only costs the "added" report.
+    if (!previous) throw err;
+    merged = mergeGraphs(inputs);
+  }
+  const { graph, report } = merged;
   writeFileAtomic(join(root, PROJECT_FILES.mergedGraph), JSON.stringify(graph, null, 2) + '\n');
-  return summarize(graph, true);
+  return summary(graph, true, report.nodes_added, report.nodes_superseded);
 }
 
 /** Read merged.json (for `why`, `ls`), or undefined. */
