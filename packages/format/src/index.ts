@@ -19,6 +19,7 @@ export * from './json/index.js';
 export * from './keys.js';
 export * from './lockfile.js';
 export * from './manifest.js';
+export * from './merge/index.js';
 export * from './names.js';
 export * from './pack/index.js';
 export * from './package-container.js';
