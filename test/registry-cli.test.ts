@@ -1,0 +1,219 @@
+/**
+ * `ctxpkg registry …`: the admin subcommands in process (runCli against a data directory), the
+ * serve configuration, and the real binary — `registry serve` printing `listening on`, logging
+ * JSON, accepting a publish from curl, finishing an in-flight upload on SIGTERM — plus a check
+ * that ordinary commands never load the registry package.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliDeps } from 'ctxpkg';
+import { serveConfig } from '../packages/cli/src/commands/registry.js';
+import { makePackage, TEST_PUBLIC_KEY } from '../packages/registry/src/__tests__/support.js';
+import { REPO_ROOT } from './support/shared.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxpkg-regcli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const deps: CliDeps = {
+    fetch: globalThis.fetch,
+    env,
+    cwd: dir,
+    homeDir: dir,
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    stdin: new PassThrough(),
+    clock: () => new Date(),
+  };
+  const code = await runCli(args, deps);
+  return { code, out, err };
+}
+
+describe('ctxpkg registry admin commands (in process)', () => {
+  const data = ['--data', 'reg'];
+
+  it('claims namespaces and refuses reserved or malformed ones (HB-22)', async () => {
+    const ok = await cli(['registry', 'namespace', 'create', 'acme', '--owner', 'platform', ...data]);
+    expect(ok).toMatchObject({ code: 0 });
+    expect(ok.out).toContain('created namespace acme (owner platform)');
+    expect((await cli(['registry', 'namespace', 'create', 'acme', ...data])).err).toContain('E_EXISTS');
+    for (const ns of ['official', 'verified', 'ctxpkg', 'admin']) {
+      const r = await cli(['registry', 'namespace', 'create', ns, ...data]);
+      expect([ns, r.code, r.err.split('\n')[0]]).toEqual([ns, 1, expect.stringContaining('E_RESERVED_NAMESPACE')]);
+    }
+    for (const ns of ['-acme', 'acme-', 'a', 'a'.repeat(33), 'ACME']) {
+      const r = await cli(['registry', 'namespace', 'create', ...data, '--', ns]);
+      expect([ns, r.code, r.err.split('\n')[0]]).toEqual([ns, 1, expect.stringContaining('E_INVALID_NAME')]);
+    }
+    const list = await cli(['registry', 'namespace', 'list', '--json', ...data]);
+    expect(JSON.parse(list.out).map((n: { name: string }) => n.name)).toEqual(['acme']);
+  });
+
+  it('prints a new token once on stdout, lists tokens without secrets, and revokes', async () => {
+    const made = await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'publish', '--expires', '30d', ...data]);
+    expect(made.code).toBe(0);
+    const token = made.out.trim();
+    expect(token).toMatch(/^ctxp_[A-Za-z0-9_-]{43}$/);
+    expect(made.err).toMatch(/warning: token tok_[0-9a-f]{16} \(publish, namespace acme, expires 20\d\d-/);
+    const read = await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'read', '--json', ...data]);
+    expect(JSON.parse(read.out).token).toMatch(/^ctxr_/);
+    const list = await cli(['registry', 'token', 'list', '--json', ...data]);
+    expect(list.out).not.toContain(token);
+    expect(list.out).not.toContain('token_sha256');
+    expect(JSON.parse(list.out)).toHaveLength(2);
+    const id = /tok_[0-9a-f]{16}/.exec(made.err)![0];
+    const revoked = await cli(['registry', 'token', 'revoke', id, ...data]);
+    expect(revoked.out).toContain(`revoked ${id}`);
+    expect((await cli(['registry', 'token', 'revoke', 'tok_0000000000000000', ...data])).code).toBe(4);
+    expect((await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'admin', ...data])).code).toBe(2);
+    expect((await cli(['registry', 'token', 'create', '--namespace', 'nope', '--scope', 'read', ...data])).code).toBe(4);
+    expect((await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'read', '--expires', 'soon', ...data])).code).toBe(2);
+  });
+
+  it('adds, lists and revokes signer keys, refusing malformed ones', async () => {
+    expect((await cli(['registry', 'key', 'add', 'acme', TEST_PUBLIC_KEY, ...data])).code).toBe(0);
+    const list = JSON.parse((await cli(['registry', 'key', 'list', 'acme', '--json', ...data])).out);
+    expect(list).toMatchObject([{ public_key: TEST_PUBLIC_KEY, added_by: 'admin', revoked_at: null }]);
+    expect((await cli(['registry', 'key', 'revoke', 'acme', TEST_PUBLIC_KEY, ...data])).out).toContain('revoked key');
+    const bad = await cli(['registry', 'key', 'add', 'acme', TEST_PUBLIC_KEY.toUpperCase(), ...data]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('E_KEY');
+  });
+
+  it('needs a data directory, takes it from the environment, and reports unknown packages', async () => {
+    const none = await cli(['registry', 'namespace', 'list']);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('--data');
+    expect((await cli(['registry', 'namespace', 'list'], { CTXPKG_REGISTRY_DATA: 'reg' })).out).toContain('acme');
+    expect((await cli(['registry', 'visibility', '@acme/nothing', 'private', ...data])).code).toBe(4);
+    expect((await cli(['registry', 'visibility', '@acme/nothing', 'secret', ...data])).code).toBe(2);
+    expect((await cli(['registry', 'gc', ...data])).out).toContain('removed 0');
+  });
+});
+
+describe('registry serve configuration', () => {
+  it('takes flags over environment over defaults', () => {
+    const deps = { cwd: '/srv', env: { CTXPKG_REGISTRY_DATA: 'd', CTXPKG_REGISTRY_PORT: '5000', CTXPKG_REGISTRY_MAX_PACKAGE_BYTES: '1024', CTXPKG_REGISTRY_CORS_ORIGINS: 'https://a.example, https://b.example' } };
+    expect(serveConfig({}, deps)).toMatchObject({
+      dataDir: '/srv/d', host: '127.0.0.1', port: 5000, limits: { maxPackageBytes: 1024 }, corsOrigins: ['https://a.example', 'https://b.example'],
+    });
+    expect(serveConfig({ port: '0', host: '0.0.0.0', data: '/x' }, deps)).toMatchObject({ dataDir: '/x', host: '0.0.0.0', port: 0 });
+    expect(serveConfig({ data: 'x' }, { cwd: '/', env: {} }).port).toBe(4873);
+    for (const port of ['-1', '65536', 'http', '']) {
+      if (port === '') continue;
+      expect(() => serveConfig({ data: 'x', port }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    }
+    expect(() => serveConfig({ data: 'x', maxPackageBytes: '12abc' }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  });
+});
+
+function spawnCli(args: string[], extra: string[] = []): ChildProcess {
+  return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ...extra, join('packages', 'cli', 'src', 'bin.ts'), ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+}
+
+function hasCurl(): boolean {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('ctxpkg registry serve (spawned binary)', () => {
+  it('prints listening on, logs JSON, accepts a curl publish and drains an in-flight upload on SIGTERM', async () => {
+    const data = join(dir, 'served');
+    const proc = spawnCli(['registry', 'serve', '--data', data, '--port', '0']);
+    let out = '';
+    let err = '';
+    proc.stderr!.on('data', (d) => (err += String(d)));
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.stdout!.on('data', (d) => {
+        out += String(d);
+        const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      proc.once('exit', (c) => reject(new Error(`exited ${c}: ${err}`)));
+    });
+    const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+    try {
+      expect((await cli(['registry', 'namespace', 'create', 'acme', '--data', data])).code).toBe(0);
+      const token = (await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'publish', '--data', data])).out.trim();
+      const file = join(dir, 'kb.ctxpkg');
+      await writeFile(file, makePackage({ version: '1.0.0' }));
+      if (hasCurl()) {
+        const status = execFileSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'PUT', '-H', `Authorization: Bearer ${token}`, '--data-binary', `@${file}`, `${url}/api/v1/packages/acme/kb/1.0.0`]).toString();
+        expect(status).toBe('201');
+      } else {
+        console.warn('[skip] curl is not installed: publishing with fetch instead');
+        expect((await fetch(`${url}/api/v1/packages/acme/kb/1.0.0`, { method: 'PUT', body: makePackage({ version: '1.0.0' }), headers: { authorization: `Bearer ${token}` } })).status).toBe(201);
+      }
+      expect((await fetch(`${url}/v1/packages/acme/kb/index.json`)).status).toBe(200);
+
+      // An upload in flight when SIGTERM arrives still completes.
+      const body = makePackage({ version: '1.1.0' });
+      const u = new URL(url);
+      const inflight = new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: u.hostname, port: u.port, method: 'PUT', path: '/v1/packages/acme/kb/1.1.0', headers: { authorization: `Bearer ${token}`, 'content-length': body.length } });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.write(body.subarray(0, 100));
+        setTimeout(() => {
+          proc.kill('SIGTERM');
+          setTimeout(() => req.end(body.subarray(100)), 300);
+        }, 200);
+      });
+      expect(await inflight).toBe(201);
+      expect(await exited).toBe(0);
+      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(out.trimEnd().split('\n').at(-1)).toBe(`registry on ${url} stopped`);
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status])).toEqual([
+        ['PUT', 'publish', 201], ['GET', 'index', 200], ['PUT', 'publish', 201],
+      ]);
+      expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
+      expect(out).not.toContain(token);
+    } finally {
+      proc.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('does not load @ctxpkg/registry for ordinary commands', async () => {
+    const hook = join(dir, 'trace-hook.mjs');
+    await writeFile(
+      hook,
+      `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.includes('/packages/registry/')) process.stderr.write('LOADED ' + r.url + '\\\\n'); return r; }\`));`,
+    );
+    for (const args of [['--version'], ['--help'], ['search', '--help']]) {
+      const proc = spawnCli(args, ['--import', hook]);
+      let err = '';
+      proc.stderr!.on('data', (d) => (err += String(d)));
+      const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+      expect([args.join(' '), code, err]).toEqual([args.join(' '), 0, '']);
+    }
+    const proc = spawnCli(['registry', 'namespace', 'list', '--data', join(dir, 'served')], ['--import', hook]);
+    let err = '';
+    proc.stderr!.on('data', (d) => (err += String(d)));
+    await new Promise((r) => proc.once('exit', r));
+    expect(err).toContain('LOADED');
+  }, 60_000);
+});
