@@ -38,7 +38,7 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
   const project = join(work, 'project');
   mkdirSync(project, { recursive: true });
   const { startRegistry, createNamespace, createToken } = await import('@ctxpkg/registry');
-  const reg = await startRegistry({ dataDir, port: 0, gcIntervalMs: 0 });
+  const reg = await startRegistry({ dataDir, port: 0, gcIntervalMs: 0, shutdownTimeoutMs: 500 });
   const text: string[] = [];
   const steps: Record<string, unknown> = {};
   try {
@@ -70,7 +70,8 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
     const graph = readMergedGraph(project);
     if (!graph) throw new CtxpkgError('E_INTERNAL', 'the merged graph was not written');
     text.push(`5. installed nodes (${graph.nodes.length}, from .ctxpkg/graph/merged.json):`);
-    for (const n of graph.nodes) {
+    const nodes = [...graph.nodes].sort((a, b) => (a.file_path ?? '').localeCompare(b.file_path ?? '') || (a.line_start ?? 0) - (b.line_start ?? 0) || a.id.localeCompare(b.id));
+    for (const n of nodes) {
       const where = n.line_start ? `${n.file_path}:${n.line_start}${n.line_end !== n.line_start ? `-${n.line_end}` : ''}` : n.file_path ?? '';
       text.push(`   [${n.type}] ${n.content.replace(/\s+/g, ' ').slice(0, 110)}  (${where})`);
     }
