@@ -13,6 +13,8 @@ import { ABSENT } from './universe.js';
 export interface Term {
   name: string;
   mask: bigint;
+  /** `full ^ mask`, precomputed for terms of incompatibilities (hot in `relation`). */
+  outside?: bigint;
 }
 
 export const isPositive = (t: Term): boolean => (t.mask & ABSENT) === 0n;
@@ -60,7 +62,10 @@ export class IncompatFactory {
     const merged = new Map<string, bigint>();
     for (const t of ts) merged.set(t.name, (merged.get(t.name) ?? this.fullOf(t.name)) & t.mask);
     const out: Term[] = [];
-    for (const [name, mask] of merged) if (mask !== this.fullOf(name)) out.push({ name, mask });
+    for (const [name, mask] of merged) {
+      const full = this.fullOf(name);
+      if (mask !== full) out.push({ name, mask, outside: full ^ mask });
+    }
     return { id: this.next++, terms: out, cause };
   }
 

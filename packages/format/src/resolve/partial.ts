@@ -15,6 +15,12 @@ export interface Assignment {
   index: number;
 }
 
+function popcount(m: bigint): number {
+  let n = 0;
+  for (let x = m; x !== 0n; x &= x - 1n) n++;
+  return n;
+}
+
 export type Relation = 'satisfied' | 'contradicted' | 'inconclusive';
 
 export class PartialSolution {
@@ -25,7 +31,11 @@ export class PartialSolution {
   private readonly byName = new Map<string, Assignment[]>();
   level = 0;
 
-  constructor(private readonly fullOf: (name: string) => bigint) {}
+  constructor(
+    private readonly fullOf: (name: string) => bigint,
+    /** Told whenever a package becomes (count = allowed versions) or stops being (null) pending. */
+    private readonly onPending: (name: string, count: number | null) => void,
+  ) {}
 
   /** Select `versions[index]` of `name`. */
   decide(name: string, index: number): void {
@@ -45,7 +55,14 @@ export class PartialSolution {
     let list = this.byName.get(name);
     if (!list) this.byName.set(name, (list = []));
     list.push(a);
-    this.acc.set(name, (this.acc.get(name) ?? this.fullOf(name)) & mask);
+    const acc = (this.acc.get(name) ?? this.fullOf(name)) & mask;
+    this.acc.set(name, acc);
+    this.track(name, acc);
+  }
+
+  /** Pending = must be selected (positive) but not decided yet. */
+  private track(name: string, acc: bigint | undefined): void {
+    this.onPending(name, acc !== undefined && (acc & 1n) === 0n && !this.decisions.has(name) ? popcount(acc) : null);
   }
 
   /** Intersection of all assignments to `name` (everything when there are none). */
@@ -55,8 +72,8 @@ export class PartialSolution {
 
   /** How the current assignments relate to `term`. */
   relation(term: Term): Relation {
-    const acc = this.accOf(term.name);
-    if ((acc & (this.fullOf(term.name) ^ term.mask)) === 0n) return 'satisfied';
+    const acc = this.acc.get(term.name) ?? this.fullOf(term.name);
+    if ((acc & (term.outside ?? this.fullOf(term.name) ^ term.mask)) === 0n) return 'satisfied';
     if ((acc & term.mask) === 0n) return 'contradicted';
     return 'inconclusive';
   }
@@ -92,12 +109,8 @@ export class PartialSolution {
         for (const a of list) m &= a.mask;
         this.acc.set(name, m);
       }
+      this.track(name, this.acc.get(name));
     }
     this.level = level;
-  }
-
-  /** Packages that must be selected (positive) but have no decision yet. */
-  *undecided(): Generator<[string, bigint]> {
-    for (const [name, m] of this.acc) if ((m & 1n) === 0n && !this.decisions.has(name)) yield [name, m];
   }
 }

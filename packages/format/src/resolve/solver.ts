@@ -10,6 +10,7 @@
 import { CtxpkgError } from '../errors.js';
 import { IncompatFactory, type Incompat, type Term } from './incompat.js';
 import { PartialSolution, type Assignment } from './partial.js';
+import { DecisionQueue } from './queue.js';
 import { ABSENT, versionBit, type Dep, type Provider } from './universe.js';
 
 /** Thrown when no solution exists; `incompat` is the root of the derivation. */
@@ -34,12 +35,6 @@ export interface SolveInput {
 
 export const edgeKey = (from: string, to: string): string => `${from}\u0000${to}`;
 
-function popcount(m: bigint): number {
-  let n = 0;
-  for (let x = m; x !== 0n; x &= x - 1n) n++;
-  return n;
-}
-
 function highestBit(m: bigint): number {
   return m.toString(2).length - 1;
 }
@@ -49,11 +44,12 @@ export class Solver {
   private readonly solution: PartialSolution;
   private readonly byPackage = new Map<string, Incompat[]>();
   private readonly perVersion = new Map<string, Incompat[]>();
+  private readonly queue = new DecisionQueue();
 
   constructor(private readonly input: SolveInput) {
     const fullOf = (name: string) => input.provider.get(name).full;
     this.factory = new IncompatFactory(input.rootKey, fullOf);
-    this.solution = new PartialSolution(fullOf);
+    this.solution = new PartialSolution(fullOf, (name, count) => this.queue.setPending(name, count));
   }
 
   /** Solve; returns name → selected version (root included). Throws `SolveFailure`. */
@@ -64,7 +60,14 @@ export class Solver {
     let next: string | null = rootKey;
     while (next !== null) {
       this.propagate(next);
-      next = await this.decideNext();
+      const choice = this.choose();
+      if (choice === null) break;
+      if (choice.index < 0) {
+        next = choice.name;
+        continue;
+      }
+      const incs = this.perVersion.get(this.versionKey(choice.name, choice.index)) ?? (await this.incompatsFor(choice.name, choice.index));
+      next = this.tryDecide(choice.name, choice.index, incs);
     }
     const out = new Map<string, string>();
     for (const [name, index] of this.solution.decisions) out.set(name, provider.get(name).versions[index]!);
@@ -152,6 +155,7 @@ export class Solver {
       const sat = mostRecent!;
       if (previousLevel < sat.level || sat.cause === null) {
         this.solution.backtrack(previousLevel);
+        for (const t of inc.terms) this.queue.bump(t.name);
         if (learned) this.add(inc);
         return inc;
       }
@@ -164,18 +168,23 @@ export class Solver {
     throw new SolveFailure(inc);
   }
 
-  private async decideNext(): Promise<string | null> {
-    let best: { name: string; acc: bigint; count: number } | null = null;
-    for (const [name, acc] of this.solution.undecided()) {
-      const count = popcount(acc);
-      if (best === null || count < best.count || (count === best.count && name < best.name)) best = { name, acc, count };
-    }
-    if (best === null) return null;
-    const { name, acc } = best;
+  private versionKey(name: string, index: number): string {
+    return `${name}@${this.input.provider.get(name).versions[index]!}`;
+  }
+
+  /**
+   * The next package to decide and its version index (-1 after recording that no version is
+   * left), or null when every required package is decided. Order: packages seen in more
+   * conflicts first (conflict-driven priority), then fewest allowed versions, then name.
+   */
+  private choose(): { name: string; index: number } | null {
+    const name = this.queue.peek();
+    if (name === null) return null;
+    const acc = this.solution.accOf(name);
     const universe = this.input.provider.get(name);
     if (acc === 0n) {
       this.add(this.factory.make([{ name, mask: acc }], { kind: 'no_versions', name }));
-      return name;
+      return { name, index: -1 };
     }
     let index = -1;
     const preferred = this.input.prefer(name);
@@ -184,7 +193,11 @@ export class Solver {
       if (i >= 0 && (acc & versionBit(i)) !== 0n) index = i;
     }
     if (index < 0) index = highestBit(acc) - 1;
-    const incs = await this.incompatsFor(name, index);
+    return { name, index };
+  }
+
+  /** Decide `name@versions[index]` unless one of its dependencies already conflicts. */
+  private tryDecide(name: string, index: number, incs: Incompat[]): string {
     let conflict = false;
     for (const inc of incs) {
       conflict ||= inc.terms.every((t) => t.name === name || this.solution.relation(t) === 'satisfied');
@@ -197,7 +210,7 @@ export class Solver {
   private async incompatsFor(name: string, index: number): Promise<Incompat[]> {
     const { provider, rootKey } = this.input;
     const version = provider.get(name).versions[index]!;
-    const key = `${name}@${version}`;
+    const key = this.versionKey(name, index);
     const cached = this.perVersion.get(key);
     if (cached) return cached;
     const self: Term = { name, mask: versionBit(index) };
