@@ -23,8 +23,8 @@ export function collectBlobRefs(graph: BlobRefGraph | null | undefined, issues: 
   (graph?.nodes ?? []).forEach((node, i) => {
     const ref = node?.blob_ref;
     if (ref === undefined || ref === null) return;
-    const path = `content.context_graph.nodes[${i}].blob_ref`;
     if (typeof ref !== 'string' || !BLOB_REF_RE.test(ref)) {
+      const path = `content.context_graph.nodes[${i}].blob_ref`;
       issues.push({ path, code: 'E_BLOB', message: `blob_ref ${JSON.stringify(ref)} is not sha256-<64 lowercase hex>` });
       return;
     }

@@ -1,6 +1,7 @@
 /**
  * CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) as used by ZIP (APPNOTE 4.4.7).
- * yauzl does not check entry CRCs; the reader does (spec/archive.md §5). Slicing-by-8 tables.
+ * yauzl does not check entry CRCs; the reader does (spec/archive.md §5). The runtime's native
+ * zlib `crc32` when available, else a portable slicing-by-8 implementation (same results).
  */
 const TABLES: Uint32Array[] = (() => {
   const t0 = new Uint32Array(256);
@@ -20,10 +21,10 @@ const TABLES: Uint32Array[] = (() => {
 })();
 
 /**
- * Continue a CRC-32 over `bytes`. Start with `crc = 0`; the return value is the finished CRC of
- * everything fed so far (an unsigned 32-bit number), so calls can be chained chunk by chunk.
+ * Continue a CRC-32 over `bytes` in portable JS (slicing-by-8). Start with `crc = 0`; the
+ * return value is the finished CRC of everything fed so far (unsigned 32-bit), so calls chain.
  */
-export function crc32Update(crc: number, bytes: Uint8Array): number {
+export function crc32UpdatePortable(crc: number, bytes: Uint8Array): number {
   const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [
     Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array,
   ];
@@ -46,6 +47,29 @@ export function crc32Update(crc: number, bytes: Uint8Array): number {
   }
   while (i < n) c = t0[(c ^ bytes[i++]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
+}
+
+type NativeCrc = (data: Uint8Array, value: number) => number;
+
+/** The runtime's zlib `crc32` (Node ≥ 20.15) via a feature probe, as in `hash.ts`; no import. */
+function probeNative(): NativeCrc | undefined {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const zlib = proc?.getBuiltinModule?.('node:zlib') as { crc32?: NativeCrc } | undefined;
+    return typeof zlib?.crc32 === 'function' ? zlib.crc32 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const native = probeNative();
+
+/** Which implementation `crc32Update` uses in this runtime (native is ~4× faster). */
+export const CRC32_BACKEND: 'node' | 'portable' = native ? 'node' : 'portable';
+
+/** Continue a CRC-32 over `bytes` (same contract as `crc32UpdatePortable`). */
+export function crc32Update(crc: number, bytes: Uint8Array): number {
+  return native ? native(bytes, crc) >>> 0 : crc32UpdatePortable(crc, bytes);
 }
 
 /** CRC-32 of `bytes` (unsigned 32-bit). */

@@ -58,19 +58,20 @@ function unsafe(index: number, name: string, why: string): CtxpkgError {
  */
 export function decodeEntryName(entry: ScannedEntry): string {
   const raw = entry.nameBytes;
-  const latin = Array.from(raw.subarray(0, 64), (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '?')).join('');
+  const latin = (): string =>
+    Array.from(raw.subarray(0, 64), (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '?')).join('');
   if (raw.length === 0 || raw.length > MAX_NAME_BYTES) {
-    throw unsafe(entry.index, latin, `name must be 1–${MAX_NAME_BYTES} bytes, got ${raw.length}`);
+    throw unsafe(entry.index, latin(), `name must be 1–${MAX_NAME_BYTES} bytes, got ${raw.length}`);
   }
   let name: string;
   if (entry.flags & FLAG_UTF8) {
     try {
       name = utf8.decode(raw);
     } catch {
-      throw unsafe(entry.index, latin, 'name is flagged UTF-8 but is not valid UTF-8');
+      throw unsafe(entry.index, latin(), 'name is flagged UTF-8 but is not valid UTF-8');
     }
   } else {
-    if (raw.some((b) => b >= 0x80)) throw unsafe(entry.index, latin, 'non-ASCII name without the UTF-8 flag');
+    if (raw.some((b) => b >= 0x80)) throw unsafe(entry.index, latin(), 'non-ASCII name without the UTF-8 flag');
     name = String.fromCharCode(...raw);
   }
   // eslint-disable-next-line no-control-regex
@@ -116,6 +117,8 @@ export function checkEntryType(entry: ScannedEntry, name: string): void {
 
 /** The collision key: names that a case-insensitive or normalizing file system would merge. */
 export function collisionKey(name: string): string {
+  // ASCII is invariant under NFKC; only its case needs folding (the common, fast path).
+  if (/^[\x20-\x7e]*$/.test(name)) return name.toLowerCase();
   return name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
 }
 
@@ -134,11 +137,11 @@ function layoutSlot(name: string): { kind: SlotKind; key: string; zstd: boolean 
 
 /**
  * Run checks (1)–(4) over all entries and return the layout entries in central-directory order
- * (the `blobs/` directory entry, if present, is dropped). Throws `E_ARCHIVE_UNSAFE_PATH`,
+ * (the `blobs/` directory entry, if present, is dropped) and every entry's decoded name by index. Throws `E_ARCHIVE_UNSAFE_PATH`,
  * `E_ARCHIVE_ENTRY_TYPE`, `E_ARCHIVE_DUPLICATE_ENTRY` (also for `x` together with `x.zst`) and
  * `E_ARCHIVE` (a name the layout does not define; a missing `ctxpkg.json` or `content.json`).
  */
-export function classifyEntries(entries: ScannedEntry[]): LayoutEntry[] {
+export function classifyEntries(entries: ScannedEntry[]): { layout: LayoutEntry[]; names: Map<number, string> } {
   const names = entries.map((e) => {
     const name = decodeEntryName(e);
     checkEntryType(e, name);
@@ -189,5 +192,5 @@ export function classifyEntries(entries: ScannedEntry[]): LayoutEntry[] {
       });
     }
   }
-  return out;
+  return { layout: out, names: new Map(names.map((n, i) => [i, n])) };
 }

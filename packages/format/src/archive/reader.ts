@@ -69,7 +69,7 @@ export async function readArchive(bytes: Uint8Array, options: ReadArchiveOptions
   const limits = resolveLimits(options.limits);
   const keepBlobs = options.keepBlobs ?? true;
   const scanned = scanZip(bytes, limits);
-  const layout = classifyEntries(scanned.entries);
+  const { layout, names } = classifyEntries(scanned.entries);
   const texts = new Map<string, string>();
   const blobBytes = new Map<string, Uint8Array>();
   const blobSizes = new Map<string, number>();
@@ -101,7 +101,7 @@ export async function readArchive(bytes: Uint8Array, options: ReadArchiveOptions
       },
     };
   };
-  await readLayoutEntries(bytes, scanned.entries, layout, limits, consumerFor);
+  await readLayoutEntries(bytes, scanned.entries, names, layout, limits, consumerFor);
 
   const sortMap = <V>(m: Map<string, V>): Map<string, V> =>
     new Map([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

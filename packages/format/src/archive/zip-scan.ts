@@ -104,7 +104,9 @@ function findEndRecord(bytes: Uint8Array): number {
  * the central directory and the end record — so no two entries overlap and no bytes hide
  * between them; each local header repeats the central name byte for byte, the method and (unless
  * a data descriptor is used) CRC-32 and sizes; stored entries declare equal sizes; declared
- * sizes respect `limits` (`maxEntries`, `maxEntryBytes`, `maxTotalBytes`, `maxArchiveBytes`).
+ * sizes respect `limits` (`maxEntries`, `maxEntryBytes`, `maxTotalBytes`, `maxRatio` after
+ * `ratioGraceBytes`, `maxArchiveBytes`). The reader then holds every entry to its declared size
+ * while inflating, so these caps bound what is actually produced.
  *
  * Throws `E_ARCHIVE` (structure), `E_ARCHIVE_SIZE_MISMATCH` (header sizes disagree),
  * `E_ARCHIVE_UNSAFE_PATH` (an Info-ZIP Unicode alternate name), `E_TOO_LARGE` (caps).
@@ -187,6 +189,13 @@ export function scanZip(bytes: Uint8Array, limits: ArchiveLimits): ScannedZip {
         'E_TOO_LARGE',
         `${where}: declares ${uncompressedSize} uncompressed bytes; the per-entry limit is ${limits.maxEntryBytes}`,
         { details: { declared: uncompressedSize, limit: limits.maxEntryBytes } },
+      );
+    }
+    if (uncompressedSize > limits.ratioGraceBytes && uncompressedSize > limits.maxRatio * Math.max(1, compressedSize)) {
+      throw new CtxpkgError(
+        'E_TOO_LARGE',
+        `${where}: declares a compression ratio above ${limits.maxRatio}:1 (${uncompressedSize} from ${compressedSize} bytes)`,
+        { details: { declared: uncompressedSize, stored: compressedSize, maxRatio: limits.maxRatio } },
       );
     }
     declaredTotal += uncompressedSize;

@@ -1,0 +1,204 @@
+/**
+ * Bench: read + verify a 100 MiB-uncompressed ZIP-form package with 10,000 blobs
+ * (issue 7 item 6, spec/archive.md §6).
+ *
+ *   npm run bench:archive   (env BENCH_MIB / BENCH_BLOBS resize it, BENCH_RUNS sets the runs per
+ *                            mode, BENCH_SAVE=<file> keeps a copy of the generated archive)
+ *
+ * Measured, each in a fresh child process (so every peak-RSS figure is its own):
+ *   floor     raw inflate (node:zlib inflateRawSync) + SHA-256 (node:crypto) of every entry,
+ *             offsets parsed beforehand — the least any reader must do with the same data;
+ *   package   `readPackage` (format core): every archive check, CRC-32, blob hashes, strict JSON
+ *             parse, integrity, Ed25519 signature, blob references; blobs kept in memory;
+ *   stream    `readArchive({ keepBlobs: false })` + `checkBlobRefs`: the same archive checks with
+ *             each blob hashed and dropped — the memory-bounded path.
+ * Figures: MB/s over uncompressed bytes (MB = 10^6 bytes), time ratio vs the floor (target ≤ 2×)
+ * for a warm pass (the cold first pass is shown too), and peak RSS above the RSS the process had
+ * with the archive bytes loaded — an upper bound (the process peak may include start-up) —
+ * compared with the documented bound for the streaming path: STREAM_PEAK_BOUND_MIB.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
+import {
+  checkBlobRefs,
+  jsonBundleToArchive,
+  parseStrictJson,
+  readArchive,
+  readPackage,
+  resolveLimits,
+  writePackage,
+  type ArchiveLimits,
+} from '@ctxpkg/format';
+import { scanZip } from '../../packages/format/src/archive/zip-scan.js';
+
+const MiB = 1024 * 1024;
+const TOTAL_MIB = Number(process.env.BENCH_MIB ?? 100);
+const BLOBS = Number(process.env.BENCH_BLOBS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/**
+ * Documented bound on the streaming path's peak RSS above its baseline (input bytes loaded): the
+ * manifest and content texts and their parse (~10 MiB for 10k nodes), one blob (≤ maxEntryBytes,
+ * here ~10 KiB), zlib/yauzl buffers and V8 garbage between collections. Independent of archive size.
+ */
+const STREAM_PEAK_BOUND_MIB = 64;
+
+const LIMITS: Partial<ArchiveLimits> = {
+  maxArchiveBytes: (TOTAL_MIB + 64) * MiB,
+  maxEntries: BLOBS + 16,
+  maxEntryBytes: 16 * MiB,
+  maxTotalBytes: (TOTAL_MIB + 32) * MiB,
+};
+
+type Mode = 'floor' | 'package' | 'stream';
+interface Sample {
+  /** Warm pass, milliseconds. */
+  ms: number;
+  /** Cold (first) pass, milliseconds. */
+  coldMs: number;
+  peakMiB: number;
+  bytes: number;
+}
+
+/** Deterministic, moderately compressible text (words from a vocabulary; deflates ~3:1). */
+function blobText(i: number, size: number): Uint8Array {
+  const words = ['token', 'session', 'expires', 'refresh', 'rotate', 'the', 'auth', 'service', 'must', 'never', 'log', 'secret', 'cache', 'header', 'retry', 'after', 'minutes', 'config', 'tenant', 'scope'];
+  const out = new Uint8Array(size);
+  let x = (i * 2654435761) >>> 0 || 1;
+  let o = 0;
+  while (o < size) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    const w = (x % 7 === 0 ? `${x % 100000}` : words[x % words.length]!) + (x % 11 === 0 ? '.\n' : ' ');
+    for (let k = 0; k < w.length && o < size; k++) out[o++] = w.charCodeAt(k);
+  }
+  return out;
+}
+
+async function buildArchive(): Promise<{ zip: Uint8Array; uncompressed: number }> {
+  const per = Math.floor((TOTAL_MIB * MiB) / BLOBS);
+  const blobs = new Map<string, Uint8Array>();
+  const nodes: Array<{ id: string; type: string; content: string; activation: number; blob_ref: string }> = [];
+  for (let i = 0; i < BLOBS; i++) {
+    const data = blobText(i, per);
+    const ref = `sha256-${createHash('sha256').update(data).digest('hex')}`;
+    blobs.set(ref, data);
+    nodes.push({ id: `doc-${i}`, type: 'fact', content: `document ${i}`, activation: 1, blob_ref: ref });
+  }
+  const json = writePackage(
+    {
+      manifest: { name: '@bench/large', version: '1.0.0', description: 'archive bench', created_at: '2026-01-01T00:00:00Z' },
+      content: { context_graph: { format: 'ctxpkg-graph-v2', nodes, edges: [] } },
+    },
+    { seed: new Uint8Array(32).fill(0x2a) },
+  );
+  const zip = await jsonBundleToArchive(json, { blobs, limits: LIMITS });
+  let uncompressed = 0;
+  for (const e of scanZip(zip, resolveLimits(LIMITS)).entries) uncompressed += e.uncompressedSize;
+  return { zip, uncompressed };
+}
+
+/** One pass of `mode` over the archive; returns the uncompressed bytes it covered. */
+async function pass(mode: Mode, zip: Uint8Array, entries: ReturnType<typeof scanZip>['entries']): Promise<number> {
+  let bytes = 0;
+  if (mode === 'floor') {
+    for (const e of entries) {
+      const data = zip.subarray(e.dataStart, e.dataStart + e.compressedSize);
+      const out = e.method === 8 ? inflateRawSync(data) : data;
+      createHash('sha256').update(out).digest('hex');
+      bytes += out.length;
+    }
+  } else if (mode === 'package') {
+    const p = await readPackage(zip, { maxBytes: LIMITS.maxArchiveBytes!, archiveLimits: LIMITS });
+    bytes = p.contentText.length + [...(p.blobs?.values() ?? [])].reduce((n, b) => n + b.length, 0);
+  } else {
+    const r = await readArchive(zip, { limits: LIMITS, keepBlobs: false });
+    const content = parseStrictJson(r.contentText) as { context_graph?: { nodes?: Array<{ blob_ref?: unknown }> } };
+    checkBlobRefs(content.context_graph, r.blobSizes.keys());
+    bytes = r.contentText.length + [...r.blobSizes.values()].reduce((n, b) => n + b, 0);
+  }
+  return bytes;
+}
+
+/**
+ * One measurement in this (child) process: a cold pass (its peak RSS growth over the baseline
+ * with the archive loaded is the memory figure), then a warm pass (its time is the speed figure).
+ */
+async function measure(mode: Mode, file: string): Promise<Sample> {
+  const zip = new Uint8Array(readFileSync(file));
+  const entries = scanZip(zip, resolveLimits(LIMITS)).entries;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  // Growth = peak RSS of the process so far − current RSS before the pass: an upper bound of
+  // what the pass added (the peak may include start-up, never less than the pass's own peak).
+  const base = process.memoryUsage().rss;
+  const t0 = performance.now();
+  await pass(mode, zip, entries);
+  const coldMs = performance.now() - t0;
+  const peakMiB = (process.resourceUsage().maxRSS * 1024 - base) / MiB;
+  gc?.();
+  const t1 = performance.now();
+  const bytes = await pass(mode, zip, entries);
+  return { ms: performance.now() - t1, coldMs, peakMiB, bytes };
+}
+
+function child(mode: Mode, file: string): Sample {
+  const self = fileURLToPath(import.meta.url);
+  const out = execFileSync(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', self, '--child', mode, file], {
+    maxBuffer: 1 << 20,
+    env: process.env,
+  });
+  return JSON.parse(out.toString()) as Sample;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child') {
+    process.stdout.write(JSON.stringify(await measure(process.argv[3] as Mode, process.argv[4]!)));
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ctxpkg-bench-archive-'));
+  try {
+    const t0 = performance.now();
+    const { zip, uncompressed } = await buildArchive();
+    const file = join(dir, 'large.ctxpkg');
+    writeFileSync(file, zip);
+    if (process.env.BENCH_SAVE) writeFileSync(process.env.BENCH_SAVE, zip);
+    console.log(`archive: ${BLOBS} blobs, ${(uncompressed / MiB).toFixed(1)} MiB uncompressed, ${(zip.length / MiB).toFixed(1)} MiB on disk (built and self-checked in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    const results: Record<Mode, Sample[]> = { floor: [], package: [], stream: [] };
+    for (let run = 0; run < RUNS; run++) {
+      for (const mode of ['floor', 'package', 'stream'] as const) results[mode].push(child(mode, file));
+    }
+    const floorMs = median(results.floor.map((s) => s.ms));
+    console.log(`runs: ${RUNS} child processes per mode, median of the warm pass; MB = 10^6 bytes of uncompressed data`);
+    for (const mode of ['floor', 'package', 'stream'] as const) {
+      const ms = median(results[mode].map((s) => s.ms));
+      const cold = median(results[mode].map((s) => s.coldMs));
+      const peak = Math.max(...results[mode].map((s) => s.peakMiB));
+      const mbs = uncompressed / 1e6 / (ms / 1000);
+      console.log(
+        `${mode.padEnd(8)} ${ms.toFixed(0).padStart(6)} ms  ${mbs.toFixed(1).padStart(7)} MB/s  ${(ms / floorMs).toFixed(2)}× floor  ` +
+          `(cold ${cold.toFixed(0)} ms)  peak RSS +${peak.toFixed(1)} MiB`,
+      );
+    }
+    const ratio = median(results.package.map((s) => s.ms)) / floorMs;
+    const streamPeak = Math.max(...results.stream.map((s) => s.peakMiB));
+    console.log(`target ≤ 2.00× floor (readPackage): ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×)`);
+    console.log(`stream peak RSS ≤ ${STREAM_PEAK_BOUND_MIB} MiB bound: ${streamPeak <= STREAM_PEAK_BOUND_MIB ? 'met' : 'MISSED'} (+${streamPeak.toFixed(1)} MiB)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
