@@ -64,9 +64,11 @@ class BytesReader extends yauzl.RandomAccessReader {
 export function crossCheckWithYauzl(bytes: Uint8Array, scanned: ScannedEntry[], names: Map<number, string>): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
+    let zipfile: yauzl.ZipFile | undefined;
     const fail = (why: string, cause?: unknown): void => {
       if (settled) return;
       settled = true;
+      zipfile?.close();
       reject(new CtxpkgError('E_ARCHIVE', `the ZIP directory does not read consistently: ${why}`, cause ? { cause } : {}));
     };
     yauzl.fromRandomAccessReader(
@@ -75,6 +77,7 @@ export function crossCheckWithYauzl(bytes: Uint8Array, scanned: ScannedEntry[], 
       { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true, autoClose: true },
       (err, zf) => {
         if (err || !zf) return fail(err instanceof Error ? err.message : 'unreadable', err);
+        zipfile = zf;
         let index = 0;
         zf.on('error', (e: unknown) => fail(e instanceof Error ? e.message : String(e), e));
         zf.on('entry', (entry: yauzl.Entry) => {

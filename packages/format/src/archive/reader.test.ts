@@ -294,3 +294,20 @@ describe('structure checks', () => {
     expect((await readArchive(buildZip(entries))).contentText).toBe(CONTENT_TEXT);
   });
 });
+
+describe('the yauzl cross-check', () => {
+  it('passes on a valid archive and refuses when yauzl and our scan disagree', async () => {
+    const { crossCheckWithYauzl } = await import('./read-entries.js');
+    const { scanZip } = await import('./zip-scan.js');
+    const { classifyEntries } = await import('./names.js');
+    const { resolveLimits } = await import('./limits.js');
+    const zip = await baseArchive();
+    const scanned = scanZip(zip, resolveLimits()).entries;
+    const { names } = classifyEntries(scanned);
+    await expect(crossCheckWithYauzl(zip, scanned, names)).resolves.toBeUndefined();
+    const wrong = new Map(names);
+    wrong.set(1, 'graph.json');
+    await expectCode(crossCheckWithYauzl(zip, scanned, wrong), 'E_ARCHIVE');
+    await expectCode(crossCheckWithYauzl(zip, scanned.slice(0, 2), names), 'E_ARCHIVE');
+  });
+});
