@@ -32,7 +32,10 @@ export interface ArchiveContents {
   contentText: string;
   /** `rebuild.json` when present (informative; not covered by integrity or signature). */
   rebuildText?: string;
-  /** Blob bytes by blob_ref (`sha256-<hex>`), sorted by key; empty when `keepBlobs` is false. */
+  /**
+   * Blob bytes by blob_ref (`sha256-<hex>`), sorted by key; empty when `keepBlobs` is false.
+   * Stored (uncompressed) blobs are views into the input bytes: copy them to outlive its mutation.
+   */
   blobs: Map<string, Uint8Array>;
   /** Every blob: key → decoded size in bytes, sorted by key. Hashes already verified. */
   blobSizes: Map<string, number>;
