@@ -3,18 +3,18 @@
  *
  * The API is mounted twice: at the root (`/v1/…`, `/healthz`, `/metrics`) and under `basePath`
  * (default `/api`, so `http://host:port/api` works as a reference-client base URL whose default
- * ends in `/api`). Middleware, outermost first: request log + metrics, raw-path safety check,
- * CORS. Errors become `{ "error", "code" }` bodies with the status from `httpStatusFor`.
+ * ends in `/api`). One middleware wraps every request: raw-path safety check, CORS preflight and
+ * headers, metrics, request log. Errors become `{ "error", "code" }` bodies with the status from `httpStatusFor`.
  * Nothing here listens on a port (server.ts does); tests call `app.request(url, init)`.
  */
 import { Hono } from 'hono';
 import { isCtxpkgError } from '@ctxpkg/format';
 import { IndexCache, type Env, type RegistryDeps } from './context.js';
-import { corsMiddleware } from './cors.js';
+import { applyCors, preflightResponse } from './cors.js';
 import { errorResponse, JSON_TYPE } from './http.js';
 import { Metrics } from './metrics.js';
-import { DEFAULT_LIMITS, normaliseBasePath, type AppOptions } from './options.js';
-import { checkRawPath, rawPath } from './params.js';
+import { DEFAULT_LIMITS, normaliseBasePath, type AppOptions, type LogEntry } from './options.js';
+import { rawPath, rawPathProblem } from './params.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerPublishRoute } from './routes/publish.js';
@@ -52,34 +52,37 @@ export function createApp(opts: AppOptions): RegistryApp {
   registerOpsRoutes(api, deps);
 
   const app = new Hono<Env>();
+  const allowed = new Set(opts.corsOrigins ?? []);
+  // One middleware (fewer async layers on the hot path): raw-path check, CORS, metrics, log.
   app.use('*', async (c, next) => {
     const t0 = performance.now();
     const path = rawPath(c.req.url);
-    await next();
+    const method = c.req.method;
+    const origin = c.req.header('origin');
+    const bad = rawPathProblem(path);
+    if (bad) {
+      c.set('route', 'rejected');
+      c.set('errorCode', bad.code);
+      c.res = errorResponse(bad);
+    } else if (method === 'OPTIONS') {
+      c.set('route', 'preflight');
+      c.res = preflightResponse(origin, allowed);
+    } else {
+      await next();
+      // Only touch headers for CORS requests: reading them forces the adapter's slow path.
+      if (origin !== undefined) applyCors(c.res.headers, method, origin, allowed);
+    }
     const seconds = (performance.now() - t0) / 1000;
     const route = c.get('route') ?? 'unmatched';
     const status = c.res.status;
-    deps.metrics.observeRequest(c.req.method, route, status, seconds);
-    const principal = c.get('principal');
-    const entry: Record<string, unknown> & { msg: string } = {
-      msg: 'request',
-      time: new Date().toISOString(),
-      method: c.req.method,
-      path,
-      route,
-      status,
-      ms: Math.round(seconds * 100000) / 100,
-    };
+    deps.metrics.observeRequest(method, route, status, seconds);
+    const entry: LogEntry = { msg: 'request', time: new Date().toISOString(), method, path, route, status, ms: Math.round(seconds * 100000) / 100 };
     const code = c.get('errorCode');
     if (code) entry.code = code;
+    const principal = c.get('principal');
     if (principal) entry.token_id = principal.tokenId;
     deps.log(entry);
   });
-  app.use('*', async (c, next) => {
-    checkRawPath(rawPath(c.req.url));
-    await next();
-  });
-  app.use('*', corsMiddleware(opts.corsOrigins ?? []));
   app.route('/', api);
   if (basePath !== '') app.route(basePath, api);
 

@@ -9,9 +9,6 @@
  *   private (`Cache-Control: private`), and preflights that allow only GET/HEAD without
  *   `Authorization` — a browser page from an arbitrary origin can read public data and nothing else.
  */
-import type { MiddlewareHandler } from 'hono';
-import type { Env } from './context.js';
-
 const EXPOSE = 'etag, x-ctxpkg-sha256, x-ctxpkg-yanked, location';
 
 function appendVary(h: Headers, value: string): void {
@@ -20,43 +17,37 @@ function appendVary(h: Headers, value: string): void {
   else if (!cur.toLowerCase().split(/\s*,\s*/).includes(value.toLowerCase())) h.set('vary', `${cur}, ${value}`);
 }
 
-/** The CORS middleware for an allowlist of exact origins (`https://app.example.com`). */
-export function corsMiddleware(allowlist: readonly string[]): MiddlewareHandler<Env> {
-  const allowed = new Set(allowlist);
-  return async (c, next) => {
-    const origin = c.req.header('origin');
-    if (c.req.method === 'OPTIONS') {
-      c.set('route', 'preflight');
-      const h = new Headers({ 'cache-control': 'no-store', vary: 'Origin' });
-      if (origin !== undefined && allowed.has(origin)) {
-        h.set('access-control-allow-origin', origin);
-        h.set('access-control-allow-methods', 'GET, HEAD, PUT, DELETE, POST');
-        h.set('access-control-allow-headers', 'authorization, content-type, if-none-match');
-        h.set('access-control-max-age', '600');
-      } else if (origin !== undefined) {
-        h.set('access-control-allow-origin', '*');
-        h.set('access-control-allow-methods', 'GET, HEAD');
-        h.set('access-control-allow-headers', 'if-none-match');
-        h.set('access-control-max-age', '600');
-      } else {
-        h.set('allow', 'GET, HEAD, PUT, DELETE, POST, OPTIONS');
-      }
-      return new Response(null, { status: 204, headers: h });
-    }
-    await next();
-    if (origin === undefined) return;
-    const h = c.res.headers;
-    if (allowed.has(origin)) {
-      h.set('access-control-allow-origin', origin);
-      h.set('access-control-expose-headers', EXPOSE);
-      appendVary(h, 'Origin');
-      return;
-    }
-    const method = c.req.method;
-    const isPrivate = (h.get('cache-control') ?? '').includes('private');
-    if ((method === 'GET' || method === 'HEAD') && !isPrivate) {
-      h.set('access-control-allow-origin', '*');
-      h.set('access-control-expose-headers', EXPOSE);
-    }
-  };
+/** The answer to a preflight (`OPTIONS`) request from `origin` (undefined: not a CORS request). */
+export function preflightResponse(origin: string | undefined, allowed: ReadonlySet<string>): Response {
+  const h = new Headers({ 'cache-control': 'no-store', vary: 'Origin' });
+  if (origin !== undefined && allowed.has(origin)) {
+    h.set('access-control-allow-origin', origin);
+    h.set('access-control-allow-methods', 'GET, HEAD, PUT, DELETE, POST');
+    h.set('access-control-allow-headers', 'authorization, content-type, if-none-match');
+    h.set('access-control-max-age', '600');
+  } else if (origin !== undefined) {
+    h.set('access-control-allow-origin', '*');
+    h.set('access-control-allow-methods', 'GET, HEAD');
+    h.set('access-control-allow-headers', 'if-none-match');
+    h.set('access-control-max-age', '600');
+  } else {
+    h.set('allow', 'GET, HEAD, PUT, DELETE, POST, OPTIONS');
+  }
+  return new Response(null, { status: 204, headers: h });
+}
+
+/** Add CORS headers to a finished answer for a request from `origin` with `method`. */
+export function applyCors(h: Headers, method: string, origin: string | undefined, allowed: ReadonlySet<string>): void {
+  if (origin === undefined) return;
+  if (allowed.has(origin)) {
+    h.set('access-control-allow-origin', origin);
+    h.set('access-control-expose-headers', EXPOSE);
+    appendVary(h, 'Origin');
+    return;
+  }
+  const isPrivate = (h.get('cache-control') ?? '').includes('private');
+  if ((method === 'GET' || method === 'HEAD') && !isPrivate) {
+    h.set('access-control-allow-origin', '*');
+    h.set('access-control-expose-headers', EXPOSE);
+  }
 }

@@ -37,10 +37,17 @@ export class Metrics {
   private readonly rejections = new Map<string, number>();
   private readonly yanks = new Map<string, number>();
   private publishes = 0;
+  /** `method route status` → rendered label set (bounded: routes and statuses are finite). */
+  private readonly labelCache = new Map<string, string>();
 
   /** Count one answered request; `seconds` is the handler's wall time. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = labels({ method, route, status: String(status) });
+    const raw = `${method} ${route} ${status}`;
+    let key = this.labelCache.get(raw);
+    if (key === undefined) {
+      key = labels({ method, route, status: String(status) });
+      this.labelCache.set(raw, key);
+    }
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     let h = this.latency.get(route);
     if (!h) {

@@ -26,13 +26,14 @@ export function rawPath(url: string): string {
   return url.slice(start, end);
 }
 
-/** Refuse traversal and smuggling in the raw path. Throws `E_INVALID_NAME` (400). */
-export function checkRawPath(path: string): void {
+/** Traversal or smuggling in the raw path → the `E_INVALID_NAME` (400) error to answer; else null. */
+export function rawPathProblem(path: string): CtxpkgError | null {
   if (BAD_ENCODING.test(path) || CONTROL.test(path) || DOT_SEGMENT.test(path) || path.includes('//')) {
-    throw new CtxpkgError('E_INVALID_NAME', 'the request path contains an encoded slash, backslash, dot segment or control character', {
+    return new CtxpkgError('E_INVALID_NAME', 'the request path contains an encoded slash, backslash, dot segment or control character', {
       hint: 'package names are @namespace/name with a-z, 0-9 and dashes; versions are SemVer',
     });
   }
+  return null;
 }
 
 /** A validated `{ns}/{name}` pair from the URL. Throws `E_INVALID_NAME`. */

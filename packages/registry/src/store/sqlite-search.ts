@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3';
 import { orderVersions, compareDesc } from '../ordering.js';
 import { toCatalogEntry, type Row } from './rows.js';
+import { prepared } from './statements.js';
 import type { CatalogEntry, SearchHit, VisibilityFilter } from './types.js';
 
 /** SQL condition selecting packages (alias `p`) visible through a filter bound as JSON text. */
@@ -30,24 +31,23 @@ export function ftsQuery(q: string): string | null {
  * transaction that changed its versions.
  */
 export function refreshPackage(db: Database.Database, packageId: number, now: string): void {
-  const pkg = db.prepare('SELECT namespace, name FROM packages WHERE id = ?').get(packageId) as Row;
-  const rows = db
-    .prepare('SELECT version, yanked, description, tags_json, search_text FROM versions WHERE package_id = ?')
+  const pkg = prepared(db, 'SELECT namespace, name FROM packages WHERE id = ?').get(packageId) as Row;
+  const rows = prepared(db, 'SELECT version, yanked, description, tags_json, search_text FROM versions WHERE package_id = ?')
     .all(packageId) as Row[];
   const entries = rows.map((r) => ({ version: String(r.version), yanked: Number(r.yanked) === 1, row: r }));
   const { latest } = orderVersions(entries);
   const source = latest ?? entries.slice().sort((a, b) => compareDesc(a.version, b.version))[0];
   const description = source ? String(source.row.description) : '';
   const tagsJson = source ? String(source.row.tags_json) : '[]';
-  db.prepare('UPDATE packages SET latest_version = ?, description = ?, tags_json = ?, updated_at = ?, revision = revision + 1 WHERE id = ?').run(
+  prepared(db, 'UPDATE packages SET latest_version = ?, description = ?, tags_json = ?, updated_at = ?, revision = revision + 1 WHERE id = ?').run(
     latest ? latest.version : null,
     description,
     tagsJson,
     now,
     packageId,
   );
-  db.prepare('DELETE FROM package_search WHERE rowid = ?').run(packageId);
-  db.prepare('INSERT INTO package_search (rowid, full_name, description, tags, body) VALUES (?, ?, ?, ?, ?)').run(
+  prepared(db, 'DELETE FROM package_search WHERE rowid = ?').run(packageId);
+  prepared(db, 'INSERT INTO package_search (rowid, full_name, description, tags, body) VALUES (?, ?, ?, ?, ?)').run(
     packageId,
     `@${String(pkg.namespace)}/${String(pkg.name)} ${String(pkg.namespace)} ${String(pkg.name).replace(/-/g, ' ')}`,
     description,
@@ -58,8 +58,7 @@ export function refreshPackage(db: Database.Database, packageId: number, now: st
 
 /** Visible packages sorted by the string `@namespace/name`, strictly after `after` (a full name) when given. */
 export function catalog(db: Database.Database, filter: VisibilityFilter, limit: number, after?: string): CatalogEntry[] {
-  const rows = db
-    .prepare(
+  const rows = prepared(db, 
       `SELECT p.* FROM packages p WHERE ${VISIBLE_SQL} AND ('@' || p.namespace || '/' || p.name) > ?
        ORDER BY ('@' || p.namespace || '/' || p.name) LIMIT ?`,
     )
@@ -74,8 +73,7 @@ export function catalog(db: Database.Database, filter: VisibilityFilter, limit: 
 export function search(db: Database.Database, filter: VisibilityFilter, q: string, limit: number): SearchHit[] {
   const match = ftsQuery(q);
   if (match === null) return [];
-  const rows = db
-    .prepare(
+  const rows = prepared(db, 
       `SELECT p.*, snippet(package_search, -1, '[', ']', '…', 16) AS snippet,
               bm25(package_search, 10.0, 4.0, 4.0, 1.0) AS rank
        FROM package_search JOIN packages p ON p.id = package_search.rowid

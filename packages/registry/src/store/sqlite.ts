@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
 import { BlobDir, sha256OfBytes } from './blobs.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { prepared } from './statements.js';
 import { catalog, refreshPackage, search } from './sqlite-search.js';
 import { toNamespace, toPackage, toSignerKey, toToken, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
 import type {
@@ -86,7 +87,7 @@ export class SqliteStore implements RegistryStore {
 
   async createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord> {
     try {
-      this.db.prepare('INSERT INTO namespaces (name, owner, created_at) VALUES (?, ?, ?)').run(ns.name, ns.owner, ns.created_at);
+      prepared(this.db, 'INSERT INTO namespaces (name, owner, created_at) VALUES (?, ?, ?)').run(ns.name, ns.owner, ns.created_at);
     } catch (err) {
       if (isUniqueViolation(err)) throw new CtxpkgError('E_EXISTS', `namespace ${ns.name} already exists`);
       throw err;
@@ -95,18 +96,17 @@ export class SqliteStore implements RegistryStore {
   }
 
   async getNamespace(name: string): Promise<NamespaceRecord | null> {
-    const r = this.db.prepare('SELECT * FROM namespaces WHERE name = ?').get(name) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM namespaces WHERE name = ?').get(name) as Row | undefined;
     return r ? toNamespace(r) : null;
   }
 
   async listNamespaces(): Promise<NamespaceRecord[]> {
-    return (this.db.prepare('SELECT * FROM namespaces ORDER BY name').all() as Row[]).map(toNamespace);
+    return (prepared(this.db, 'SELECT * FROM namespaces ORDER BY name').all() as Row[]).map(toNamespace);
   }
 
   async insertToken(t: TokenRecord): Promise<void> {
     if (!(await this.getNamespace(t.namespace))) throw new CtxpkgError('E_NOT_FOUND', `namespace ${t.namespace} does not exist`);
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO tokens (id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at)
          VALUES (@id, @token_sha256, @namespace, @scope, @label, @created_at, @expires_at, @revoked_at)`,
       )
@@ -114,61 +114,60 @@ export class SqliteStore implements RegistryStore {
   }
 
   async findTokenByHash(tokenSha256: string): Promise<TokenRecord | null> {
-    const r = this.db.prepare('SELECT * FROM tokens WHERE token_sha256 = ?').get(tokenSha256) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM tokens WHERE token_sha256 = ?').get(tokenSha256) as Row | undefined;
     return r ? toToken(r) : null;
   }
 
   async revokeToken(idOrHash: string, at: string): Promise<TokenRecord> {
     const tx = this.db.transaction(() => {
-      const r = this.db.prepare('SELECT * FROM tokens WHERE id = ? OR token_sha256 = ?').get(idOrHash, idOrHash) as Row | undefined;
+      const r = prepared(this.db, 'SELECT * FROM tokens WHERE id = ? OR token_sha256 = ?').get(idOrHash, idOrHash) as Row | undefined;
       if (!r) throw new CtxpkgError('E_NOT_FOUND', `no token ${idOrHash}`, { hint: 'list tokens with `ctxpkg registry token list`' });
-      if (r.revoked_at === null) this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(at, r.id);
-      return toToken(this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(r.id) as Row);
+      if (r.revoked_at === null) prepared(this.db, 'UPDATE tokens SET revoked_at = ? WHERE id = ?').run(at, r.id);
+      return toToken(prepared(this.db, 'SELECT * FROM tokens WHERE id = ?').get(r.id) as Row);
     });
     return tx.immediate();
   }
 
   async listTokens(namespace?: string): Promise<TokenRecord[]> {
     const rows = namespace
-      ? this.db.prepare('SELECT * FROM tokens WHERE namespace = ? ORDER BY created_at, id').all(namespace)
-      : this.db.prepare('SELECT * FROM tokens ORDER BY namespace, created_at, id').all();
+      ? prepared(this.db, 'SELECT * FROM tokens WHERE namespace = ? ORDER BY created_at, id').all(namespace)
+      : prepared(this.db, 'SELECT * FROM tokens ORDER BY namespace, created_at, id').all();
     return (rows as Row[]).map(toToken);
   }
 
   async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
     if (!(await this.getNamespace(namespace))) throw new CtxpkgError('E_NOT_FOUND', `namespace ${namespace} does not exist`);
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'admin', NULL)
          ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL`,
       )
       .run(namespace, publicKey, at);
-    return toSignerKey(this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
+    return toSignerKey(prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
   }
 
   async revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    const r = this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row | undefined;
     if (!r) throw new CtxpkgError('E_NOT_FOUND', `key ${publicKey} is not registered for namespace ${namespace}`);
     if (r.revoked_at === null) {
-      this.db.prepare('UPDATE signer_keys SET revoked_at = ? WHERE namespace = ? AND public_key = ?').run(at, namespace, publicKey);
+      prepared(this.db, 'UPDATE signer_keys SET revoked_at = ? WHERE namespace = ? AND public_key = ?').run(at, namespace, publicKey);
     }
-    return toSignerKey(this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
+    return toSignerKey(prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
   }
 
   async listSignerKeys(namespace: string): Promise<SignerKeyRecord[]> {
-    return (this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ? ORDER BY added_at, public_key').all(namespace) as Row[]).map(
+    return (prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? ORDER BY added_at, public_key').all(namespace) as Row[]).map(
       toSignerKey,
     );
   }
 
   async getPackage(namespace: string, name: string): Promise<PackageRecord | null> {
-    const r = this.db.prepare('SELECT * FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
+    const r = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
     return r ? toPackage(r) : null;
   }
 
   async setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord> {
     const tx = this.db.transaction(() => {
-      const info = this.db.prepare('UPDATE packages SET visibility = ?, updated_at = ?, revision = revision + 1 WHERE namespace = ? AND name = ?').run(visibility, at, namespace, name);
+      const info = prepared(this.db, 'UPDATE packages SET visibility = ?, updated_at = ?, revision = revision + 1 WHERE namespace = ? AND name = ?').run(visibility, at, namespace, name);
       if (info.changes === 0) throw new CtxpkgError('E_NOT_FOUND', `package @${namespace}/${name} does not exist`);
       this.insertEvent({ at, action: `visibility:${visibility}`, namespace, name, version: null, actor, detail: null });
     });
@@ -177,15 +176,13 @@ export class SqliteStore implements RegistryStore {
   }
 
   async listVersions(namespace: string, name: string): Promise<VersionRecord[]> {
-    const rows = this.db
-      .prepare(`SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id WHERE p.namespace = ? AND p.name = ?`)
+    const rows = prepared(this.db, `SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id WHERE p.namespace = ? AND p.name = ?`)
       .all(namespace, name) as Row[];
     return rows.map(toVersion);
   }
 
   async getVersion(namespace: string, name: string, version: string): Promise<VersionRecord | null> {
-    const r = this.db
-      .prepare(
+    const r = prepared(this.db, 
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id
          WHERE p.namespace = ? AND p.name = ? AND v.version = ?`,
       )
@@ -194,8 +191,7 @@ export class SqliteStore implements RegistryStore {
   }
 
   async findEqualPrecedence(namespace: string, name: string, precedenceKey: string): Promise<VersionRecord | null> {
-    const r = this.db
-      .prepare(
+    const r = prepared(this.db, 
         `SELECT ${VERSION_COLUMNS} FROM versions v JOIN packages p ON p.id = v.package_id
          WHERE p.namespace = ? AND p.name = ? AND v.precedence_key = ?`,
       )
@@ -229,25 +225,23 @@ export class SqliteStore implements RegistryStore {
   }
 
   private isReferenced(sha256: string): boolean {
-    return this.db.prepare('SELECT 1 FROM versions WHERE artifact_sha256 = ? LIMIT 1').get(sha256) !== undefined;
+    return prepared(this.db, 'SELECT 1 FROM versions WHERE artifact_sha256 = ? LIMIT 1').get(sha256) !== undefined;
   }
 
   async commitPublish(rec: PublishRecord): Promise<PublishOutcome> {
     const full = `@${rec.namespace}/${rec.name}`;
     const tx = this.db.transaction((): PublishOutcome['signer'] => {
-      if (!this.db.prepare('SELECT 1 FROM namespaces WHERE name = ?').get(rec.namespace)) {
+      if (!prepared(this.db, 'SELECT 1 FROM namespaces WHERE name = ?').get(rec.namespace)) {
         throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
       }
       const signer = this.checkSigner(rec.namespace, rec.signer_public_key, rec.published_at);
-      let pkg = this.db.prepare('SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row | undefined;
+      let pkg = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row | undefined;
       if (!pkg) {
-        this.db
-          .prepare('INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+        prepared(this.db, 'INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
           .run(rec.namespace, rec.name, rec.visibility, rec.published_at, rec.published_at);
-        pkg = this.db.prepare('SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row;
+        pkg = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row;
       }
-      const existing = this.db
-        .prepare('SELECT version, yanked FROM versions WHERE package_id = ? AND (version = ? OR precedence_key = ?)')
+      const existing = prepared(this.db, 'SELECT version, yanked FROM versions WHERE package_id = ? AND (version = ? OR precedence_key = ?)')
         .get(pkg.id, rec.version, rec.precedence_key) as Row | undefined;
       if (existing) throw versionExists(full, rec.version, String(existing.version), Number(existing.yanked) === 1);
       if (pkg.visibility !== rec.visibility) {
@@ -258,8 +252,7 @@ export class SqliteStore implements RegistryStore {
         );
       }
       try {
-        this.db
-          .prepare(
+        prepared(this.db, 
             `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256,
                signer_public_key, description, tags_json, dependencies_json, search_text, trust_report_json, yanked,
                yanked_at, published_at, published_by)
@@ -289,10 +282,9 @@ export class SqliteStore implements RegistryStore {
 
   /** Inside a transaction: accept a registered key, record the first key, or refuse. */
   private checkSigner(namespace: string, key: string, at: string): PublishOutcome['signer'] {
-    const keys = (this.db.prepare('SELECT * FROM signer_keys WHERE namespace = ?').all(namespace) as Row[]).map(toSignerKey);
+    const keys = (prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ?').all(namespace) as Row[]).map(toSignerKey);
     if (keys.length === 0) {
-      this.db
-        .prepare("INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'first-publish', NULL)")
+      prepared(this.db, "INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'first-publish', NULL)")
         .run(namespace, key, at);
       this.insertEvent({ at, action: 'key:first-publish', namespace, name: null, version: null, actor: 'publish', detail: key });
       return 'first-publish';
@@ -314,14 +306,13 @@ export class SqliteStore implements RegistryStore {
 
   async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {
     const tx = this.db.transaction(() => {
-      const pkg = this.db.prepare('SELECT id FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
+      const pkg = prepared(this.db, 'SELECT id FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
       const row = pkg
-        ? (this.db.prepare('SELECT yanked FROM versions WHERE package_id = ? AND version = ?').get(pkg.id, version) as Row | undefined)
+        ? (prepared(this.db, 'SELECT yanked FROM versions WHERE package_id = ? AND version = ?').get(pkg.id, version) as Row | undefined)
         : undefined;
       if (!pkg || !row) throw new CtxpkgError('E_NOT_FOUND', `@${namespace}/${name}@${version} does not exist`);
       if ((Number(row.yanked) === 1) === yanked) return;
-      this.db
-        .prepare('UPDATE versions SET yanked = ?, yanked_at = ? WHERE package_id = ? AND version = ?')
+      prepared(this.db, 'UPDATE versions SET yanked = ?, yanked_at = ? WHERE package_id = ? AND version = ?')
         .run(yanked ? 1 : 0, yanked ? at : null, pkg.id, version);
       refreshPackage(this.db, Number(pkg.id), at);
       this.insertEvent({ at, action: yanked ? 'yank' : 'unyank', namespace, name, version, actor, detail: null });
@@ -340,8 +331,8 @@ export class SqliteStore implements RegistryStore {
 
   async auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]> {
     const rows = opts.namespace
-      ? this.db.prepare('SELECT * FROM events WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(opts.namespace, opts.limit)
-      : this.db.prepare('SELECT * FROM events ORDER BY id DESC LIMIT ?').all(opts.limit);
+      ? prepared(this.db, 'SELECT * FROM events WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(opts.namespace, opts.limit)
+      : prepared(this.db, 'SELECT * FROM events ORDER BY id DESC LIMIT ?').all(opts.limit);
     return (rows as Row[]).map((r) => ({
       at: String(r.at), action: String(r.action), namespace: String(r.namespace),
       name: r.name === null ? null : String(r.name), version: r.version === null ? null : String(r.version),
@@ -354,8 +345,7 @@ export class SqliteStore implements RegistryStore {
   }
 
   private insertEvent(ev: AuditEvent): void {
-    this.db
-      .prepare('INSERT INTO events (at, action, namespace, name, version, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    prepared(this.db, 'INSERT INTO events (at, action, namespace, name, version, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(ev.at, ev.action, ev.namespace, ev.name, ev.version, ev.actor, ev.detail);
   }
 

@@ -1,0 +1,199 @@
+/**
+ * Registry load bench (issue 4 item 8). Run: `npm run bench:registry` (BENCH_SECONDS=10 by default).
+ *
+ * On loopback, with autocannon in this process and each server in its own child process:
+ *   - GET index.json (20 versions) and a 1 MiB download at 32 connections for BENCH_SECONDS each,
+ *     against the registry and against a bare node:http server answering the same bytes (the
+ *     floor, measured in the same run, interleaved A B B A in half-length runs so that changes in
+ *     machine load hit both alike): req/s, p50/p99 latency, errors, server peak RSS;
+ *   - publish throughput: 100 sequential publishes, and 160 publishes 16 at a time.
+ * Target: registry index.json ≥ 50% of the floor's req/s with p99 < 20 ms.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createNamespace, createToken } from '@ctxpkg/registry';
+import { makePackage } from '../../packages/registry/src/__tests__/support.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 32;
+
+function startChild(args: string[]): Promise<{ proc: ChildProcess; url: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(HERE, 'server.ts'), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += String(d);
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolvePromise({ proc, url: m[1] });
+    });
+    proc.once('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
+  });
+}
+
+async function stop(proc: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+/** Resident set size now and at peak (bytes), from /proc (Linux). */
+async function rss(pid: number): Promise<{ now: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024;
+  return { now: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+interface Row {
+  target: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rssMiB: number;
+}
+
+interface Target {
+  name: string;
+  url: string;
+  pid: number;
+}
+
+/**
+ * Load two targets in the order A B B A, each run half of SECONDS, so drift in machine load hits
+ * both equally. req/s = mean of the halves, p50 = mean, p99 = the worse half, errors summed.
+ */
+async function loadPair(a: Target, b: Target): Promise<[Row, Row]> {
+  const half = Math.max(1, SECONDS / 2);
+  const runs = new Map<string, Array<Awaited<ReturnType<typeof autocannon>>>>([[a.name, []], [b.name, []]]);
+  for (const t of [a, b, b, a]) runs.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: half }));
+  const row = async (t: Target): Promise<Row> => {
+    const rs = runs.get(t.name)!;
+    return {
+      target: t.name,
+      reqPerSec: rs.reduce((s, r) => s + r.requests.average, 0) / rs.length,
+      p50: rs.reduce((s, r) => s + r.latency.p50, 0) / rs.length,
+      p99: Math.max(...rs.map((r) => r.latency.p99)),
+      errors: rs.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0),
+      rssMiB: (await rss(t.pid)).peak / 1024 / 1024,
+    };
+  };
+  return [await row(a), await row(b)];
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function publishBench(url: string, token: string, name: string, count: number, parallel: number) {
+  const bodies = Array.from({ length: count }, (_, i) => makePackage({ name: `@acme/${name}`, version: `1.0.${i}` }));
+  const latencies: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) {
+        const i = next++;
+        const s = performance.now();
+        const res = await fetch(`${url}/v1/packages/acme/${name}/1.0.${i}`, {
+          method: 'PUT',
+          body: bodies[i],
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+        });
+        if (res.status !== 201) throw new Error(`publish ${i}: HTTP ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  latencies.sort((x, y) => x - y);
+  return { count, parallel, perSec: count / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+}
+
+function bigPackage(): Uint8Array {
+  const para = 'Retry idempotent requests with jittered exponential backoff; never retry a non-idempotent write without a key. ';
+  const nodes = Array.from({ length: 256 }, (_, i) => ({ content: `${i}: ${para.repeat(37)}`, type: 'convention' }));
+  return makePackage({ name: '@acme/big', version: '1.0.0', nodes });
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ctxpkg-bench-reg-'));
+  const data = join(dir, 'data');
+  await createNamespace({ dataDir: data }, 'acme');
+  const token = (await createToken({ dataDir: data }, { namespace: 'acme', scope: 'publish' })).token;
+  const reg = await startChild(['registry', data, join(dir, 'requests.log')]);
+  let floor: { proc: ChildProcess; url: string } | undefined;
+  try {
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${reg.url}/v1/packages/acme/kb/1.${i}.0`, {
+        method: 'PUT',
+        body: makePackage({ version: `1.${i}.0`, dependencies: [{ name: '@acme/base', version_req: '^1' }] }),
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (res.status !== 201) throw new Error(`setup publish: ${res.status}`);
+    }
+    const big = bigPackage();
+    const putBig = await fetch(`${reg.url}/v1/packages/acme/big/1.0.0`, { method: 'PUT', body: big, headers: { authorization: `Bearer ${token}` } });
+    if (putBig.status !== 201) throw new Error(`setup publish big: ${putBig.status} ${await putBig.text()}`);
+    const indexBytes = new Uint8Array(await (await fetch(`${reg.url}/v1/packages/acme/kb/index.json`)).arrayBuffer());
+    const blobBytes = new Uint8Array(await (await fetch(`${reg.url}/v1/packages/acme/big/1.0.0/download`)).arrayBuffer());
+    await writeFile(join(dir, 'index.json'), indexBytes);
+    await writeFile(join(dir, 'blob.bin'), blobBytes);
+    floor = await startChild(['floor', join(dir, 'index.json'), join(dir, 'blob.bin')]);
+
+    console.log(`registry bench: loopback, ${CONNECTIONS} connections, ${SECONDS} s per run; index.json ${indexBytes.length} bytes, download ${blobBytes.length} bytes`);
+    const rows: Row[] = [
+      ...(await loadPair(
+        { name: 'floor index.json', url: `${floor.url}/index.json`, pid: floor.proc.pid! },
+        { name: 'registry index.json', url: `${reg.url}/v1/packages/acme/kb/index.json`, pid: reg.proc.pid! },
+      )),
+      ...(await loadPair(
+        { name: 'floor 1 MiB download', url: `${floor.url}/download`, pid: floor.proc.pid! },
+        { name: 'registry 1 MiB download', url: `${reg.url}/v1/packages/acme/big/1.0.0/download`, pid: reg.proc.pid! },
+      )),
+    ];
+    console.table(
+      rows.map((r) => ({
+        target: r.target,
+        'req/s': Math.round(r.reqPerSec),
+        'p50 ms': Number(r.p50.toFixed(1)),
+        'p99 ms': r.p99,
+        errors: r.errors,
+        'server peak RSS MiB': Number(r.rssMiB.toFixed(1)),
+      })),
+    );
+    const idxRatio = rows[1].reqPerSec / rows[0].reqPerSec;
+    const dlRatio = rows[3].reqPerSec / rows[2].reqPerSec;
+    console.log(`index.json: registry/floor = ${(idxRatio * 100).toFixed(1)}% (target ≥ 50%), p99 ${rows[1].p99} ms (target < 20 ms) → ${idxRatio >= 0.5 && rows[1].p99 < 20 ? 'PASS' : 'FAIL'}`);
+    console.log(`1 MiB download: registry/floor = ${(dlRatio * 100).toFixed(1)}%`);
+
+    const seq = await publishBench(reg.url, token, 'seq', 100, 1);
+    const par = await publishBench(reg.url, token, 'par', 160, 16);
+    console.table(
+      [seq, par].map((p) => ({
+        publishes: p.count,
+        'in flight': p.parallel,
+        'publishes/s': Number(p.perSec.toFixed(1)),
+        'p50 ms': Number(p.p50.toFixed(1)),
+        'p99 ms': Number(p.p99.toFixed(1)),
+      })),
+    );
+    const mem = await rss(reg.proc.pid!);
+    console.log(`registry server RSS after all runs: ${(mem.now / 1048576).toFixed(1)} MiB (peak ${(mem.peak / 1048576).toFixed(1)} MiB)`);
+  } finally {
+    if (floor) await stop(floor.proc);
+    await stop(reg.proc);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,38 @@
+/**
+ * Server process for the registry bench (bench/registry/run.ts), one per mode:
+ *   registry <dataDir> <logFile>  — the real registry (startRegistry), request logs to a file
+ *   floor <indexFile> <blobFile>  — a bare node:http server answering the same bytes (the floor)
+ * Prints `listening on <url>` when ready; exits on SIGTERM.
+ */
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startRegistry } from '@ctxpkg/registry';
+
+const [mode, a, b] = process.argv.slice(2);
+
+if (mode === 'registry') {
+  const logs = createWriteStream(b, { flags: 'a' });
+  const reg = await startRegistry({ dataDir: a, port: 0, log: (e) => logs.write(JSON.stringify(e) + '\n') });
+  process.stdout.write(`listening on ${reg.url}\n`);
+  process.on('SIGTERM', () => void reg.close().then(() => logs.end(() => process.exit(0))));
+} else if (mode === 'floor') {
+  const index = await readFile(a);
+  const blob = await readFile(b);
+  const server = createServer((req, res) => {
+    if (req.url === '/index.json') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': index.length, etag: '"x"' });
+      res.end(index);
+    } else if (req.url === '/download') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length, etag: '"y"' });
+      res.end(blob);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+} else {
+  throw new Error('usage: server.ts registry <dataDir> <logFile> | floor <indexFile> <blobFile>');
+}
