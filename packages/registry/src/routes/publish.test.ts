@@ -202,3 +202,42 @@ describe('PUT publish: names (HB-22, registry part)', () => {
     expect(await res.json()).toMatchObject({ code: 'E_INVALID_NAME' });
   });
 });
+
+describe('PUT publish: other package forms', () => {
+  it('accepts the ZIP form and serves its exact bytes', async () => {
+    const { jsonBundleToArchive } = await import('@ctxpkg/format');
+    const zip = await jsonBundleToArchive(makePackage({ version: '3.0.0' }));
+    expect([zip[0], zip[1]]).toEqual([0x50, 0x4b]);
+    const res = await r.put(`${URL_KB}/3.0.0`, zip, r.tokens.acmePublish);
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as any).trust_report.checked[1].detail).toContain('ZIP');
+    const dl = new Uint8Array(await (await r.req(`${URL_KB}/3.0.0/download`)).arrayBuffer());
+    expect(Buffer.from(dl).equals(Buffer.from(zip))).toBe(true);
+  });
+
+  it('screens decoded skills documents for secrets', async () => {
+    const { encodeZstdFrame, sha256Hex: hex, writePackage } = await import('@ctxpkg/format');
+    const skills = (doc: string, version: string) => {
+      const plain = new TextEncoder().encode(doc);
+      return writePackage(
+        {
+          manifest: { name: '@acme/skills', version, description: 'skills', created_at: '2026-01-02T03:04:05Z', kind: 'skills' },
+          content: {
+            documents: {
+              files: [{ path: 'SKILL.md', sha256: hex(plain), encoding: 'zstd+base64', body: Buffer.from(encodeZstdFrame(plain)).toString('base64') }],
+            },
+          },
+        },
+        { seed: new Uint8Array(32).fill(0x2a) },
+      );
+    };
+    const clean = await r.put('/v1/packages/acme/skills/1.0.0', skills('# Deploy\nRun the release script.\n', '1.0.0'), r.tokens.acmePublish);
+    expect(clean.status).toBe(201);
+    const key = 'AKIA' + 'Q3EGRDZ7XW5NPB4T';
+    const dirty = await r.put('/v1/packages/acme/skills/1.1.0', skills(`# Deploy\naws_access_key_id = ${key}\n`, '1.1.0'), r.tokens.acmePublish);
+    expect(dirty.status).toBe(400);
+    const text = await dirty.text();
+    expect(JSON.parse(text)).toMatchObject({ code: 'E_SECRET', details: { findings: [{ path: 'content.documents/SKILL.md', line: 2 }] } });
+    expect(text).not.toContain(key);
+  });
+});
