@@ -100,6 +100,11 @@ describe('ctxpkg registry admin commands (in process)', () => {
     expect((await cli(['registry', 'visibility', '@acme/nothing', 'private', ...data])).code).toBe(4);
     expect((await cli(['registry', 'visibility', '@acme/nothing', 'secret', ...data])).code).toBe(2);
     expect((await cli(['registry', 'gc', ...data])).out).toContain('removed 0');
+    const events = JSON.parse((await cli(['registry', 'events', '--namespace', 'acme', '--json', ...data])).out) as Array<{ action: string }>;
+    expect(events.map((e) => e.action).slice(-2)).toEqual(['token:create:publish', 'namespace:create']);
+    expect(events.map((e) => e.action)).toContain('key:revoke');
+    expect(JSON.stringify(events)).not.toMatch(/ctx[pr]_/);
+    expect((await cli(['registry', 'events', '--limit', '0', ...data])).code).toBe(2);
   });
 });
 

@@ -10,7 +10,7 @@ import { CtxpkgError, parsePackageName, validateNamespaceClaim } from '@ctxpkg/f
 import { generateToken, hashToken, TOKEN_PATTERN } from './auth.js';
 import { isoNow } from './context.js';
 import { openSqliteStore } from './store/sqlite.js';
-import type { NamespaceRecord, PackageRecord, RegistryStore, SignerKeyRecord, TokenRecord, TokenScope, Visibility } from './store/types.js';
+import type { AuditEvent, NamespaceRecord, PackageRecord, RegistryStore, SignerKeyRecord, TokenRecord, TokenScope, Visibility } from './store/types.js';
 
 export type AdminTarget = ({ dataDir: string } | { store: RegistryStore }) & { clock?: () => Date };
 
@@ -144,6 +144,13 @@ export async function setPackageVisibility(target: AdminTarget, fullName: string
       throw err;
     }
   });
+}
+
+/** The audit log, newest first: publishes, yanks, visibility, namespace, token and key changes. */
+export async function listEvents(target: AdminTarget, opts: { namespace?: string; limit?: number } = {}): Promise<AuditEvent[]> {
+  const limit = opts.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CtxpkgError('E_USAGE', 'limit must be an integer from 1 to 10000');
+  return withStore(target, (store) => store.auditEvents({ namespace: opts.namespace, limit }));
 }
 
 /** Remove unreferenced blobs older than `graceMs` (default 1 hour). Returns the count removed. */

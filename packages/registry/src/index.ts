@@ -14,6 +14,7 @@ export {
   collectGarbage,
   createNamespace,
   createToken,
+  listEvents,
   listNamespaces,
   listSignerKeys,
   listTokens,

@@ -9,6 +9,7 @@
  *   registry token revoke <id-or-token> | token list [--namespace <ns>]
  *   registry key add|revoke <ns> <public-key> | key list <ns>
  *   registry visibility <@ns/name> public|private
+ *   registry events [--namespace <ns>] [--limit 50]
  *   registry gc [--grace 1h]
  *
  * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`). `@ctxpkg/registry` is imported
@@ -186,6 +187,17 @@ export function register(program: Command, ctx: CommandContext): void {
       return { text: [`@${p.namespace}/${p.name} is now ${p.visibility}`], json: p };
     }),
   );
+  dataOpt(ctx.command(reg, 'events', 'show the audit log, newest first'))
+    .option('--namespace <ns>', 'only this namespace')
+    .option('--limit <n>', 'how many events', '50')
+    .action(
+      ctx.action(async (opts: { data?: string; namespace?: string; limit: string }) => {
+        const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
+        const list = await (await load()).listEvents({ dataDir: dataDirOf(opts.data, ctx.deps) }, { namespace: opts.namespace, limit });
+        const where = (e: (typeof list)[number]) => (e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : e.namespace);
+        return { text: list.length ? list.map((e) => `${e.at}\t${e.action}\t${where(e)}\t${e.actor}${e.detail ? `\t${e.detail}` : ''}`) : ['no events'], json: list };
+      }),
+    );
   dataOpt(ctx.command(reg, 'gc', 'remove stored blobs no version references'))
     .option('--grace <duration>', 'only blobs older than this (90m, 12h, 1d)', '1h')
     .action(

@@ -15,7 +15,8 @@ import { BlobDir, sha256OfBytes } from './blobs.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { prepared } from './statements.js';
 import { catalog, refreshPackage, search } from './sqlite-search.js';
-import { toNamespace, toPackage, toSignerKey, toToken, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
+import * as access from './sqlite-access.js';
+import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
 import type {
   AuditEvent,
   CatalogEntry,
@@ -73,10 +74,6 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   return new SqliteStore(db, blobs);
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
 
 export class SqliteStore implements RegistryStore {
   readonly backend = 'sqlite';
@@ -86,78 +83,43 @@ export class SqliteStore implements RegistryStore {
   constructor(readonly db: Database.Database, readonly blobs: BlobDir) {}
 
   async createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord> {
-    try {
-      prepared(this.db, 'INSERT INTO namespaces (name, owner, created_at) VALUES (?, ?, ?)').run(ns.name, ns.owner, ns.created_at);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new CtxpkgError('E_EXISTS', `namespace ${ns.name} already exists`);
-      throw err;
-    }
-    return ns;
+    return access.createNamespace(this.db, ns);
   }
 
   async getNamespace(name: string): Promise<NamespaceRecord | null> {
-    const r = prepared(this.db, 'SELECT * FROM namespaces WHERE name = ?').get(name) as Row | undefined;
-    return r ? toNamespace(r) : null;
+    return access.getNamespace(this.db, name);
   }
 
   async listNamespaces(): Promise<NamespaceRecord[]> {
-    return (prepared(this.db, 'SELECT * FROM namespaces ORDER BY name').all() as Row[]).map(toNamespace);
+    return access.listNamespaces(this.db);
   }
 
   async insertToken(t: TokenRecord): Promise<void> {
-    if (!(await this.getNamespace(t.namespace))) throw new CtxpkgError('E_NOT_FOUND', `namespace ${t.namespace} does not exist`);
-    prepared(this.db, 
-        `INSERT INTO tokens (id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at)
-         VALUES (@id, @token_sha256, @namespace, @scope, @label, @created_at, @expires_at, @revoked_at)`,
-      )
-      .run(t);
+    access.insertToken(this.db, t);
   }
 
   async findTokenByHash(tokenSha256: string): Promise<TokenRecord | null> {
-    const r = prepared(this.db, 'SELECT * FROM tokens WHERE token_sha256 = ?').get(tokenSha256) as Row | undefined;
-    return r ? toToken(r) : null;
+    return access.findTokenByHash(this.db, tokenSha256);
   }
 
   async revokeToken(idOrHash: string, at: string): Promise<TokenRecord> {
-    const tx = this.db.transaction(() => {
-      const r = prepared(this.db, 'SELECT * FROM tokens WHERE id = ? OR token_sha256 = ?').get(idOrHash, idOrHash) as Row | undefined;
-      if (!r) throw new CtxpkgError('E_NOT_FOUND', `no token ${idOrHash}`, { hint: 'list tokens with `ctxpkg registry token list`' });
-      if (r.revoked_at === null) prepared(this.db, 'UPDATE tokens SET revoked_at = ? WHERE id = ?').run(at, r.id);
-      return toToken(prepared(this.db, 'SELECT * FROM tokens WHERE id = ?').get(r.id) as Row);
-    });
-    return tx.immediate();
+    return access.revokeToken(this.db, idOrHash, at);
   }
 
   async listTokens(namespace?: string): Promise<TokenRecord[]> {
-    const rows = namespace
-      ? prepared(this.db, 'SELECT * FROM tokens WHERE namespace = ? ORDER BY created_at, id').all(namespace)
-      : prepared(this.db, 'SELECT * FROM tokens ORDER BY namespace, created_at, id').all();
-    return (rows as Row[]).map(toToken);
+    return access.listTokens(this.db, namespace);
   }
 
   async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    if (!(await this.getNamespace(namespace))) throw new CtxpkgError('E_NOT_FOUND', `namespace ${namespace} does not exist`);
-    prepared(this.db, 
-        `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'admin', NULL)
-         ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL`,
-      )
-      .run(namespace, publicKey, at);
-    return toSignerKey(prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
+    return access.addSignerKey(this.db, namespace, publicKey, at);
   }
 
   async revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    const r = prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row | undefined;
-    if (!r) throw new CtxpkgError('E_NOT_FOUND', `key ${publicKey} is not registered for namespace ${namespace}`);
-    if (r.revoked_at === null) {
-      prepared(this.db, 'UPDATE signer_keys SET revoked_at = ? WHERE namespace = ? AND public_key = ?').run(at, namespace, publicKey);
-    }
-    return toSignerKey(prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? AND public_key = ?').get(namespace, publicKey) as Row);
+    return access.revokeSignerKey(this.db, namespace, publicKey, at);
   }
 
   async listSignerKeys(namespace: string): Promise<SignerKeyRecord[]> {
-    return (prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ? ORDER BY added_at, public_key').all(namespace) as Row[]).map(
-      toSignerKey,
-    );
+    return access.listSignerKeys(this.db, namespace);
   }
 
   async getPackage(namespace: string, name: string): Promise<PackageRecord | null> {
@@ -234,7 +196,7 @@ export class SqliteStore implements RegistryStore {
       if (!prepared(this.db, 'SELECT 1 FROM namespaces WHERE name = ?').get(rec.namespace)) {
         throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
       }
-      const signer = this.checkSigner(rec.namespace, rec.signer_public_key, rec.published_at);
+      const signer = access.checkSigner(this.db, rec.namespace, rec.signer_public_key, rec.published_at);
       let pkg = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row | undefined;
       if (!pkg) {
         prepared(this.db, 'INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
@@ -265,7 +227,7 @@ export class SqliteStore implements RegistryStore {
           );
       } catch (err) {
         // The constraint is the real guard; the SELECT above only gives the nicer message.
-        if (isUniqueViolation(err)) throw versionExists(full, rec.version, rec.version, false);
+        if (access.isUniqueViolation(err)) throw versionExists(full, rec.version, rec.version, false);
         throw err;
       }
       refreshPackage(this.db, Number(pkg.id), rec.published_at);
@@ -278,30 +240,6 @@ export class SqliteStore implements RegistryStore {
     const signer = tx.immediate();
     const version = (await this.getVersion(rec.namespace, rec.name, rec.version)) as VersionRecord;
     return { version, signer };
-  }
-
-  /** Inside a transaction: accept a registered key, record the first key, or refuse. */
-  private checkSigner(namespace: string, key: string, at: string): PublishOutcome['signer'] {
-    const keys = (prepared(this.db, 'SELECT * FROM signer_keys WHERE namespace = ?').all(namespace) as Row[]).map(toSignerKey);
-    if (keys.length === 0) {
-      prepared(this.db, "INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'first-publish', NULL)")
-        .run(namespace, key, at);
-      this.insertEvent({ at, action: 'key:first-publish', namespace, name: null, version: null, actor: 'publish', detail: key });
-      return 'first-publish';
-    }
-    const k = keys.find((x) => x.public_key === key);
-    if (k && k.revoked_at === null) return 'registered';
-    const active = keys.filter((x) => x.revoked_at === null).map((x) => x.public_key);
-    throw new CtxpkgError(
-      'E_SIGNER_CHANGED',
-      k
-        ? `the signing key ${key} was revoked for namespace ${namespace}`
-        : `the signing key ${key} is not registered for namespace ${namespace}`,
-      {
-        hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${namespace} <public-key> --data <dir>\``,
-        details: { signer_public_key: key, registered_keys: active },
-      },
-    );
   }
 
   async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {
@@ -330,23 +268,15 @@ export class SqliteStore implements RegistryStore {
   }
 
   async auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]> {
-    const rows = opts.namespace
-      ? prepared(this.db, 'SELECT * FROM events WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(opts.namespace, opts.limit)
-      : prepared(this.db, 'SELECT * FROM events ORDER BY id DESC LIMIT ?').all(opts.limit);
-    return (rows as Row[]).map((r) => ({
-      at: String(r.at), action: String(r.action), namespace: String(r.namespace),
-      name: r.name === null ? null : String(r.name), version: r.version === null ? null : String(r.version),
-      actor: String(r.actor), detail: r.detail === null ? null : String(r.detail),
-    }));
+    return access.auditEvents(this.db, opts);
   }
 
   async recordEvent(ev: AuditEvent): Promise<void> {
-    this.insertEvent(ev);
+    access.insertEvent(this.db, ev);
   }
 
   private insertEvent(ev: AuditEvent): void {
-    prepared(this.db, 'INSERT INTO events (at, action, namespace, name, version, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(ev.at, ev.action, ev.namespace, ev.name, ev.version, ev.actor, ev.detail);
+    access.insertEvent(this.db, ev);
   }
 
   async collectGarbage(opts: { graceMs: number; now: number }): Promise<{ removed: number }> {
