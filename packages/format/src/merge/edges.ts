@@ -1,8 +1,11 @@
 /**
- * Edge contributions, shared-edge merging and contradictions (spec/merge.md §4).
+ * Edge contributions, shared-edge merging and contradictions (spec/merge.md §4). Ends are node
+ * indices (nodes.ts); accumulators are columns of typed arrays found through a `PairTable`
+ * (one chain per (from, to) over the edge types), and the output is sorted by node rank.
  */
-import type { MergeConflict, MergedEdge, MergedNode } from '../graph-types.js';
-import { qualify } from './nodes.js';
+import type { MergeConflict, MergedEdge } from '../graph-types.js';
+import { qualify, resolveRef, type NodeTable } from './nodes.js';
+import { PairTable } from './pair-table.js';
 import type { Input } from './validate.js';
 
 /** u32 max: saturation point of summed coactivations. */
@@ -14,102 +17,155 @@ export interface EdgeRef {
   type: string;
 }
 
-interface Acc {
-  from: string;
-  to: string;
-  type: string;
-  weight: number;
-  /** All weights, kept only once a second contribution arrives. */
-  weights: number[] | null;
-  coactivations: number;
-  metadata: string | undefined;
-  metadataPackage: string | undefined;
-  packages: string[];
-}
-
 export interface EdgeResult {
   /** Sorted by (from, to, type). */
   edges: MergedEdge[];
+  /** Node indices of each edge's ends, parallel to `edges`: [from0, to0, from1, to1, …]. */
+  ends: Int32Array;
   /** Edges with two or more contributions. */
   merged: EdgeRef[];
   dropped: Array<EdgeRef & { package: string }>;
   /** Sorted by (from, to, package). */
   conflicts: MergeConflict[];
+  /** Node indices of the ends of cross-package `contradicts` edges. */
+  disputed: Set<number>;
 }
 
 const present = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
+const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Accumulated contributions, one column per field, indexed by accumulator number. */
+class Columns {
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+  readonly next: Int32Array;
+  readonly weight: Float64Array;
+  readonly co: Float64Array;
+  readonly type: string[] = [];
+  readonly metadata: Array<string | undefined> = [];
+  readonly metaPackage: Array<string | undefined> = [];
+  /** Contributing packages: one name, or the sorted list once there are several. */
+  readonly packages: Array<string | string[]> = [];
+  /** All weights of accumulators with several contributions. */
+  readonly weights = new Map<number, number[]>();
+  length = 0;
+
+  constructor(capacity: number) {
+    this.from = new Int32Array(capacity);
+    this.to = new Int32Array(capacity);
+    this.next = new Int32Array(capacity);
+    this.weight = new Float64Array(capacity);
+    this.co = new Float64Array(capacity);
+  }
+}
 
 /**
- * Merge every input edge whose ends exist into one edge per (from, to, type); mark the ends of
- * cross-package `contradicts` edges disputed. Inputs must be sorted by package.
+ * Merge every input edge whose ends exist into one edge per (from, to, type), and record the ends
+ * of cross-package `contradicts` edges. `rank[i]` is node i's position in output order.
  */
-export function buildEdges(inputs: readonly Input[], localIds: Map<string, Set<string>>, nodes: Map<string, MergedNode>): EdgeResult {
-  const acc = new Map<string, Acc>();
+export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int32Array): EdgeResult {
+  let total = 0;
+  for (const input of inputs) total += input.graph.edges.length;
+  const c = new Columns(total);
+  const pairs = new PairTable(total);
   const dropped: Array<EdgeRef & { package: string }> = [];
   for (const input of inputs) {
     const pkg = input.package;
-    const ids = localIds.get(pkg)!;
+    const local = table.local.get(pkg)!;
     for (const e of input.graph.edges) {
-      const from = qualify(pkg, e.from, ids);
-      const to = qualify(pkg, e.to, ids);
-      if (!nodes.has(from) || !nodes.has(to)) {
-        dropped.push({ package: pkg, from, to, type: e.type });
+      const from = resolveRef(table, pkg, local, e.from);
+      const to = resolveRef(table, pkg, local, e.to);
+      if (from < 0 || to < 0) {
+        dropped.push({ package: pkg, from: qualify(pkg, e.from, local), to: qualify(pkg, e.to, local), type: e.type });
         continue;
       }
-      const key = `${from}\u0000${to}\u0000${e.type}`;
       const weight = present(e.weight) ? e.weight : 1.0;
       const co = present(e.coactivations) ? e.coactivations : 0;
-      const a = acc.get(key);
-      if (a === undefined) {
-        acc.set(key, { from, to, type: e.type, weight, weights: null, coactivations: Math.min(co, MAX_COACTIVATIONS), metadata: e.metadata ?? undefined, metadataPackage: present(e.metadata) ? pkg : undefined, packages: [pkg] });
+      const head = pairs.get(from, to);
+      let a = head;
+      while (a >= 0 && c.type[a] !== e.type) a = c.next[a]!;
+      if (a < 0) {
+        a = c.length++;
+        c.from[a] = from;
+        c.to[a] = to;
+        c.next[a] = head;
+        c.weight[a] = weight;
+        c.co[a] = Math.min(co, MAX_COACTIVATIONS);
+        c.type.push(e.type);
+        c.metadata.push(e.metadata ?? undefined);
+        c.metaPackage.push(present(e.metadata) ? pkg : undefined);
+        c.packages.push(pkg);
+        pairs.set(from, to, a);
         continue;
       }
-      (a.weights ??= [a.weight]).push(weight);
-      a.coactivations = Math.min(a.coactivations + co, MAX_COACTIVATIONS);
-      if (present(e.metadata) && (a.metadata === undefined || (a.metadataPackage === pkg && e.metadata < a.metadata))) {
-        a.metadata = e.metadata;
-        a.metadataPackage = pkg;
+      const ws = c.weights.get(a);
+      if (ws) ws.push(weight);
+      else c.weights.set(a, [c.weight[a]!, weight]);
+      c.co[a] = Math.min(c.co[a]! + co, MAX_COACTIVATIONS);
+      const meta = c.metadata[a];
+      if (present(e.metadata) && (meta === undefined || (c.metaPackage[a] === pkg && e.metadata < meta))) {
+        c.metadata[a] = e.metadata;
+        c.metaPackage[a] = pkg;
       }
-      if (a.packages[a.packages.length - 1] !== pkg) a.packages.push(pkg);
+      const ps = c.packages[a]!;
+      if (typeof ps === 'string') {
+        if (ps !== pkg) c.packages[a] = [ps, pkg];
+      } else if (ps[ps.length - 1] !== pkg) ps.push(pkg);
     }
   }
-  const keys = [...acc.keys()].sort();
-  const edges: MergedEdge[] = new Array(keys.length);
+  return output(c, table, rank, dropped);
+}
+
+function output(c: Columns, table: NodeTable, rank: Int32Array, dropped: EdgeResult['dropped']): EdgeResult {
+  const n = table.nodes.length;
+  const sortKey = new Float64Array(c.length);
+  const idx = new Int32Array(c.length);
+  for (let a = 0; a < c.length; a++) {
+    sortKey[a] = rank[c.from[a]!]! * n + rank[c.to[a]!]!;
+    idx[a] = a;
+  }
+  idx.sort((x, y) => sortKey[x]! - sortKey[y]! || cmpStr(c.type[x]!, c.type[y]!));
+  // Edges contributed by one package share one frozen `packages` array per package.
+  const single = new Map<string, string[]>();
+  const edges: MergedEdge[] = new Array(c.length);
+  const ends = new Int32Array(2 * c.length);
   const merged: EdgeRef[] = [];
   const conflicts: MergeConflict[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const a = acc.get(keys[i]!)!;
-    let weight = a.weight;
-    if (a.weights !== null) {
-      const ws = a.weights.sort((x, y) => x - y);
+  const disputed = new Set<number>();
+  for (let i = 0; i < c.length; i++) {
+    const a = idx[i]!;
+    const from = table.nodes[c.from[a]!]!;
+    const to = table.nodes[c.to[a]!]!;
+    const type = c.type[a]!;
+    let weight = c.weight[a]!;
+    const ws = c.weights.get(a);
+    if (ws) {
+      ws.sort((x, y) => x - y);
       let sum = 0;
       for (const w of ws) sum += w;
       weight = sum / ws.length;
-      merged.push({ from: a.from, to: a.to, type: a.type });
+      merged.push({ from: from.id, to: to.id, type });
     }
-    const edge = { from: a.from, to: a.to, type: a.type, weight } as MergedEdge;
-    if (a.coactivations > 0) edge.coactivations = a.coactivations;
-    if (a.metadata !== undefined) edge.metadata = a.metadata;
-    edge.packages = a.packages;
+    const edge = { from: from.id, to: to.id, type, weight } as MergedEdge;
+    if (c.co[a]! > 0) edge.coactivations = c.co[a]!;
+    const meta = c.metadata[a];
+    if (meta !== undefined) edge.metadata = meta;
+    const ps = c.packages[a]!;
+    let list: string[];
+    if (typeof ps === 'string') {
+      list = single.get(ps) ?? Object.freeze([ps]) as string[];
+      single.set(ps, list);
+    } else list = ps;
+    edge.packages = list;
     edges[i] = edge;
-    if (a.type === 'contradicts') {
-      const f = nodes.get(a.from)!;
-      const t = nodes.get(a.to)!;
-      if (f.package !== t.package) {
-        f.disputed = true;
-        t.disputed = true;
-        for (const p of a.packages) conflicts.push({ from: a.from, to: a.to, package: p });
-      }
+    ends[2 * i] = c.from[a]!;
+    ends[2 * i + 1] = c.to[a]!;
+    if (type === 'contradicts' && from.package !== to.package) {
+      disputed.add(c.from[a]!);
+      disputed.add(c.to[a]!);
+      for (const p of list) conflicts.push({ from: from.id, to: to.id, package: p });
     }
   }
-  conflicts.sort((x, y) => cmp3(x.from, x.to, x.package, y.from, y.to, y.package));
-  dropped.sort((x, y) => cmp3(x.package, x.from, x.to, y.package, y.from, y.to) || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0));
-  return { edges, merged, dropped, conflicts };
-}
-
-function cmp3(a1: string, a2: string, a3: string, b1: string, b2: string, b3: string): number {
-  if (a1 !== b1) return a1 < b1 ? -1 : 1;
-  if (a2 !== b2) return a2 < b2 ? -1 : 1;
-  if (a3 !== b3) return a3 < b3 ? -1 : 1;
-  return 0;
+  dropped.sort((x, y) => cmpStr(x.package, y.package) || cmpStr(x.from, y.from) || cmpStr(x.to, y.to) || cmpStr(x.type, y.type));
+  return { edges, ends, merged, dropped, conflicts, disputed };
 }

@@ -8,7 +8,7 @@ import type { MergedGraph, MergeInput } from '../graph-types.js';
 import { parseTimestamp } from '../json/timestamp.js';
 import { applyActivation, collectSupersession } from './activation.js';
 import { buildEdges } from './edges.js';
-import { buildNodes, localIdSets } from './nodes.js';
+import { buildNodes } from './nodes.js';
 import { buildReport, type MergeReport } from './report.js';
 import { normalizeInputs } from './validate.js';
 
@@ -42,13 +42,14 @@ export function mergeGraphs(inputs: readonly MergeInput[], opts: MergeOptions = 
     if (!now) throw new CtxpkgError('E_USAGE', `mergeGraphs: now must be an RFC 3339 timestamp, got ${JSON.stringify(opts.now)}`);
   }
   const set = normalizeInputs(inputs);
-  const localIds = localIdSets(set);
-  const byId = buildNodes(set, localIds);
-  const edgeResult = buildEdges(set, localIds, byId);
-  const ids = [...byId.keys()].sort();
-  const nodes = ids.map((id) => byId.get(id)!);
-  const sup = collectSupersession(byId, edgeResult.edges);
-  applyActivation(nodes, edgeResult.edges, sup.supersededBy, now);
+  const table = buildNodes(set);
+  const order = table.order;
+  const rank = new Int32Array(order.length);
+  for (let r = 0; r < order.length; r++) rank[order[r]!] = r;
+  const edgeResult = buildEdges(set, table, rank);
+  const sup = collectSupersession(table, edgeResult.edges, edgeResult.ends);
+  applyActivation(table, edgeResult.edges, edgeResult.ends, sup.supersededBy, edgeResult.disputed, now);
+  const nodes = Array.from(order, (i) => table.nodes[i]!);
   const graph: MergedGraph = {
     format: 'ctxpkg-merged-v1',
     inputs: set.map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash })),

@@ -1,31 +1,46 @@
 /**
  * Node union with qualified ids (spec/merge.md §2, §3): `<package>#<local id>`, reference
  * resolution, and the order-independent merge of duplicate local ids inside one graph.
+ *
+ * Nodes get an internal integer index (input order); references resolve to indices without
+ * building strings for the common local case, which keeps the merge linear and cheap at 10^5+.
  */
 import type { ContextNode, MergedNode } from '../graph-types.js';
 import type { Input } from './validate.js';
 
-/** Resolve a reference made inside `pkg` (spec §2). */
-export function qualify(pkg: string, ref: string, localIds: ReadonlySet<string>): string {
-  if (localIds.has(ref) || !ref.includes('#')) return `${pkg}#${ref}`;
+export interface NodeTable {
+  /** Merged nodes by internal index. */
+  nodes: MergedNode[];
+  /** Package → local id → index. */
+  local: Map<string, Map<string, number>>;
+  /** Node indices in output order (ascending qualified id). */
+  order: Int32Array;
+}
+
+/** Index of the node with qualified id `id` (`<package>#<local>`), or -1. */
+export function lookupQualified(table: NodeTable, id: string): number {
+  const h = id.indexOf('#');
+  if (h < 0) return -1;
+  return table.local.get(id.slice(0, h))?.get(id.slice(h + 1)) ?? -1;
+}
+
+/** Resolve a reference made inside `pkg` to its qualified id (spec §2). */
+export function qualify(pkg: string, ref: string, local: ReadonlyMap<string, number>): string {
+  if (local.has(ref) || !ref.includes('#')) return `${pkg}#${ref}`;
   return ref;
 }
 
-/** Local ids of each input's graph. */
-export function localIdSets(inputs: readonly Input[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const input of inputs) {
-    const s = new Set<string>();
-    for (const n of input.graph.nodes) s.add(n.id);
-    out.set(input.package, s);
-  }
-  return out;
+/** Resolve a reference made inside `pkg` to a node index, or -1 when it is dangling (spec §2). */
+export function resolveRef(table: NodeTable, pkg: string, local: ReadonlyMap<string, number>, ref: string): number {
+  const i = local.get(ref);
+  if (i !== undefined) return i;
+  return lookupQualified(table, ref);
 }
 
 const present = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
 
-/** A merged node in the fixed field order of the output. */
-function makeNode(input: Input, n: ContextNode, supersedes: string | undefined): MergedNode {
+/** A merged node in the fixed field order of the output (`supersedes` added later). */
+function makeNode(input: Input, n: ContextNode): MergedNode {
   const out = {
     id: `${input.package}#${n.id}`,
     package: input.package,
@@ -44,14 +59,15 @@ function makeNode(input: Input, n: ContextNode, supersedes: string | undefined):
   if (present(n.line_start)) out.line_start = n.line_start;
   if (present(n.line_end)) out.line_end = n.line_end;
   if (present(n.confidence)) out.confidence = n.confidence;
-  if (supersedes !== undefined) out.supersedes = supersedes;
   return out;
 }
+
+const FIELD_ORDER = ['id', 'package', 'version', 'local_id', 'type', 'content', 'activation', 'category', 'source', 'created_at', 'decay_half_life_days', 'blob_ref', 'file_path', 'line_start', 'line_end', 'confidence', 'supersedes'] as const;
 
 /** Duplicates of one qualified id merged without regard to order (spec §3). */
 function mergeDuplicates(dups: MergedNode[]): MergedNode {
   const keyed = dups.map((n) => ({ n, key: JSON.stringify(n) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const base = { ...keyed[0]!.n };
+  const base: MergedNode = { ...keyed[0]!.n };
   base.activation = Math.max(...dups.map((n) => n.activation));
   const conf = dups.map((n) => n.confidence).filter(present);
   if (conf.length > 0) base.confidence = Math.max(...conf);
@@ -59,38 +75,52 @@ function mergeDuplicates(dups: MergedNode[]): MergedNode {
     const cats = dups.map((n) => n.category).filter(present).sort();
     if (cats.length > 0) base.category = cats[0];
   }
-  return makeNodeOrder(base);
-}
-
-/** Re-insert fields in output order (after edits that may have appended keys). */
-function makeNodeOrder(n: MergedNode): MergedNode {
-  const order = ['id', 'package', 'version', 'local_id', 'type', 'content', 'activation', 'category', 'source', 'created_at', 'decay_half_life_days', 'blob_ref', 'file_path', 'line_start', 'line_end', 'confidence', 'supersedes'] as const;
   const out: Record<string, unknown> = {};
-  for (const k of order) if (n[k] !== undefined) out[k] = n[k];
+  for (const k of FIELD_ORDER) if (base[k] !== undefined) out[k] = base[k];
   return out as unknown as MergedNode;
 }
 
 /**
- * All merged nodes by qualified id, in input order (callers sort). Each node's `supersedes` is
- * the resolved reference.
+ * All merged nodes (inputs sorted by package), with every node's `supersedes` resolved to a
+ * qualified id. Duplicate local ids of one graph become one node.
  */
-export function buildNodes(inputs: readonly Input[], localIds: Map<string, Set<string>>): Map<string, MergedNode> {
-  const byId = new Map<string, MergedNode>();
-  const dups = new Map<string, MergedNode[]>();
+export function buildNodes(inputs: readonly Input[]): NodeTable {
+  const table: NodeTable = { nodes: [], local: new Map(), order: new Int32Array(0) };
+  const dups = new Map<number, MergedNode[]>();
   for (const input of inputs) {
-    const ids = localIds.get(input.package)!;
+    const local = new Map<string, number>();
+    table.local.set(input.package, local);
     for (const n of input.graph.nodes) {
-      const sup = present(n.supersedes) ? qualify(input.package, n.supersedes, ids) : undefined;
-      const node = makeNode(input, n, sup);
-      const prev = byId.get(node.id);
-      if (prev === undefined) byId.set(node.id, node);
-      else {
-        let list = dups.get(node.id);
-        if (!list) dups.set(node.id, (list = [prev]));
+      const node = makeNode(input, n);
+      if (present(n.supersedes)) node.supersedes = n.supersedes; // resolved below
+      const prev = local.get(n.id);
+      if (prev === undefined) {
+        const i = table.nodes.length;
+        table.nodes.push(node);
+        local.set(n.id, i);
+      } else {
+        let list = dups.get(prev);
+        if (!list) dups.set(prev, (list = [table.nodes[prev]!]));
         list.push(node);
       }
     }
   }
-  for (const [id, list] of dups) byId.set(id, mergeDuplicates(list));
-  return byId;
+  // Resolve supersedes now that every package's local ids are known (a node may name a later one).
+  const resolveAll = (n: MergedNode) => {
+    if (n.supersedes !== undefined) n.supersedes = qualify(n.package, n.supersedes, table.local.get(n.package)!);
+  };
+  for (const n of table.nodes) resolveAll(n);
+  for (const [i, list] of dups) {
+    for (const n of list.slice(1)) resolveAll(n);
+    table.nodes[i] = mergeDuplicates(list);
+  }
+  // Output order. Inputs are sorted by package, and every character of a valid package name sorts
+  // after "#", so ascending (package, local id) is ascending qualified id.
+  table.order = new Int32Array(table.nodes.length);
+  let k = 0;
+  for (const input of inputs) {
+    const local = table.local.get(input.package)!;
+    for (const id of [...local.keys()].sort()) table.order[k++] = local.get(id)!;
+  }
+  return table;
 }

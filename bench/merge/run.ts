@@ -1,0 +1,115 @@
+/**
+ * Merge benchmark (issue 3 item 6). Run: `npm run bench:merge`
+ * (= `node --import tsx bench/merge/run.ts`). Prints figures; asserts nothing.
+ *
+ * Input: 20 packages with 200,000 nodes and 400,000 edges in total (10k nodes / 20k edges
+ * each). 10% of the edges point into other packages by qualified id, 2% repeat another
+ * package's edge (so shared edges are merged), 0.5% are cross-package `contradicts`, 1% of the
+ * nodes supersede a node of another package; every node has `created_at` and a half-life and
+ * `now` is given, so decay and propagation run. Targets: 200k nodes < 2 s; time(200k) ÷
+ * time(20k) ≤ 12 (linear growth). Peak RSS printed.
+ *
+ * Floor, measured in the same run: the unavoidable part of a union — qualify every node id,
+ * put nodes and edges in maps, sort both by key.
+ */
+import { mergeGraphs } from '../../packages/format/src/merge/index.js';
+import type { ContextEdge, ContextNode, MergeInput } from '../../packages/format/src/graph-types.js';
+
+const PACKAGES = 20;
+
+function inputs(nodesPerPackage: number): MergeInput[] {
+  let seed = 99;
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const pick = (n: number) => Math.floor(rnd() * n);
+  const pkg = (p: number) => `@bench/kb-${String(p).padStart(2, '0')}`;
+  const out: MergeInput[] = [];
+  for (let p = 0; p < PACKAGES; p++) {
+    const nodes: ContextNode[] = [];
+    const edges: ContextEdge[] = [];
+    for (let i = 0; i < nodesPerPackage; i++) {
+      const n: ContextNode = {
+        id: `N${i}`,
+        type: i % 3 === 0 ? 'gotcha' : 'fact',
+        content: `package ${p} fact ${i}: rotate secrets, pin versions, never log tokens`,
+        activation: Math.round(rnd() * 1000) / 1000,
+        created_at: `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00Z`,
+        decay_half_life_days: 90,
+      };
+      if (rnd() < 0.01) n.supersedes = `${pkg((p + 1) % PACKAGES)}#N${pick(nodesPerPackage)}`;
+      nodes.push(n);
+    }
+    for (let e = 0; e < 2 * nodesPerPackage; e++) {
+      const r = rnd();
+      const from = `N${pick(nodesPerPackage)}`;
+      if (r < 0.02 && p > 0) {
+        // Repeat an edge that package p-1 declares for its own nodes: a shared edge.
+        const prev = out[p - 1]!.graph.edges[pick(out[p - 1]!.graph.edges.length)]!;
+        const q = (ref: string) => (ref.includes('#') ? ref : `${pkg(p - 1)}#${ref}`);
+        edges.push({ from: q(prev.from), to: q(prev.to), type: prev.type, weight: Math.round(rnd() * 100) / 100, coactivations: 1 });
+      } else if (r < 0.025) {
+        edges.push({ from, to: `${pkg((p + 3) % PACKAGES)}#N${pick(nodesPerPackage)}`, type: 'contradicts', weight: 1 });
+      } else if (r < 0.12) {
+        edges.push({ from, to: `${pkg(pick(PACKAGES))}#N${pick(nodesPerPackage)}`, type: 'supports', weight: Math.round(rnd() * 100) / 100, coactivations: e % 4 });
+      } else {
+        edges.push({ from, to: `N${pick(nodesPerPackage)}`, type: e % 2 ? 'supports' : 'has_gotcha', weight: Math.round(rnd() * 100) / 100, coactivations: e % 3 });
+      }
+    }
+    out.push({ package: pkg(p), version: '1.0.0', content_hash: (p + 1).toString(16).padStart(64, '0'), graph: { format: 'ctxpkg-graph-v2', nodes, edges } });
+  }
+  return out;
+}
+
+function floor(ins: MergeInput[]): number {
+  const nodes = new Map<string, ContextNode>();
+  const edges = new Map<string, ContextEdge>();
+  for (const i of ins) {
+    for (const n of i.graph.nodes) nodes.set(`${i.package}#${n.id}`, n);
+    for (const e of i.graph.edges) edges.set(`${i.package}#${e.from}\u0000${e.to}\u0000${e.type}`, e);
+  }
+  return [...nodes.keys()].sort().length + [...edges.keys()].sort().length;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function measure(ins: MergeInput[], runs: number): { merge: number; floor: number; cpu: number; nodes: number; edges: number; merged: number; conflicts: number } {
+  const times: number[] = [];
+  const floors: number[] = [];
+  const cpus: number[] = [];
+  let last;
+  for (let r = 0; r < runs; r++) {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    last = mergeGraphs(ins, { now: '2026-03-01T00:00:00Z' });
+    times.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpus.push((c.user + c.system) / 1000);
+    const f0 = performance.now();
+    floor(ins);
+    floors.push(performance.now() - f0);
+  }
+  return {
+    merge: median(times),
+    floor: median(floors),
+    cpu: median(cpus),
+    nodes: last!.graph.nodes.length,
+    edges: last!.graph.edges.length,
+    merged: last!.report.edges_merged.length,
+    conflicts: last!.graph.conflicts.length,
+  };
+}
+
+const small = inputs(1_000);
+const large = inputs(10_000);
+measure(small, 3); // warm-up
+const s = measure(small, 7);
+const l = measure(large, 5);
+for (const [label, m] of [['20k', s], ['200k', l]] as const) {
+  console.log(
+    `${label}: ${m.nodes} nodes, ${m.edges} edges (${m.merged} shared, ${m.conflicts} conflicts): merge median ${m.merge.toFixed(0)} ms (cpu ${m.cpu.toFixed(0)} ms); floor ${m.floor.toFixed(0)} ms; ratio ${(m.merge / m.floor).toFixed(1)}×`,
+  );
+}
+console.log(`time(200k) / time(20k) = ${(l.merge / s.merge).toFixed(1)} (target ≤ 12); 200k target < 2000 ms`);
+console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB; heap used now: ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(0)} MiB`);
