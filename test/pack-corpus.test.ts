@@ -85,7 +85,7 @@ describeShared('context packs over ../shared/corpus', () => {
       // The MCP search finds the node by its own words.
       const idx = buildSearchIndex(g, { nowMs: Date.parse(NOW) });
       const words = target.content.split(/\s+/).filter((w) => /^[A-Za-z]{5,}$/.test(w)).slice(0, 3).join(' ');
-      if (words) expect(searchIndex(idx, words).map((r) => idx.docs[r.doc]!.id)).toContain(target.id);
+      if (words) expect(searchIndex(idx, words).results.map((r) => idx.docs[r.doc]!.id)).toContain(target.id);
     });
   });
 });

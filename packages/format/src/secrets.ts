@@ -42,6 +42,12 @@ export interface SecretFinding {
 interface Rule {
   kind: string;
   re: RegExp;
+  /**
+   * Cheap pre-check: the rule runs only when the text contains one of these literals (exact case,
+   * as the rule's own regex requires), matches this regex, or passes this function. Must accept
+   * every text the rule can match.
+   */
+  hint: readonly string[] | typeof ASSIGNMENT | ((text: string) => boolean);
   /** Capture group holding the secret (0 = the whole match). */
   group?: number;
   /** Extra check on the secret text; false drops the candidate. */
@@ -158,57 +164,63 @@ const SECRET_KEY_NAMES =
   'password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|' +
   'auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer[_-]?token|token|client[_-]?secret|credentials?';
 
+/** Hint of `secret_assignment`: a secret-like key name followed by an assignment operator. */
+const ASSIGNMENT_HINT = /(?:pass|pwd|secret|key|token|credential)[a-z0-9_.-]*["']?\s*(?::=|=>|=|:)/i;
+
+/** Marker hint: the rule runs when `ASSIGNMENT_HINT` matched (tested once per text). */
+const ASSIGNMENT = 'assignment' as const;
+
 const RULES: Rule[] = [
   {
-    kind: 'private_key',
+    kind: 'private_key', hint: ['PRIVATE KEY'],
     re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?-----END \1PRIVATE KEY(?: BLOCK)?-----/g,
     accept: (v) => (v.match(/[A-Za-z0-9+/]/g)?.length ?? 0) >= 64,
   },
   {
-    kind: 'private_key',
+    kind: 'private_key', hint: ['PRIVATE KEY'],
     re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:\s|\\n)+(?:[A-Za-z0-9-]+: [^\n]*|[A-Za-z0-9+/=]{40,}))+/g,
   },
-  { kind: 'aws_access_key_id', re: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b/g },
+  { kind: 'aws_access_key_id', hint: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA'], re: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b/g },
   {
-    kind: 'aws_secret_access_key',
+    kind: 'aws_secret_access_key', hint: ASSIGNMENT,
     re: /aws_?secret_?(?:access_?)?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi,
     group: 1,
   },
-  { kind: 'gcp_api_key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
-  { kind: 'gcp_oauth_token', re: /\bya29\.[0-9A-Za-z_-]{30,}/g },
+  { kind: 'gcp_api_key', hint: ['AIza'], re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
+  { kind: 'gcp_oauth_token', hint: ['ya29.'], re: /\bya29\.[0-9A-Za-z_-]{30,}/g },
   {
-    kind: 'azure_storage_key',
+    kind: 'azure_storage_key', hint: ['AccountKey=', 'SharedAccessKey='],
     re: /(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,}={0,2})/dg,
     group: 1,
   },
-  { kind: 'azure_client_secret', re: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g },
-  { kind: 'github_token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b/g },
-  { kind: 'github_token', re: /\bgithub_pat_[A-Za-z0-9_]{60,255}\b/g },
-  { kind: 'gitlab_token', re: /\b(?:glpat|glptt|gldt|glrt|glsoat|glffct)-[0-9A-Za-z_-]{20,}/g },
-  { kind: 'slack_token', re: /\bxox[abeoprs]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}/g },
-  { kind: 'slack_webhook', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,}/g },
-  { kind: 'npm_token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { kind: 'npm_token', re: /:_authToken=([^\s"'$][^\s"']{7,})/dg, group: 1, accept: (v) => looksLikeCredential(v) },
-  { kind: 'anthropic_api_key', re: /\bsk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{40,}/g },
+  { kind: 'azure_client_secret', hint: ['Q~'], re: /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g },
+  { kind: 'github_token', hint: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b/g },
+  { kind: 'github_token', hint: ['github_pat_'], re: /\bgithub_pat_[A-Za-z0-9_]{60,255}\b/g },
+  { kind: 'gitlab_token', hint: ['glpat-', 'glptt-', 'gldt-', 'glrt-', 'glsoat-', 'glffct-'], re: /\b(?:glpat|glptt|gldt|glrt|glsoat|glffct)-[0-9A-Za-z_-]{20,}/g },
+  { kind: 'slack_token', hint: ['xoxa-', 'xoxb-', 'xoxe-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-'], re: /\bxox[abeoprs]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}/g },
+  { kind: 'slack_webhook', hint: ['hooks.slack.com'], re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,}/g },
+  { kind: 'npm_token', hint: ['npm_'], re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: 'npm_token', hint: [':_authToken='], re: /:_authToken=([^\s"'$][^\s"']{7,})/dg, group: 1, accept: (v) => looksLikeCredential(v) },
+  { kind: 'anthropic_api_key', hint: ['sk-ant-'], re: /\bsk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{40,}/g },
   {
-    kind: 'openai_api_key',
+    kind: 'openai_api_key', hint: ['sk-'],
     re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g,
     accept: (v) => mixedToken(v.slice(3)) || /T3BlbkFJ/.test(v),
   },
-  { kind: 'stripe_key', re: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b/g },
-  { kind: 'stripe_key', re: /\bwhsec_[0-9A-Za-z]{24,}\b/g },
-  { kind: 'sendgrid_api_key', re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
-  { kind: 'huggingface_token', re: /\bhf_[A-Za-z]{34,}\b/g, accept: (v) => /[A-Z]/.test(v) && /[a-z]/.test(v.slice(3)) },
-  { kind: 'basic_auth', re: /\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/dg, group: 1, accept: (v) => /^[^:]+:.+$/.test(safeAtob(v)) },
-  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,})?/g },
+  { kind: 'stripe_key', hint: ['_live_', '_test_'], re: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b/g },
+  { kind: 'stripe_key', hint: ['whsec_'], re: /\bwhsec_[0-9A-Za-z]{24,}\b/g },
+  { kind: 'sendgrid_api_key', hint: ['SG.'], re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
+  { kind: 'huggingface_token', hint: ['hf_'], re: /\bhf_[A-Za-z]{34,}\b/g, accept: (v) => /[A-Z]/.test(v) && /[a-z]/.test(v.slice(3)) },
+  { kind: 'basic_auth', hint: ['Basic'], re: /\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/dg, group: 1, accept: (v) => /^[^:]+:.+$/.test(safeAtob(v)) },
+  { kind: 'jwt', hint: ['eyJ'], re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,})?/g },
   {
-    kind: 'url_credentials',
+    kind: 'url_credentials', hint: ['://'],
     re: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/([^\s/:@'"`<>]{1,128}):([^\s/@'"`<>]{3,256})@[A-Za-z0-9.-]+/dg,
     group: 2,
     accept: (v, m) => v !== m[1] && !PLACEHOLDER.test(v) && !/^\$|\$\{|\{\{|^pass$/i.test(v),
   },
   {
-    kind: 'secret_assignment',
+    kind: 'secret_assignment', hint: ASSIGNMENT,
     re: new RegExp(
       `(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:${SECRET_KEY_NAMES})["']?[ \\t]*(?::=|=>|=|:)[ \\t]*` +
         '(?:(["\'`])([^"\'`\\r\\n]{1,512}?)\\1|([^\\s"\'`,;)}\\]]{1,512}))',
@@ -218,15 +230,11 @@ const RULES: Rule[] = [
     accept: (v) => looksLikeCredential(v),
   },
   {
-    kind: 'high_entropy',
+    kind: 'high_entropy', hint: (t) => hasTokenRun(t, 24),
     re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g,
     accept: (v) => isHighEntropyToken(v),
   },
 ];
-
-/** Quick filter: a text matching none of these cannot match any rule. */
-const PREFILTER =
-  /PRIVATE KEY|A[KSBCGIRPN][A-Z]{2}[0-9A-Z]{16}|AIza|ya29\.|AccountKey|SharedAccessKey|Q~|gh[pousr]_|github_pat_|gl[a-z]{1,5}-|xox|hooks\.slack|npm_|_authToken|sk-|_live_|_test_|whsec_|SG\.|hf_|eyJ|Basic|:\/\/[^\s/]*:|pass|pwd|secret|key|token|credential|[A-Za-z0-9+/_-]{24}/i;
 
 interface Candidate {
   kind: string;
@@ -235,9 +243,37 @@ interface Candidate {
   rank: number;
 }
 
+/** True when `text` has a run of at least `n` characters of `[A-Za-z0-9+/_-]`. */
+function hasTokenRun(text: string, n: number): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const tok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
+    if (!tok) run = 0;
+    else if (++run >= n) return true;
+  }
+  return false;
+}
+
+/** One pass over the lowercased text for all literal hints at once; per-rule checks only on a hit. */
+const LITERAL_GATE = new RegExp(
+  [...new Set(RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : [])))].map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+);
+
 function collect(text: string): Candidate[] {
   const out: Candidate[] = [];
+  // Per-rule literal checks run only when some literal hint is present (rare in normal text).
+  const literalHit = LITERAL_GATE.test(text);
+  const assignHit = ASSIGNMENT_HINT.test(text);
   RULES.forEach((rule, rank) => {
+    const hint = rule.hint;
+    if (typeof hint === 'function') {
+      if (!hint(text)) return;
+    } else if (hint === ASSIGNMENT) {
+      if (!assignHit) return;
+    } else if (!literalHit || !hint.some((h) => text.includes(h))) {
+      return;
+    }
     rule.re.lastIndex = 0;
     for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
       if (m[0].length === 0) {
@@ -286,7 +322,7 @@ function lineStarts(text: string): number[] {
  * Rules: module docstring (spec/pack.md "Secrets").
  */
 export function scanSecrets(text: string): SecretFinding[] {
-  if (text.length === 0 || !PREFILTER.test(text)) return [];
+  if (text.length === 0) return [];
   const found = resolve(collect(text));
   if (found.length === 0) return [];
   const starts = lineStarts(text);

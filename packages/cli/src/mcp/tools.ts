@@ -11,8 +11,10 @@ import {
   CtxpkgError,
   escapeInline,
   estimateTokens,
+  LOOKAHEAD,
   neighborhood,
   renderAnswer,
+  renderMarkdown,
   searchIndex,
   STRUCTURAL_TYPES,
   truncateUtf8,
@@ -34,14 +36,15 @@ export function answerBudget(requested: number | undefined): number {
 /** `search_context(query, max_bytes)`: ranked matching nodes. */
 export function searchContext(state: McpState, query: string, maxBytes?: number): string {
   const budget = answerBudget(maxBytes);
-  const ranked = searchIndex(state.index, query);
-  const items = ranked.map((r) => state.index.items[r.doc] as RenderItem);
+  // No answer can show more than budget / smallest block items (+ the answer's lookahead).
+  const { total, results } = searchIndex(state.index, query, Math.ceil(budget / renderMarkdown.minBlockBytes) + LOOKAHEAD);
+  const items = results.map((r) => state.index.items[r.doc] as RenderItem);
   const notes = [
     `query: ${query}`,
-    `matches: ${ranked.length} (searchable nodes: ${state.index.docs.length}; withheld by screening: ${state.index.withheld.size})`,
+    `matches: ${total} (searchable nodes: ${state.index.docs.length}; withheld by screening: ${state.index.withheld.size})`,
     `budget: ${budget} bytes (~${estimateTokens(budget)} tokens, estimate)`,
   ];
-  return renderAnswer('ctxpkg search results', notes, items, budget).text;
+  return renderAnswer('ctxpkg search results', notes, items, budget, undefined, total).text;
 }
 
 /** `get_node(id)`: one node with provenance and its edges. */

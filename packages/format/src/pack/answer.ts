@@ -14,8 +14,14 @@
  * --- END UNTRUSTED CONTEXT ---
  * ```
  * Items are taken in order while the exact size fits; an item that does not fit is skipped and
- * counted as not shown (later, smaller items may still fit). The frame must fit or `E_BUDGET`.
+ * counted as not shown (later, smaller items may still fit). The scan stops when fewer bytes than
+ * the smallest possible block are left, or after `LOOKAHEAD` consecutive items that did not fit;
+ * the rest count as not shown. `total` (default `items.length`) is the number of matches the
+ * header reports when the caller passes only the best ones. The frame must fit or `E_BUDGET`.
  */
+
+/** Consecutive misses after which an answer stops looking for smaller items. */
+export const LOOKAHEAD = 64;
 import { CtxpkgError } from '../errors.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { escapeInline } from './escape.js';
@@ -43,9 +49,15 @@ function frame(title: string, notes: readonly string[], shown: number, total: nu
  * text from ctxpkg appended to the item's block (e.g. edge lists), escaped per line.
  * Throws `E_USAGE` (bad budget) or `E_BUDGET` (the frame alone does not fit).
  */
-export function renderAnswer(title: string, notes: readonly string[], items: readonly RenderItem[], maxBytes: number, extra?: (item: RenderItem) => string[]): Answer {
+export function renderAnswer(
+  title: string,
+  notes: readonly string[],
+  items: readonly RenderItem[],
+  maxBytes: number,
+  extra?: (item: RenderItem) => string[],
+  total = items.length,
+): Answer {
   checkByteBudget(maxBytes, 'max_bytes');
-  const total = items.length;
   const size = (shown: number): number => {
     const f = frame(title, notes, shown, total);
     return utf8Length(f.prefix) + utf8Length(f.suffix);
@@ -56,12 +68,18 @@ export function renderAnswer(title: string, notes: readonly string[], items: rea
   }
   const parts: string[] = [];
   const ids: string[] = [];
+  let misses = 0;
   for (const item of items) {
+    if (maxBytes - used < renderMarkdown.minBlockBytes || misses >= LOOKAHEAD) break;
     let block = renderMarkdown.block(item);
     const more = extra ? extra(item) : [];
     if (more.length > 0) block += more.map((l) => escapeInline(l, 500)).join('\n') + '\n';
     const next = used + utf8Length(block) + size(ids.length + 1) - size(ids.length);
-    if (next > maxBytes) continue;
+    if (next > maxBytes) {
+      misses++;
+      continue;
+    }
+    misses = 0;
     used = next;
     parts.push(block);
     ids.push(item.id);

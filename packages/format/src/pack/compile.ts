@@ -7,16 +7,16 @@ import type { MergedGraph } from '../graph-types.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { checkFreshness } from './freshness.js';
 import { itemOf } from './item.js';
-import { compareKeys, priorityOf, typeRank, type OrderKey } from './order.js';
+import { compareKeys, priorityOf, sectionOf, typeRank, type OrderKey } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
-import type { FrameInfo, Renderer } from './render.js';
+import type { FrameInfo, RenderItem, Renderer } from './render.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
-import { computeBreadcrumbs, computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
+import { breadcrumbResolver, computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
 import { conflictPartners, resolvePins, screenNodes, type Screened } from './screen.js';
 import { selectWithinBudget } from './select.js';
-import { SECTIONS, type Delivered, type Omission, type PackFormat, type PackPolicy, type WorkspaceReader } from './types.js';
+import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
 
 export interface PackInput {
   graph: MergedGraph;
@@ -64,6 +64,12 @@ export function parseNow(now: string): { ms: number; iso: string } {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A candidate with its order keys and where it stands in `live`. */
+interface Keyed extends OrderKey {
+  li: number;
+  section: SectionName;
+}
+
 /**
  * Compile a context pack. Deterministic: the same graph (in any node/edge order), policy,
  * budget, `now`, format, focus and workspace contents give byte-identical text and receipt.
@@ -80,7 +86,9 @@ export function compilePack(input: PackInput): CompiledPack {
   const graph = input.graph;
   const onlyPackages = input.packages ? new Set(input.packages) : undefined;
 
-  const nodes = [...graph.nodes].sort((a, b) => cmp(a.id, b.id));
+  // No sort needed here: the total order (ending in the unique id) fixes the output order, and
+  // the receipt sorts its omissions.
+  const nodes = graph.nodes;
   const structural = nodes.filter((n) => STRUCTURAL_TYPES.has(n.type)).length;
   const deliverable = nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
   const pinned = resolvePins(policy.pins, graph, deliverable);
@@ -93,44 +101,50 @@ export function compilePack(input: PackInput): CompiledPack {
     partners: conflictPartners(graph),
     pinned,
   });
-  const omissions: Omission[] = [];
-  const live: Screened[] = [];
-  for (const s of screened) {
-    if (s.reason) omissions.push(omissionOf(s.node, s.reason, s.pinned, s.secretKinds));
-    else live.push(s);
-  }
+  const live = screened.filter((s) => !s.reason);
 
   const focus = input.focus !== undefined ? parseFocus(input.focus) : undefined;
   const scopes = computeScopes(graph);
-  const crumbs = computeBreadcrumbs(graph);
-  const keyed = live.map((s) => {
+  const crumbs = breadcrumbResolver(graph);
+  const hasPriorities = Object.keys(policy.priorities).length > 0;
+  const keyed = live.map((s, li): Keyed => {
     const n = s.node;
-    const key: OrderKey = {
+    return {
+      li,
       pinned: s.pinned,
       focus: focus ? focusScore(focus, n, scopes.get(n.id)) : 0,
-      priority: priorityOf(policy.priorities, n),
+      priority: hasPriorities ? priorityOf(policy.priorities, n) : 0,
       rank: typeRank(n.type),
       activation: s.activation,
       package: n.package,
       id: n.id,
+      section: s.pinned ? 'pinned' : sectionOf(n.type),
     };
-    return { s, key };
   });
-  keyed.sort((a, b) => compareKeys(a.key, b.key));
+  keyed.sort(compareKeys);
 
-  const items = keyed.map(({ s }) => {
-    const it = itemOf(s, scopes.get(s.node.id), crumbs.get(s.node.id));
-    if (s.pinned) it.section = 'pinned';
+  // Items and blocks are built lazily: only candidates the selection looks at are rendered.
+  const items: Array<RenderItem | undefined> = new Array(keyed.length);
+  const blocks: Array<string | undefined> = new Array(keyed.length);
+  const itemAt = (i: number): RenderItem => {
+    let it = items[i];
+    if (!it) {
+      const k = keyed[i] as Keyed;
+      const s = live[k.li] as Screened;
+      it = itemOf(s, scopes.get(s.node.id), crumbs(s.node.id));
+      it.section = k.section;
+      items[i] = it;
+    }
     return it;
-  });
-  const blocks = items.map((it) => renderer.block(it));
+  };
+  const blockAt = (i: number): string => (blocks[i] ??= renderer.block(itemAt(i)));
 
   const inputs = [...(graph.inputs ?? [])]
     .filter((i) => !onlyPackages || onlyPackages.has(i.package))
     .sort((a, b) => cmp(a.package, b.package) || cmp(a.version, b.version))
     .map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
-  const preCounts = countByReason(omissions);
-  const pinnedOmitted = omissions.filter((o) => o.pinned).length;
+  const preCounts = countByReason(screened.filter((s) => s.reason).map((s) => ({ reason: s.reason as OmissionReason })));
+  const pinnedOmitted = screened.filter((s) => s.reason && s.pinned).length;
   const frameInfo = (nb: number): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
     now: input.stamp === false ? undefined : now.iso,
@@ -146,29 +160,59 @@ export function compilePack(input: PackInput): CompiledPack {
   };
 
   const { selected } = selectWithinBudget(
-    items.map((it, i) => ({ section: it.section, size: utf8Length(blocks[i] as string), pinned: it.section === 'pinned' })),
-    { maxBytes, headerSize: (s) => utf8Length(renderer.sectionHeader(s)), separatorSize: utf8Length(renderer.separator), frameSize, weights: policy.section_weights },
+    {
+      count: keyed.length,
+      sectionAt: (i) => (keyed[i] as Keyed).section,
+      pinnedAt: (i) => (keyed[i] as Keyed).pinned,
+      sizeAt: (i) => utf8Length(blockAt(i)),
+    },
+    {
+      maxBytes,
+      headerSize: (s) => utf8Length(renderer.sectionHeader(s)),
+      separatorSize: utf8Length(renderer.separator),
+      frameSize,
+      weights: policy.section_weights,
+      minBlockBytes: renderer.minBlockBytes,
+    },
   );
 
+  // Omissions in input order (screening reasons and byte_budget alike).
+  const takenLive = new Uint8Array(live.length);
+  keyed.forEach((k, i) => {
+    if (selected[i]) takenLive[k.li] = 1;
+  });
+  const omissions: Omission[] = [];
+  let nb = 0;
+  let li = 0;
+  for (const s of screened) {
+    if (s.reason) {
+      omissions.push(omissionOf(s.node, s.reason, s.pinned, s.secretKinds));
+      continue;
+    }
+    if (!takenLive[li]) {
+      nb++;
+      omissions.push(omissionOf(s.node, 'byte_budget', false));
+    }
+    li++;
+  }
+
   // Render: sections in order, nodes in the total order within each section.
+  const bySection = new Map<SectionName, number[]>();
+  keyed.forEach((k, i) => {
+    if (!selected[i]) return;
+    const l = bySection.get(k.section);
+    if (l) l.push(i);
+    else bySection.set(k.section, [i]);
+  });
   const parts: string[] = [];
   const delivered: Delivered[] = [];
-  let nb = 0;
-  items.forEach((it, i) => {
-    if (!selected[i]) {
-      nb++;
-      omissions.push(omissionOf(keyed[i]!.s.node, 'byte_budget', false));
-    }
-  });
   for (const section of SECTIONS) {
-    let opened = false;
-    items.forEach((it, i) => {
-      if (!selected[i] || it.section !== section) return;
-      if (!opened) {
-        parts.push(renderer.sectionHeader(section));
-        opened = true;
-      }
-      const b = blocks[i] as string;
+    const list = bySection.get(section);
+    if (!list) continue;
+    parts.push(renderer.sectionHeader(section));
+    for (const i of list) {
+      const b = blockAt(i);
+      const it = itemAt(i);
       parts.push(delivered.length > 0 ? renderer.separator + b : b);
       delivered.push({
         package: it.package,
@@ -179,7 +223,7 @@ export function compilePack(input: PackInput): CompiledPack {
         section,
         flags: [...it.flags],
       });
-    });
+    }
   }
   const frame = renderer.frame(frameInfo(nb));
   const text = frame.prefix + parts.join('') + frame.suffix;

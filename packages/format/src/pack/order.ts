@@ -75,7 +75,7 @@ export interface OrderKey {
 
 const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Compare two candidates by the total order above (negative: `a` first). */
+/** Compare two candidates by the total order above (negative: `a` first). Usable as a sort comparator. */
 export function compareKeys(a: OrderKey, b: OrderKey): number {
   if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
   if (a.focus !== b.focus) return b.focus - a.focus;

@@ -62,4 +62,6 @@ export const renderJson: Renderer = {
   sectionHeader: () => '',
   block,
   separator: ',\n',
+  // Fixed keys alone take more than 100 bytes.
+  minBlockBytes: 100,
 };

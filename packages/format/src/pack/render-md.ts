@@ -97,4 +97,6 @@ export const renderMarkdown: Renderer = {
   sectionHeader: (s) => `\n## ${TITLES[s]}\n`,
   block,
   separator: '',
+  // "\n### " + id + " (" + type + ")\nfrom: " + p + "@" + v + " · node " + l + "\n~~~~\n\n~~~~\n" ≥ 40 bytes.
+  minBlockBytes: 32,
 };

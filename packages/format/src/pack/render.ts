@@ -49,6 +49,8 @@ export interface Renderer {
   sectionHeader(section: SectionName): string;
   block(item: RenderItem): string;
   separator: string;
+  /** A lower bound of the UTF-8 size of any block (lets the selection stop early). */
+  minBlockBytes: number;
 }
 
 /** The omission summary sentence shared by renderers: `none` or `N (reason n, …; k pinned)`. */

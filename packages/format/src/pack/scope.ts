@@ -18,22 +18,25 @@ export const STRUCTURAL_TYPES: ReadonlySet<string> = new Set(['scope', 'section'
  * Cycles in `contains` edges are tolerated (each node is visited once per glob source).
  */
 export function computeScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<string, string[]> {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const children = new Map<string, string[]>();
+  const byId = new Map<string, MergedGraph['nodes'][number]>();
+  for (const n of graph.nodes) if (n.type === 'scope') byId.set(n.id, n);
   const direct = new Map<string, Set<string>>();
   for (const e of graph.edges) {
-    if (e.type === 'contains') {
-      const list = children.get(e.from);
-      if (list) list.push(e.to);
-      else children.set(e.from, [e.to]);
-    } else if (e.type === 'applies_to') {
-      const target = byId.get(e.to);
-      if (target && target.type === 'scope' && target.content.trim() !== '') {
-        const set = direct.get(e.from) ?? new Set<string>();
-        set.add(target.content.trim());
-        direct.set(e.from, set);
-      }
+    if (e.type !== 'applies_to') continue;
+    const target = byId.get(e.to);
+    if (target && target.content.trim() !== '') {
+      const set = direct.get(e.from) ?? new Set<string>();
+      set.add(target.content.trim());
+      direct.set(e.from, set);
     }
+  }
+  if (direct.size === 0) return new Map();
+  const children = new Map<string, string[]>();
+  for (const e of graph.edges) {
+    if (e.type !== 'contains') continue;
+    const list = children.get(e.from);
+    if (list) list.push(e.to);
+    else children.set(e.from, [e.to]);
   }
   const acc = new Map<string, Set<string>>();
   const sources = [...direct.keys()].sort();
@@ -56,22 +59,40 @@ export function computeScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<
   return out;
 }
 
-/** Section path (titles of enclosing `section` nodes, outermost first) per qualified node id. */
-export function computeBreadcrumbs(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<string, string[]> {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+/**
+ * A resolver of the section path (titles of enclosing `section` nodes over `contains` edges,
+ * outermost first, at most 16, each cut to 80 characters) of a qualified node id; `undefined`
+ * when the node is in no section. When a node has several section parents, the smallest parent
+ * id wins (deterministic).
+ */
+export function breadcrumbResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>): (id: string) => string[] | undefined {
+  const byId = new Map<string, MergedGraph['nodes'][number]>();
+  for (const n of graph.nodes) if (n.type === 'section') byId.set(n.id, n);
   const parent = new Map<string, string>();
-  const sorted = graph.edges.filter((e) => e.type === 'contains').sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
-  for (const e of sorted) if (!parent.has(e.to) && byId.get(e.from)?.type === 'section') parent.set(e.to, e.from);
-  const out = new Map<string, string[]>();
-  for (const n of graph.nodes) {
+  for (const e of graph.edges) {
+    if (e.type !== 'contains' || byId.get(e.from)?.type !== 'section') continue;
+    const cur = parent.get(e.to);
+    if (cur === undefined || e.from < cur) parent.set(e.to, e.from);
+  }
+  return (id) => {
     const trail: string[] = [];
-    const seen = new Set<string>([n.id]);
-    for (let p = parent.get(n.id); p !== undefined && !seen.has(p) && trail.length < 16; p = parent.get(p)) {
+    const seen = new Set<string>([id]);
+    for (let p = parent.get(id); p !== undefined && !seen.has(p) && trail.length < 16; p = parent.get(p)) {
       seen.add(p);
       const title = byId.get(p)?.content.split('\n')[0]?.trim();
       if (title) trail.unshift(title.length > 80 ? title.slice(0, 79) + '…' : title);
     }
-    if (trail.length > 0) out.set(n.id, trail);
+    return trail.length > 0 ? trail : undefined;
+  };
+}
+
+/** Section paths of every node that has one (see `breadcrumbResolver`). */
+export function computeBreadcrumbs(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<string, string[]> {
+  const resolve = breadcrumbResolver(graph);
+  const out = new Map<string, string[]>();
+  for (const n of graph.nodes) {
+    const t = resolve(n.id);
+    if (t) out.set(n.id, t);
   }
   return out;
 }

@@ -77,6 +77,9 @@ export function conflictPartners(graph: Pick<MergedGraph, 'conflicts'>): Map<str
   return new Map([...m].map(([k, s]) => [k, [...s].sort()]));
 }
 
+/** Shared empty flag list (most nodes): never mutated. */
+const NO_FLAGS: string[] = [];
+
 /** Screen each node (see module docstring). Pure; keeps the input order. */
 export function screenNodes(
   nodes: readonly MergedNode[],
@@ -91,7 +94,7 @@ export function screenNodes(
   return nodes.map((node) => {
     const act = effectiveActivation(node, ctx.nowMs);
     const disputedWith = ctx.partners.get(node.id) ?? [];
-    const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation: act.value, flags: [], disputedWith };
+    const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation: act.value, flags: NO_FLAGS, disputedWith };
     if (node.superseded_by && node.superseded_by.length > 0) {
       s.reason = 'superseded';
       return s;
@@ -112,8 +115,11 @@ export function screenNodes(
     else if (fresh === 'absent' && ctx.policy.stale === 'omit') s.reason = 'absent';
     else if (fresh === 'stale' && ctx.policy.stale === 'omit') s.reason = 'stale';
     if (s.reason) return s;
-    if (disputed) s.flags.push('disputed');
-    if (fresh === 'absent' || fresh === 'stale') s.flags.push(fresh);
+    if (disputed || fresh === 'absent' || fresh === 'stale') {
+      s.flags = [];
+      if (disputed) s.flags.push('disputed');
+      if (fresh === 'absent' || fresh === 'stale') s.flags.push(fresh);
+    }
     return s;
   });
 }

@@ -9,7 +9,7 @@
  *   category and file path. A query term without an exact match expands to up to 32 indexed
  *   terms it prefixes.
  * - Ranking: BM25 (k1 = 1.2, b = 0.75) summed over distinct query terms, ties by type rank, then
- *   id — deterministic.
+ *   id — deterministic. With a `limit`, only the best `limit` are sorted and returned.
  */
 import type { MergedEdge, MergedGraph, MergedNode } from '../graph-types.js';
 import { checkFreshness } from './freshness.js';
@@ -119,13 +119,18 @@ function expand(index: SearchIndex, t: string): string[] {
   return out;
 }
 
-/** Rank searchable nodes for `query`: doc indices with scores, best first; `[]` for no terms. */
-export function searchIndex(index: SearchIndex, query: string): Array<{ doc: number; score: number }> {
+/**
+ * Rank searchable nodes for `query`. Returns the number of matching nodes and the best `limit`
+ * of them (doc indices with scores, best first); no terms → nothing.
+ */
+export function searchIndex(index: SearchIndex, query: string, limit = Number.POSITIVE_INFINITY): { total: number; results: Array<{ doc: number; score: number }> } {
   const qterms = [...new Set(terms(query))].sort();
   const N = index.docs.length;
-  const scores = new Map<number, number>();
+  const scores = new Float64Array(N);
+  const touched: number[] = [];
   const k1 = 1.2;
   const b = 0.75;
+  const avg = index.avgLen || 1;
   for (const q of qterms) {
     for (const t of expand(index, q)) {
       const p = index.postings.get(t) as { doc: number[]; tf: number[] };
@@ -133,14 +138,22 @@ export function searchIndex(index: SearchIndex, query: string): Array<{ doc: num
       for (let k = 0; k < p.doc.length; k++) {
         const d = p.doc[k] as number;
         const f = p.tf[k] as number;
-        const norm = f + k1 * (1 - b + (b * (index.docLen[d] as number)) / (index.avgLen || 1));
-        scores.set(d, (scores.get(d) ?? 0) + (idf * f * (k1 + 1)) / norm);
+        if (scores[d] === 0) touched.push(d);
+        scores[d] += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (index.docLen[d] as number)) / avg));
       }
     }
   }
-  const ranked = [...scores].map(([doc, score]) => ({ doc, score }));
-  ranked.sort((x, y) => y.score - x.score || typeRank(index.docs[x.doc]!.type) - typeRank(index.docs[y.doc]!.type) || cmp(index.docs[x.doc]!.id, index.docs[y.doc]!.id));
-  return ranked;
+  const total = touched.length;
+  let pool = touched;
+  if (total > limit) {
+    // Keep every doc scoring at least the limit-th best score (ties kept), then sort those.
+    const sorted = Float64Array.from(touched, (d) => scores[d] as number).sort();
+    const threshold = sorted[sorted.length - limit] as number;
+    pool = touched.filter((d) => (scores[d] as number) >= threshold);
+  }
+  const results = pool.map((doc) => ({ doc, score: scores[doc] as number }));
+  results.sort((x, y) => y.score - x.score || typeRank(index.docs[x.doc]!.type) - typeRank(index.docs[y.doc]!.type) || cmp(index.docs[x.doc]!.id, index.docs[y.doc]!.id));
+  return { total, results: results.slice(0, limit) };
 }
 
 /**

@@ -16,16 +16,24 @@
  *    and the next one is tried.
  * 3. Pool pass: bytes left over anywhere are shared: all untaken candidates, in the total order,
  *    are taken while the exact size stays within the budget; repeated until nothing changes.
+ * A pass stops early once the bytes left (plus what the frame could still shrink) are fewer than
+ * `minBlockBytes` (no further candidate could fit), or after `MISS_LIMIT` consecutive candidates
+ * that did not fit (so a large graph is not rendered node by node to fill the last few bytes).
  */
+
+/** Consecutive candidates that did not fit after which a pass stops looking. */
+export const MISS_LIMIT = 256;
 import { CtxpkgError } from '../errors.js';
 import { splitBudget } from './budget.js';
 import { SECTIONS, type SectionName } from './types.js';
 
-export interface SelectCandidate {
-  section: SectionName;
-  /** UTF-8 bytes of the rendered block. */
-  size: number;
-  pinned: boolean;
+/** The candidates, in the total order, as accessors (no per-candidate objects for large graphs). */
+export interface SelectCandidates {
+  count: number;
+  sectionAt(i: number): SectionName;
+  pinnedAt(i: number): boolean;
+  /** UTF-8 bytes of the rendered block (called lazily, at most once per candidate). */
+  sizeAt(i: number): number;
 }
 
 export interface SelectOptions {
@@ -36,28 +44,45 @@ export interface SelectOptions {
   /** Bytes of prefix + suffix when `nb` non-pinned candidates are left out. */
   frameSize: (nb: number) => number;
   weights: Readonly<Record<SectionName, number>>;
+  /**
+   * A lower bound of every block's size. Scanning stops once fewer bytes than this are left
+   * (counting what the frame could still shrink), so large graphs render only what can fit.
+   */
+  minBlockBytes: number;
 }
 
 /**
  * Select candidates (given in the total order). Returns a flag per candidate and the exact
  * total size. Throws `E_BUDGET` when the mandatory structure plus pinned nodes do not fit.
  */
-export function selectWithinBudget(cands: readonly SelectCandidate[], o: SelectOptions): { selected: boolean[]; total: number } {
-  const selected = cands.map((c) => c.pinned);
+export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): { selected: Uint8Array; total: number } {
+  const n = cands.count;
+  const selected = new Uint8Array(n);
+  const sizes = new Int32Array(n).fill(-1);
+  const sizeOf = (i: number): number => {
+    let v = sizes[i] as number;
+    if (v < 0) {
+      v = cands.sizeAt(i);
+      sizes[i] = v;
+    }
+    return v;
+  };
   const open = new Set<SectionName>();
   let blocks = 0;
   let nb = 0;
   let body = 0;
-  for (const c of cands) {
-    if (!c.pinned) {
+  for (let i = 0; i < n; i++) {
+    if (!cands.pinnedAt(i)) {
       nb++;
       continue;
     }
-    if (!open.has(c.section)) {
-      open.add(c.section);
-      body += o.headerSize(c.section);
+    selected[i] = 1;
+    const section = cands.sectionAt(i);
+    if (!open.has(section)) {
+      open.add(section);
+      body += o.headerSize(section);
     }
-    body += c.size + (blocks > 0 ? o.separatorSize : 0);
+    body += sizeOf(i) + (blocks > 0 ? o.separatorSize : 0);
     blocks++;
   }
   const frameMemo = new Map<number, number>();
@@ -77,43 +102,65 @@ export function selectWithinBudget(cands: readonly SelectCandidate[], o: SelectO
     });
   }
   let total = required;
-  const cost = (c: SelectCandidate): number => c.size + (blocks > 0 ? o.separatorSize : 0) + (open.has(c.section) ? 0 : o.headerSize(c.section));
-  const take = (i: number, c: SelectCandidate, bytes: number): void => {
-    selected[i] = true;
-    open.add(c.section);
+  const cost = (i: number): number => {
+    const section = cands.sectionAt(i);
+    return sizeOf(i) + (blocks > 0 ? o.separatorSize : 0) + (open.has(section) ? 0 : o.headerSize(section));
+  };
+  const take = (i: number, bytes: number): void => {
+    selected[i] = 1;
+    open.add(cands.sectionAt(i));
     blocks++;
     total += bytes + frame(nb - 1) - frame(nb);
     nb--;
   };
+  /** Nothing more can fit: fewer bytes left than any block, even if the frame shrank fully. */
+  const exhausted = (): boolean => o.maxBytes - total + (frame(nb) - frame(0)) < o.minBlockBytes;
 
   // 2. Section pass.
-  const present = SECTIONS.filter((s) => s !== 'pinned' && cands.some((c) => !c.pinned && c.section === s));
+  const bySection = new Map<SectionName, number[]>();
+  for (let i = 0; i < n; i++) {
+    if (selected[i]) continue;
+    const section = cands.sectionAt(i);
+    const l = bySection.get(section);
+    if (l) l.push(i);
+    else bySection.set(section, [i]);
+  }
+  const present = SECTIONS.filter((s) => bySection.has(s));
   if (present.length > 0) {
     const shares = splitBudget(o.maxBytes - total, present.map((s) => [s, o.weights[s] ?? 0] as const));
     for (const s of present) {
       let left = shares.get(s) as number;
-      cands.forEach((c, i) => {
-        if (selected[i] || c.section !== s) return;
-        const bytes = cost(c);
+      let misses = 0;
+      for (const i of bySection.get(s) as number[]) {
+        if (left < o.minBlockBytes || misses >= MISS_LIMIT || exhausted()) break;
+        const bytes = cost(i);
         if (bytes <= left && total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
           left -= bytes;
-          take(i, c, bytes);
+          take(i, bytes);
+          misses = 0;
+        } else {
+          misses++;
         }
-      });
+      }
     }
   }
 
   // 3. Pool pass, until a fixed point.
   for (let changed = true; changed; ) {
     changed = false;
-    cands.forEach((c, i) => {
-      if (selected[i]) return;
-      const bytes = cost(c);
+    let misses = 0;
+    for (let i = 0; i < n; i++) {
+      if (selected[i]) continue;
+      if (misses >= MISS_LIMIT || exhausted()) break;
+      const bytes = cost(i);
       if (total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
-        take(i, c, bytes);
+        take(i, bytes);
         changed = true;
+        misses = 0;
+      } else {
+        misses++;
       }
-    });
+    }
   }
   return { selected, total };
 }
