@@ -2,6 +2,8 @@
  * Merge benchmark (issue 3 item 6). Run: `npm run bench:merge`
  * (= `node --import tsx bench/merge/run.ts`). Prints figures; asserts nothing.
  *
+ * Run with `--expose-gc` (the npm script does) for exact heap figures.
+ *
  * Input: 20 packages with 200,000 nodes and 400,000 edges in total (10k nodes / 20k edges
  * each). 10% of the edges point into other packages by qualified id, 2% repeat another
  * package's edge (so shared edges are merged), 0.5% are cross-package `contradicts`, 1% of the
@@ -101,8 +103,15 @@ function measure(ins: MergeInput[], runs: number): { merge: number; floor: numbe
   };
 }
 
+const gc = (globalThis as { gc?: () => void }).gc;
+const heapMiB = () => {
+  gc?.();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+};
+const base = heapMiB();
 const small = inputs(1_000);
 const large = inputs(10_000);
+const withInputs = heapMiB();
 measure(small, 3); // warm-up
 const s = measure(small, 7);
 const l = measure(large, 5);
@@ -112,4 +121,10 @@ for (const [label, m] of [['20k', s], ['200k', l]] as const) {
   );
 }
 console.log(`time(200k) / time(20k) = ${(l.merge / s.merge).toFixed(1)} (target ≤ 12); 200k target < 2000 ms`);
-console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB; heap used now: ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(0)} MiB`);
+const kept = mergeGraphs(large, { now: '2026-03-01T00:00:00Z' });
+const withResult = heapMiB();
+console.log(
+  `memory${gc ? '' : ' (run with --expose-gc for exact heap figures)'}: inputs ${(withInputs - base).toFixed(0)} MiB of heap; ` +
+    `one 200k merge result (graph + report) retains ${(withResult - withInputs).toFixed(0)} MiB; process peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+);
+void kept;

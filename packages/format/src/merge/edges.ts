@@ -116,15 +116,49 @@ export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int
   return output(c, table, rank, dropped);
 }
 
-function output(c: Columns, table: NodeTable, rank: Int32Array, dropped: EdgeResult['dropped']): EdgeResult {
-  const n = table.nodes.length;
-  const sortKey = new Float64Array(c.length);
-  const idx = new Int32Array(c.length);
-  for (let a = 0; a < c.length; a++) {
-    sortKey[a] = rank[c.from[a]!]! * n + rank[c.to[a]!]!;
-    idx[a] = a;
+/** A merged edge in output field order; coactivations omitted when 0, metadata when absent. */
+function makeEdge(from: string, to: string, type: string, weight: number, co: number, metadata: string | undefined, packages: string[]): MergedEdge {
+  if (co > 0) {
+    return metadata === undefined ? { from, to, type, weight, coactivations: co, packages } : { from, to, type, weight, coactivations: co, metadata, packages };
   }
-  idx.sort((x, y) => sortKey[x]! - sortKey[y]! || cmpStr(c.type[x]!, c.type[y]!));
+  return metadata === undefined ? { from, to, type, weight, packages } : { from, to, type, weight, metadata, packages };
+}
+
+/**
+ * Accumulator numbers in output order: by rank of `from`, then rank of `to` (two stable counting
+ * sorts, linear), then type (only within the rare groups with equal ends).
+ */
+function sortedOrder(c: Columns, rank: Int32Array, n: number): Int32Array {
+  const byTo = countingSort(c.length, (a) => rank[c.to[a]!]!, n, null);
+  const order = countingSort(c.length, (a) => rank[c.from[a]!]!, n, byTo);
+  let start = 0;
+  for (let i = 1; i <= order.length; i++) {
+    const same = i < order.length && c.from[order[i]!] === c.from[order[start]!] && c.to[order[i]!] === c.to[order[start]!];
+    if (same) continue;
+    if (i - start > 1) {
+      const group = Array.from(order.subarray(start, i)).sort((x, y) => cmpStr(c.type[x]!, c.type[y]!));
+      order.set(group, start);
+    }
+    start = i;
+  }
+  return order;
+}
+
+/** Stable counting sort of `input` (or 0…len−1) by `key(a)` in [0, n). */
+function countingSort(len: number, key: (a: number) => number, n: number, input: Int32Array | null): Int32Array {
+  const counts = new Int32Array(n + 1);
+  for (let i = 0; i < len; i++) counts[key(input ? input[i]! : i) + 1]!++;
+  for (let k = 0; k < n; k++) counts[k + 1]! += counts[k]!;
+  const out = new Int32Array(len);
+  for (let i = 0; i < len; i++) {
+    const a = input ? input[i]! : i;
+    out[counts[key(a)]!++] = a;
+  }
+  return out;
+}
+
+function output(c: Columns, table: NodeTable, rank: Int32Array, dropped: EdgeResult['dropped']): EdgeResult {
+  const idx = sortedOrder(c, rank, table.nodes.length);
   // Edges contributed by one package share one frozen `packages` array per package.
   const single = new Map<string, string[]>();
   const edges: MergedEdge[] = new Array(c.length);
@@ -146,18 +180,13 @@ function output(c: Columns, table: NodeTable, rank: Int32Array, dropped: EdgeRes
       weight = sum / ws.length;
       merged.push({ from: from.id, to: to.id, type });
     }
-    const edge = { from: from.id, to: to.id, type, weight } as MergedEdge;
-    if (c.co[a]! > 0) edge.coactivations = c.co[a]!;
-    const meta = c.metadata[a];
-    if (meta !== undefined) edge.metadata = meta;
     const ps = c.packages[a]!;
     let list: string[];
     if (typeof ps === 'string') {
-      list = single.get(ps) ?? Object.freeze([ps]) as string[];
+      list = single.get(ps) ?? (Object.freeze([ps]) as string[]);
       single.set(ps, list);
     } else list = ps;
-    edge.packages = list;
-    edges[i] = edge;
+    edges[i] = makeEdge(from.id, to.id, type, weight, c.co[a]!, c.metadata[a], list);
     ends[2 * i] = c.from[a]!;
     ends[2 * i + 1] = c.to[a]!;
     if (type === 'contradicts' && from.package !== to.package) {
