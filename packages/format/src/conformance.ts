@@ -41,7 +41,7 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
   graph.edges.forEach((e, i) => {
     if (!ids.has(e.from)) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is not a node of this graph`);
     if (!ids.has(e.to)) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is not a node of this graph`);
-    const k = JSON.stringify([e.from, e.to, e.type]);
+    const k = `${e.from}\u0000${e.to}\u0000${e.type}`;
     if (keys.has(k)) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
     keys.add(k);
   });

@@ -206,11 +206,12 @@ export function contentRuleIssues(content: PackageContent, manifest: Pick<Manife
 }
 
 /**
- * Decode a parsed content value (from `parseStrictJson` with `rawNumbers`; or, with
- * `normalize`, a model object given to the writer) by the `PACKAGE_CONTENT` table.
+ * Decode a parsed content value by the `PACKAGE_CONTENT` table: from `parseStrictJson` with
+ * `rawNumbers`; from `fastParseDocument` with `plainNumbers`; or, with `normalize`, a model
+ * object given to the writer (plain numbers, `Date`s, timestamps normalized).
  */
-export function decodeContent(raw: unknown, normalize = false): { content?: PackageContent; issues: Issue[] } {
-  const ctx = newDecodeContext('E_CONTENT', normalize);
+export function decodeContent(raw: unknown, normalize = false, plainNumbers = normalize): { content?: PackageContent; issues: Issue[] } {
+  const ctx = newDecodeContext('E_CONTENT', normalize, 100, plainNumbers);
   const c = decodeStruct(PACKAGE_CONTENT, raw, ctx, 'content');
   if (c === INVALID) return { issues: ctx.issues };
   return { content: c as PackageContent, issues: ctx.issues };

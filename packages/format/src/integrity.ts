@@ -26,10 +26,10 @@ export function packageSha256(name: string, version: string, contentHash: string
 
 /**
  * Integrity of a package whose compacted content text (see `compactJsonText`) is
- * `compactContentText`. Pure; throws nothing.
+ * `compactContentText` (a string, or its UTF-8 bytes). Pure; throws nothing.
  */
-export function computeIntegrity(name: string, version: string, compactContentText: string): Integrity {
-  const bytes = utf8(compactContentText);
+export function computeIntegrity(name: string, version: string, compactContentText: string | Uint8Array): Integrity {
+  const bytes = typeof compactContentText === 'string' ? utf8(compactContentText) : compactContentText;
   const content_hash = sha256Hex(bytes);
   return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size: bytes.length };
 }

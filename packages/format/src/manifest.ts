@@ -155,11 +155,12 @@ export function manifestRuleIssues(m: Manifest, opts: ManifestRuleOptions = {}):
 }
 
 /**
- * Decode a parsed manifest value (from `parseStrictJson` with `rawNumbers`) and apply the rules.
+ * Decode a parsed manifest value (from `parseStrictJson` with `rawNumbers`, or from
+ * `fastParseDocument` with `plainNumbers`) and apply the rules.
  * Returns the manifest when the struct decoded, plus every problem found (`path` under `manifest.`).
  */
-export function decodeManifest(raw: unknown, opts: ManifestRuleOptions = {}): { manifest?: Manifest; issues: Issue[] } {
-  const ctx = newDecodeContext('E_MANIFEST', false);
+export function decodeManifest(raw: unknown, opts: ManifestRuleOptions & { plainNumbers?: boolean } = {}): { manifest?: Manifest; issues: Issue[] } {
+  const ctx = newDecodeContext('E_MANIFEST', false, 100, opts.plainNumbers ?? false);
   const m = decodeStruct(MANIFEST, raw, ctx, 'manifest');
   if (m === INVALID) return { issues: ctx.issues };
   const manifest = m as unknown as Manifest;

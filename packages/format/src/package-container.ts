@@ -7,7 +7,15 @@
 import { isZipBytes, readArchiveParts } from './archive/index.js';
 import type { ArchiveLimits } from './archive/limits.js';
 import { CtxpkgError } from './errors.js';
+import { fastParseDocument } from './json/fast.js';
 import { decodeUtf8Strict, parseJsonDocument, parseStrictJson, RawNumber, type JsonValue } from './json/parse.js';
+import { utf8ByteLength } from './json/text.js';
+import { integerKeysOf } from './schema/decode.js';
+import { PACKAGE_CONTENT } from './schema/content-tables.js';
+import { MANIFEST } from './schema/manifest-tables.js';
+
+/** Keys holding integers anywhere in a package: the fast parser must see integer literals there. */
+const INTEGER_KEYS = integerKeysOf([MANIFEST, PACKAGE_CONTENT]);
 
 /** The package file limit: 10 MiB (10,485,760 bytes), checked before parsing (FORMAT-FACTS §1.1). */
 export const MAX_PACKAGE_BYTES = 10 * 1024 * 1024;
@@ -19,10 +27,14 @@ export interface PackageParts {
   manifestText: string;
   /** The content value's text exactly as stored (integrity covers its compacted form). */
   contentText: string;
-  /** Strict parse of the manifest (numbers as `RawNumber`). */
+  /** Strict parse of the manifest (numbers as `RawNumber`, or plain when `plainNumbers`). */
   manifestRaw: JsonValue;
-  /** Strict parse of the content (numbers as `RawNumber`). */
+  /** Strict parse of the content (numbers as `RawNumber`, or plain when `plainNumbers`). */
   contentRaw: JsonValue;
+  /** True when the parts came from the fast parser (plain numbers, integer literals guaranteed). */
+  plainNumbers: boolean;
+  /** The UTF-8 bytes of `contentText`, when already at hand (a view into the file). */
+  contentBytes?: Uint8Array;
   /** ZIP form: blob bytes by blob_ref (`sha256-<hex>`). */
   blobs?: Map<string, Uint8Array>;
 }
@@ -48,7 +60,8 @@ function structure(message: string, hint?: string): CtxpkgError {
  */
 export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
   const text = decodeUtf8Strict(bytes);
-  const doc = parseJsonDocument(text, { rawNumbers: true });
+  const fast = fastParseDocument(text, INTEGER_KEYS);
+  const doc = fast ?? parseJsonDocument(text, { rawNumbers: true });
   const root = doc.value;
   if (!isObject(root)) throw structure('a .ctxpkg JSON bundle must be an object {"manifest": …, "content": …}');
   for (const k of Object.keys(root)) {
@@ -58,12 +71,18 @@ export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
   if (!isObject(root.content)) throw structure('the bundle has no "content" object');
   const m = doc.memberSpans.get('manifest')!;
   const c = doc.memberSpans.get('content')!;
+  // Byte offsets of the content value: count UTF-8 bytes of the text around it (the manifest
+  // usually comes first and is small).
+  const cStart = utf8ByteLength(text, 0, c.start);
+  const cEnd = bytes.length - utf8ByteLength(text, c.end, text.length);
   return {
     form: 'json',
     manifestText: text.slice(m.start, m.end),
     contentText: text.slice(c.start, c.end),
     manifestRaw: root.manifest,
     contentRaw: root.content,
+    plainNumbers: fast !== undefined,
+    contentBytes: bytes.subarray(cStart, cEnd),
   };
 }
 
@@ -85,5 +104,5 @@ export async function decodePackageParts(bytes: Uint8Array, opts: ContainerOptio
   const contentRaw = parseStrictJson(parts.contentText, { rawNumbers: true });
   if (!isObject(manifestRaw)) throw structure('the archive manifest must be a JSON object');
   if (!isObject(contentRaw)) throw structure('the archive content must be a JSON object');
-  return { form: 'zip', manifestText: parts.manifestText, contentText: parts.contentText, manifestRaw, contentRaw, blobs: parts.blobs };
+  return { form: 'zip', manifestText: parts.manifestText, contentText: parts.contentText, manifestRaw, contentRaw, plainNumbers: false, blobs: parts.blobs };
 }

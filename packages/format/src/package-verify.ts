@@ -13,7 +13,10 @@ import { contentRuleIssues, decodeContent, type PackageContent } from './content
 import type { ErrorCode, Issue } from './errors.js';
 import { compareIntegrity, computeIntegrity } from './integrity.js';
 import { RawNumber } from './json/parse.js';
-import { compactJsonText } from './json/text.js';
+import { utf8 } from './hash.js';
+import { compactJsonBytes } from './json/text.js';
+
+const UTF8 = new TextDecoder();
 import { decodeManifest, type Manifest, type ManifestRuleOptions } from './manifest.js';
 import type { PackageParts } from './package-container.js';
 import { verifySignature } from './signature.js';
@@ -39,8 +42,10 @@ export interface PartsVerdict {
   issues: Issue[];
   manifest?: Manifest;
   content?: PackageContent;
-  /** Compacted content text (what the hashes cover). */
-  contentText: string;
+  /** Compacted content text (what the hashes cover); decoded lazily from `compactContent`. */
+  readonly contentText: string;
+  /** UTF-8 bytes of the compacted content text. */
+  compactContent: Uint8Array;
   /** Public key (hex) when the signature verified. */
   signer?: string;
 }
@@ -65,9 +70,9 @@ function str(v: unknown): string | undefined {
 /** Verify decoded parts (see module comment). Never throws for bad input. */
 export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): PartsVerdict {
   const issues: Issue[] = [];
-  const dm = decodeManifest(parts.manifestRaw, opts);
+  const dm = decodeManifest(parts.manifestRaw, { ...opts, plainNumbers: parts.plainNumbers });
   issues.push(...dm.issues);
-  const dc = decodeContent(parts.contentRaw);
+  const dc = decodeContent(parts.contentRaw, false, parts.plainNumbers);
   issues.push(...dc.issues);
   if (dm.manifest && dc.content) issues.push(...contentRuleIssues(dc.content, dm.manifest, { raw: parts.contentRaw }));
   if (parts.form === 'zip' && parts.blobs && dc.content) {
@@ -92,9 +97,9 @@ export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Part
   const name = str(raw.name);
   const version = str(raw.version);
   const integ = raw.integrity && typeof raw.integrity === 'object' ? (raw.integrity as Record<string, unknown>) : undefined;
-  const contentText = compactJsonText(parts.contentText);
+  const compactBytes = compactJsonBytes(parts.contentBytes ?? utf8(parts.contentText));
   if (name !== undefined && version !== undefined && integ) {
-    const computed = computeIntegrity(name, version, contentText);
+    const computed = computeIntegrity(name, version, compactBytes);
     const claimed = {
       content_hash: integ.content_hash,
       sha256: integ.sha256,
@@ -137,13 +142,28 @@ export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Part
   }
 
   const valid = Object.values(checks).every((c) => c.status !== 'fail') && checks.content_hash.status === 'pass';
-  return {
+  const result = {
     valid,
     checks,
     issues,
     ...(dm.manifest ? { manifest: dm.manifest } : {}),
     ...(dc.content ? { content: dc.content } : {}),
-    contentText,
+    compactContent: compactBytes,
     ...(signer ? { signer } : {}),
   };
+  return withLazyContentText(result, compactBytes, compactBytes === parts.contentBytes ? parts.contentText : undefined);
+}
+
+/**
+ * Add an enumerable, memoized `contentText` getter decoding `compact` on first use (a 10 MiB
+ * package would otherwise pay a full UTF-8 decode that most callers never need).
+ */
+export function withLazyContentText<T extends object>(target: T, compact: Uint8Array, known?: string): T & { readonly contentText: string } {
+  let text = known;
+  Object.defineProperty(target, 'contentText', {
+    enumerable: true,
+    configurable: true,
+    get: () => (text ??= UTF8.decode(compact)),
+  });
+  return target as T & { readonly contentText: string };
 }

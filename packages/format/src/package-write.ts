@@ -12,14 +12,13 @@ import { graphSummary } from './graph.js';
 import { utf8 } from './hash.js';
 import { computeIntegrity } from './integrity.js';
 import { roundF64To15 } from './json/numbers.js';
-import { compactJsonText } from './json/text.js';
 import {
   manifestRuleIssues, PACKAGE_LAYERS, type Compatibility, type Dependency, type GraphSummary, type Manifest,
   type Marketplace, type PackageKind, type PackageLayer, type PackageStats, type Provenance,
 } from './manifest.js';
 import { MAX_PACKAGE_BYTES } from './package-container.js';
 import { decodeStruct, INVALID, newDecodeContext } from './schema/decode.js';
-import { encodeStruct } from './schema/encode.js';
+import { encodeStruct, JsonSink, writeStruct } from './schema/encode.js';
 import { PACKAGE_CONTENT } from './schema/content-tables.js';
 import { MANIFEST } from './schema/manifest-tables.js';
 import { signManifest } from './signature.js';
@@ -173,8 +172,10 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
   ];
   if (issues.length) throw invalid(issues, 'package');
 
-  const contentPretty = encodeStruct(PACKAGE_CONTENT, content, { roundF64: true, pretty: true }, 1, 'content');
-  const contentText = compactJsonText(contentPretty);
+  const sink = new JsonSink({ roundF64: true, pretty: true }, true);
+  writeStruct(PACKAGE_CONTENT, content, sink, 1, 'content');
+  const contentPretty = sink.text();
+  const contentText = sink.compactText(); // equals compactJsonText(contentPretty), without a scan
   manifest.integrity = computeIntegrity(manifest.name, manifest.version, contentText);
   if (opts.seed !== undefined) manifest.signature = signManifest(manifest, opts.seed);
   else delete manifest.signature;

@@ -10,7 +10,7 @@ import { CtxpkgError, isCtxpkgError, type ErrorCode, type Issue } from './errors
 import type { ContextGraph } from './graph-types.js';
 import type { Manifest } from './manifest.js';
 import { decodePackageParts, MAX_PACKAGE_BYTES } from './package-container.js';
-import { failedChecks, verifyParts, type PackageChecks, type VerifyOptions } from './package-verify.js';
+import { failedChecks, verifyParts, withLazyContentText, type PackageChecks, type VerifyOptions } from './package-verify.js';
 import { toGraphView } from './v1view.js';
 
 export { MAX_PACKAGE_BYTES } from './package-container.js';
@@ -30,8 +30,8 @@ export interface VerifiedPackage {
   bytes: Uint8Array;
   manifest: Manifest;
   content: PackageContent;
-  /** The compacted content text: what `content_hash` and `byte_size` cover. */
-  contentText: string;
+  /** The compacted content text: what `content_hash` and `byte_size` cover (decoded on first access). */
+  readonly contentText: string;
   /** The v1 → v2 graph view of the content (`toGraphView`). */
   graph: ContextGraph;
   /** Public key (64 lowercase hex), set only when a signature verified. */
@@ -117,15 +117,15 @@ export async function readPackage(bytes: Uint8Array, opts: ReadPackageOptions = 
     const message = issues.length > 1 ? `${head} (and ${issues.length - 1} more problem(s))` : head;
     throw new CtxpkgError(code, message, { details: { issues, checks: verdict.checks } });
   }
-  return {
+  const pkg = {
     form: parts.form,
     bytes,
     manifest: verdict.manifest,
     content: verdict.content,
-    contentText: verdict.contentText,
     graph: toGraphView(verdict.content),
     ...(verdict.signer ? { signer: verdict.signer } : {}),
     checks: verdict.checks,
     ...(parts.blobs ? { blobs: parts.blobs } : {}),
   };
+  return withLazyContentText(pkg, verdict.compactContent);
 }

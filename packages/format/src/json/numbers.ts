@@ -39,14 +39,16 @@ function assertFinite(x: number, what: string): void {
 }
 
 /**
- * serde_json's text for an f64 (see module comment). Throws `E_CONTENT` for NaN/±Infinity.
+ * serde_json's text for an f64 (see module comment); with `round15`, the value is first rounded
+ * to 15 significant digits (`roundF64To15`, used for content). Throws `E_CONTENT` for NaN/±Infinity.
  * Examples: 1 → `1.0`, 1e16 → `1e+16`, 1e-6 → `1e-6`, 0.00001 → `0.00001`.
  */
-export function formatF64(x: number): string {
+export function formatF64(x: number, round15 = false): string {
   assertFinite(x, 'an f64 value');
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const { digits, exp } = digitsOf(Math.abs(x));
-  return layout(x < 0, digits, exp, -5, 15);
+  let d = digitsOf(Math.abs(x));
+  if (round15 && d.digits.length > 15) d = digitsOf(Math.abs(Number(x.toPrecision(15))));
+  return layout(x < 0, d.digits, d.exp, -5, 15);
 }
 
 /** Shortest decimal digits (and exponent) that parse back to exactly the f32 value `a` > 0. */

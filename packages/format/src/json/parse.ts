@@ -333,9 +333,15 @@ export function parseJsonDocument(text: string, opts: StrictJsonOptions = {}): P
  * kept (so the parser refuses it, as the reference's `read_to_string` + serde does).
  */
 export function decodeUtf8Strict(bytes: Uint8Array): string {
+  // The non-fatal decoder is much faster; it only needs a second, fatal pass when its output
+  // contains U+FFFD (a real U+FFFD in the text, or a replaced invalid sequence).
+  const text = LENIENT.decode(bytes);
+  if (!text.includes('\ufffd')) return text;
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new CtxpkgError('E_INVALID_JSON', 'the file is not valid UTF-8');
   }
 }
+
+const LENIENT = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });

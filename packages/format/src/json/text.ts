@@ -4,21 +4,52 @@
  * writer's text, never on re-serialized values.
  */
 
-/**
- * One token at a time: a run of insignificant whitespace, or a string literal (kept verbatim).
- * An unterminated string runs to the end of the text, and a backslash always consumes the next
- * character, exactly like the reference's byte loop.
- */
-const COMPACT_RE = /[ \t\n\r]+|("[^"\\]*(?:\\[^][^"\\]*)*(?:"|\\?$))/g;
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 
 /**
  * Remove every space, tab, LF and CR outside string literals; copy string literals verbatim
- * (escape sequences included). This is the reference's `compact_json_text`: the content hash is
- * SHA-256 over the UTF-8 bytes of `compactJsonText(<content member text>)` (FORMAT-FACTS §3.2).
- * Works on any text (no validation); output length is in UTF-16 code units like the input.
+ * (escape sequences included; a backslash always takes the next character, and an unterminated
+ * string runs to the end of the text, exactly like the reference's byte loop). This is the
+ * reference's `compact_json_text`: the content hash is SHA-256 over the UTF-8 bytes of
+ * `compactJsonText(<content member text>)` (FORMAT-FACTS §3.2). Works on any text (no
+ * validation); output length is in UTF-16 code units like the input.
  */
 export function compactJsonText(text: string): string {
-  return text.replace(COMPACT_RE, '$1');
+  const n = text.length;
+  const out: string[] = [];
+  let segStart = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Find the closing quote: the first '"' preceded by an even number of backslashes.
+      let from = i + 1;
+      for (;;) {
+        const q = text.indexOf('"', from);
+        if (q < 0) {
+          i = n;
+          break;
+        }
+        let k = q - 1;
+        while (k > i && text.charCodeAt(k) === 0x5c) k--;
+        if ((q - 1 - k) % 2 === 0) {
+          i = q + 1;
+          break;
+        }
+        from = q + 1;
+      }
+    } else if (isWs(c)) {
+      if (i > segStart) out.push(text.slice(segStart, i));
+      i++;
+      while (i < n && isWs(text.charCodeAt(i))) i++;
+      segStart = i;
+    } else i++;
+  }
+  if (segStart === 0) return text;
+  out.push(text.slice(segStart, n));
+  return out.join('');
 }
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
@@ -100,4 +131,60 @@ export function extractTopLevelMemberText(text: string, key: string): string | u
     else return undefined;
   }
   return undefined;
+}
+
+/**
+ * `compactJsonText` on UTF-8 bytes (same rule; multi-byte sequences never contain the ASCII
+ * bytes involved, so a byte scan is exact). Returns a new array (or `bytes` itself when there is
+ * nothing to remove). Used by the reader so the content hash needs no string building.
+ */
+export function compactJsonBytes(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  let out: Uint8Array | undefined;
+  let o = 0;
+  let i = 0;
+  while (i < n) {
+    const c = bytes[i]!;
+    if (c === 0x22) {
+      const start = i++;
+      while (i < n) {
+        const d = bytes[i++]!;
+        if (d === 0x22) break;
+        if (d === 0x5c) i++;
+      }
+      if (i > n) i = n;
+      if (out) {
+        if (i - start > 64) {
+          out.set(bytes.subarray(start, i), o);
+          o += i - start;
+        } else for (let k = start; k < i; k++) out[o++] = bytes[k]!;
+      }
+    } else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      if (!out) {
+        out = new Uint8Array(n);
+        out.set(bytes.subarray(0, i));
+        o = i;
+      }
+      i++;
+    } else {
+      if (out) out[o++] = c;
+      i++;
+    }
+  }
+  return out ? out.subarray(0, o) : bytes;
+}
+
+/** UTF-8 byte length of `text[from, to)` (UTF-16 indices). */
+export function utf8ByteLength(text: string, from = 0, to = text.length): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3; // BMP, or a lone surrogate (encoded as U+FFFD, 3 bytes)
+  }
+  return n;
 }

@@ -23,6 +23,21 @@ function pad(n: number, w: number): string {
   return String(n).padStart(w, '0');
 }
 
+function daysInMonth(y: number, mo: number): number {
+  if (mo === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+  return mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 to y-mo-d (proleptic Gregorian; Howard Hinnant's days_from_civil). */
+function daysFromCivil(y: number, mo: number, d: number): number {
+  const yy = mo <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
 /**
  * Parse an RFC 3339 timestamp (rules in the module comment). Returns `undefined` when invalid;
  * see `normalizeTimestamp` for the throwing form.
@@ -31,11 +46,7 @@ export function parseTimestamp(text: string): ParsedTimestamp | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
-  const dim = new Date(Date.UTC(2000, mo, 0)).getUTCDate(); // days in month (leap-agnostic base)
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const maxDay = mo === 2 ? (leap ? 29 : 28) : dim;
-  if (d > maxDay) return undefined;
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined;
   let offsetMin = 0;
   if (m[8] === undefined) {
     const oh = Number(m[10]);
@@ -43,10 +54,7 @@ export function parseTimestamp(text: string): ParsedTimestamp | undefined {
     if (oh > 23 || om > 59) return undefined;
     offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  date.setUTCHours(h, mi, s, 0);
-  const epochSeconds = date.getTime() / 1000 - offsetMin * 60;
+  const epochSeconds = daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offsetMin * 60;
   const nanos = m[7] ? Number(m[7].padEnd(9, '0')) : 0;
   return { epochSeconds, nanos };
 }
@@ -71,7 +79,19 @@ export function formatTimestamp(t: ParsedTimestamp): string | undefined {
 /** True when `text` is a timestamp the reference can parse (see module comment). */
 export function isValidTimestamp(text: string): boolean {
   const p = parseTimestamp(text);
-  return p !== undefined && formatTimestamp(p) !== undefined;
+  // 0000-01-01T00:00:00Z … 9999-12-31T23:59:59Z in UTC (an offset can push a date outside)
+  return p !== undefined && p.epochSeconds >= -62167219200 && p.epochSeconds <= 253402300799;
+}
+
+/** Already in the reference spelling: UTC `Z`, no fraction or a 3/6/9-digit non-redundant one. */
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(?:\d{3}|\d{6}|\d{9}))?Z$/;
+
+function isCanonicalSpelling(text: string): boolean {
+  if (!CANONICAL.test(text)) return false;
+  const frac = text.length > 20 ? text.slice(20, -1) : '';
+  if (frac === '') return true;
+  // the shortest exact width: no trailing group of three zeros, and not all zeros
+  return !/^0+$/.test(frac) && !frac.endsWith('000');
 }
 
 /**
@@ -86,6 +106,7 @@ export function normalizeTimestamp(value: string | Date, what = 'timestamp', cod
     if (out === undefined) throw new CtxpkgError(code, `${what} is outside the years 0000–9999`);
     return out;
   }
+  if (typeof value === 'string' && isCanonicalSpelling(value) && parseTimestamp(value)) return value;
   const p = typeof value === 'string' ? parseTimestamp(value) : undefined;
   const out = p && formatTimestamp(p);
   if (!out) {

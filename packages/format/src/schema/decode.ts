@@ -22,6 +22,11 @@ export function report(ctx: DecodeContext, path: string, message: string, code: 
   else if (ctx.issues.length === ctx.maxIssues) ctx.issues.push({ path: '', code, message: 'too many problems; the rest are not listed' });
 }
 
+/** `parent` joined with `key` when there is one. */
+function at(parent: string, key: string | number | undefined): string {
+  return key === undefined ? parent : sub(parent, key);
+}
+
 /** Join a path and a key/index. */
 export function sub(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
@@ -37,55 +42,58 @@ function describe(v: unknown): string {
   return `${typeof v} ${String(v)}`;
 }
 
-function decodeInteger(v: unknown, ctx: DecodeContext, path: string, max: number, rust: string): number | typeof INVALID {
+function decodeInteger(v: unknown, ctx: DecodeContext, parent: string, key: string | number | undefined, max: number, rust: string): number | typeof INVALID {
   let n: number;
   if (v instanceof RawNumber) {
     if (!v.isIntegerLiteral || v.text.startsWith('-')) {
-      report(ctx, path, `expected ${rust} (a non-negative integer literal), got ${v.text}`);
+      report(ctx, at(parent, key), `expected ${rust} (a non-negative integer literal), got ${v.text}`);
       return INVALID;
     }
     n = v.value;
-  } else if (typeof v === 'number' && ctx.normalize) {
+  } else if (typeof v === 'number' && ctx.plainNumbers) {
     if (!Number.isInteger(v) || v < 0 || Object.is(v, -0)) {
-      report(ctx, path, `expected ${rust} (a non-negative integer), got ${v}`);
+      report(ctx, at(parent, key), `expected ${rust} (a non-negative integer), got ${v}`);
       return INVALID;
     }
     n = v;
   } else {
-    report(ctx, path, `expected ${rust}, got ${describe(v)}`);
+    report(ctx, at(parent, key), `expected ${rust}, got ${describe(v)}`);
     return INVALID;
   }
   if (max > Number.MAX_SAFE_INTEGER && n > Number.MAX_SAFE_INTEGER) {
-    report(ctx, path, `integer ${v instanceof RawNumber ? v.text : n} is above 2^53-1, which ctxpkg cannot represent exactly`, 'E_UNSAFE_INTEGER');
+    report(ctx, at(parent, key), `integer ${v instanceof RawNumber ? v.text : n} is above 2^53-1, which ctxpkg cannot represent exactly`, 'E_UNSAFE_INTEGER');
     return INVALID;
   }
   if (n > max) {
-    report(ctx, path, `integer ${n} does not fit in ${rust}`);
+    report(ctx, at(parent, key), `integer ${n} does not fit in ${rust}`);
     return INVALID;
   }
   return n;
 }
 
-function decodeFloat(v: unknown, ctx: DecodeContext, path: string, f32: boolean): number | typeof INVALID {
-  const n = v instanceof RawNumber ? v.value : typeof v === 'number' && ctx.normalize ? v : undefined;
+function decodeFloat(v: unknown, ctx: DecodeContext, parent: string, key: string | number | undefined, f32: boolean): number | typeof INVALID {
+  const n = v instanceof RawNumber ? v.value : typeof v === 'number' && ctx.plainNumbers ? v : undefined;
   if (n === undefined) {
-    report(ctx, path, `expected a number, got ${describe(v)}`);
+    report(ctx, at(parent, key), `expected a number, got ${describe(v)}`);
     return INVALID;
   }
   if (!Number.isFinite(n) || (f32 && !Number.isFinite(Math.fround(n)))) {
-    report(ctx, path, `number ${String(n)} is out of range for ${f32 ? 'f32' : 'f64'}`);
+    report(ctx, at(parent, key), `number ${String(n)} is out of range for ${f32 ? 'f32' : 'f64'}`);
     return INVALID;
   }
   return n;
 }
 
-/** Decode one value of `type` at `path`. Returns `INVALID` after recording an issue. */
-export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, path: string): unknown {
+/**
+ * Decode one value of `type` at `parent` + `key` (the path string is only assembled for nested
+ * containers and problems). Returns `INVALID` after recording an issue.
+ */
+export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, parent: string, key?: string | number): unknown {
   switch (type) {
     case 'string':
       if (typeof v !== 'string') break;
       if (ctx.normalize && hasLoneSurrogate(v)) {
-        report(ctx, path, 'string contains a lone UTF-16 surrogate', 'E_INVALID_JSON');
+        report(ctx, at(parent, key), 'string contains a lone UTF-16 surrogate', 'E_INVALID_JSON');
         return INVALID;
       }
       return v;
@@ -93,27 +101,27 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, pat
       if (typeof v !== 'boolean') break;
       return v;
     case 'u32':
-      return decodeInteger(v, ctx, path, U32_MAX, 'u32');
+      return decodeInteger(v, ctx, parent, key, U32_MAX, 'u32');
     case 'u64':
-      return decodeInteger(v, ctx, path, 2 ** 64 - 1, 'u64');
+      return decodeInteger(v, ctx, parent, key, 2 ** 64 - 1, 'u64');
     case 'usize':
-      return decodeInteger(v, ctx, path, 2 ** 64 - 1, 'usize');
+      return decodeInteger(v, ctx, parent, key, 2 ** 64 - 1, 'usize');
     case 'f64':
-      return decodeFloat(v, ctx, path, false);
+      return decodeFloat(v, ctx, parent, key, false);
     case 'f32':
-      return decodeFloat(v, ctx, path, true);
+      return decodeFloat(v, ctx, parent, key, true);
     case 'datetime':
       if (ctx.normalize && (typeof v === 'string' || v instanceof Date)) {
         try {
-          return normalizeTimestamp(v, path, ctx.code === 'E_MANIFEST' ? 'E_MANIFEST' : 'E_CONTENT');
+          return normalizeTimestamp(v, at(parent, key), ctx.code === 'E_MANIFEST' ? 'E_MANIFEST' : 'E_CONTENT');
         } catch (e) {
-          report(ctx, path, (e as Error).message);
+          report(ctx, at(parent, key), (e as Error).message);
           return INVALID;
         }
       }
       if (typeof v !== 'string') break;
       if (!isValidTimestamp(v)) {
-        report(ctx, path, `not an RFC 3339 timestamp: ${JSON.stringify(v)}`);
+        report(ctx, at(parent, key), `not an RFC 3339 timestamp: ${JSON.stringify(v)}`);
         return INVALID;
       }
       return v;
@@ -122,7 +130,7 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, pat
         if (typeof v !== 'string') break;
         if (!type.enum.includes(v)) {
           const msg = type.unknownMessage ? type.unknownMessage(v) : `unknown value ${JSON.stringify(v)}, expected one of ${type.enum.join(', ')}`;
-          report(ctx, path, msg, type.unknownCode ?? ctx.code);
+          report(ctx, at(parent, key), msg, type.unknownCode ?? ctx.code);
           return INVALID;
         }
         return v;
@@ -130,18 +138,19 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, pat
       if ('vec' in type) {
         if (!Array.isArray(v)) break;
         const out: unknown[] = new Array(v.length);
+        const here = at(parent, key);
         let bad = false;
         for (let i = 0; i < v.length; i++) {
-          const d = decodeValue(type.vec, v[i], ctx, `${path}[${i}]`);
+          const d = decodeValue(type.vec, v[i], ctx, here, i);
           if (d === INVALID) bad = true;
           out[i] = d;
         }
         return bad ? INVALID : out;
       }
-      if ('struct' in type) return decodeStruct(type.struct, v, ctx, path);
-      return type.custom.decode(v, ctx, path);
+      if ('struct' in type) return decodeStruct(type.struct, v, ctx, at(parent, key));
+      return type.custom.decode(v, ctx, at(parent, key));
   }
-  report(ctx, path, `expected ${typeof type === 'string' ? type : 'enum' in type ? 'a string' : 'vec' in type ? 'an array' : 'a value'}, got ${describe(v)}`);
+  report(ctx, at(parent, key), `expected ${typeof type === 'string' ? type : 'enum' in type ? 'a string' : 'vec' in type ? 'an array' : 'a value'}, got ${describe(v)}`);
   return INVALID;
 }
 
@@ -158,18 +167,17 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
   const out: Record<string, unknown> = {};
   let bad = false;
   for (const f of table.fields) {
-    const has = Object.prototype.hasOwnProperty.call(src, f.key) && src[f.key] !== undefined;
-    const raw = has ? src[f.key] : undefined;
-    const p = sub(path, f.key);
+    const raw = src[f.key];
+    const has = raw !== undefined && Object.prototype.hasOwnProperty.call(src, f.key);
     if (!has || (raw === null && (f.presence === 'nullable' || f.presence === 'optional'))) {
       if (f.presence === 'required') {
-        report(ctx, p, `missing field \`${f.key}\` (${table.name})`);
+        report(ctx, sub(path, f.key), `missing field \`${f.key}\` (${table.name})`);
         bad = true;
       } else if (f.presence === 'nullable') out[f.key] = null;
       else if (f.presence === 'default') out[f.key] = f.default!();
       continue;
     }
-    const d = decodeValue(f.type, raw, ctx, p);
+    const d = decodeValue(f.type, raw, ctx, path, f.key);
     if (d === INVALID) bad = true;
     else out[f.key] = d;
   }
@@ -185,6 +193,27 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
 }
 
 /** A fresh decode context. */
-export function newDecodeContext(code: ErrorCode, normalize: boolean, maxIssues = 100): DecodeContext {
-  return { code, issues: [], maxIssues, normalize };
+export function newDecodeContext(code: ErrorCode, normalize: boolean, maxIssues = 100, plainNumbers = normalize): DecodeContext {
+  return { code, issues: [], maxIssues, normalize, plainNumbers };
+}
+
+/** Every JSON key that holds an integer (u32/u64/usize) in any of `tables`, recursively. */
+export function integerKeysOf(tables: StructTable[]): Set<string> {
+  const out = new Set<string>();
+  const seen = new Set<StructTable>();
+  const visitType = (t: FieldType): void => {
+    if (typeof t === 'string') return;
+    if ('vec' in t) visitType(t.vec);
+    else if ('struct' in t) visit(t.struct);
+  };
+  const visit = (t: StructTable): void => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    for (const f of t.fields) {
+      if (f.type === 'u32' || f.type === 'u64' || f.type === 'usize') out.add(f.key);
+      visitType(f.type);
+    }
+  };
+  tables.forEach(visit);
+  return out;
 }

@@ -6,7 +6,7 @@
  */
 import { RawNumber } from '../json/parse.js';
 import { decodeStruct, INVALID, report, sub } from './decode.js';
-import { encodeValue } from './encode.js';
+import { writeValue } from './encode.js';
 import type { CustomType, FieldSpec, FieldType, StructTable } from './types.js';
 
 const str: FieldType = 'string';
@@ -66,8 +66,8 @@ export const DEPENDENCIES_TYPE: CustomType = {
     report(ctx, path, 'dependencies must be an array of {name, version_req, optional} (or a {name: range} map)');
     return INVALID;
   },
-  encode(value, ctx, level, path) {
-    return encodeValue(dependencyArray, value, ctx, level, path);
+  encode(value, sink, level, path) {
+    writeValue(dependencyArray, value, sink, level, path);
   },
 };
 

@@ -53,7 +53,8 @@ export interface StructTable {
 /** Hooks for fields whose JSON shape is not a plain table (e.g. dependencies map vs array). */
 export interface CustomType {
   decode(value: unknown, ctx: DecodeContext, path: string): unknown;
-  encode(value: unknown, ctx: EncodeContext, level: number, path: string): string;
+  /** Write the value's serde text into `sink` (a `JsonSink`) at nesting `level`. */
+  encode(value: unknown, sink: import('./encode.js').JsonSink, level: number, path: string): void;
 }
 
 /** State of one decode run. Problems are collected, not thrown. */
@@ -68,6 +69,11 @@ export interface DecodeContext {
    * reference's spelling. Reading mode keeps timestamp text as written.
    */
   normalize: boolean;
+  /**
+   * Numbers arrive as plain JS numbers (writing mode, or reading through the fast parser, which
+   * guarantees that integer fields hold integer literals) instead of `RawNumber`s.
+   */
+  plainNumbers: boolean;
 }
 
 /** State of one encode run. */

@@ -1,0 +1,162 @@
+/**
+ * Fast path of the strict parser for large documents: a validating scan over the text that
+ * enforces the strict rules (spec/format.md §2), then the runtime's native `JSON.parse` builds
+ * the values. The scan never reports an error itself: whenever it sees anything the strict
+ * parser would refuse — or anything it does not handle — it answers `undefined`, and the caller
+ * runs the strict parser (`parse.ts`), which gives the precise error. So the fast path accepts a
+ * text only when the strict parser accepts it too, with the same values.
+ *
+ * Checked in the scan: no BOM, no raw lone surrogate (`isWellFormed`), valid escapes without
+ * lone surrogates, unique keys per object, no forbidden key, nesting ≤ the cap, no number with
+ * a decimal exponent beyond ±300 (overflow), and — since `JSON.parse` loses the literal — no
+ * fraction or exponent in a number that is the direct value of a key listed in `integerKeys`.
+ * `JSON.parse` enforces the rest of the grammar; any `SyntaxError` also means "take the slow path".
+ */
+import { FORBIDDEN_KEYS, MAX_JSON_DEPTH, type JsonValue, type ParsedDocument } from './parse.js';
+
+function wellFormed(text: string): boolean {
+  const f = (text as unknown as { isWellFormed?: () => boolean }).isWellFormed;
+  return typeof f === 'function' ? f.call(text) : !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+}
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+/** True when the escapes in `text[start, end)` (a string body) are valid and pair surrogates. */
+function escapesOk(text: string, start: number, end: number): boolean {
+  for (let i = text.indexOf('\\', start); i >= 0 && i < end; i = text.indexOf('\\', i)) {
+    const e = text.charCodeAt(i + 1);
+    if (e !== 0x75) {
+      i += 2;
+      continue;
+    }
+    const h = text.slice(i + 2, i + 6);
+    if (!HEX4.test(h)) return false;
+    const u = parseInt(h, 16);
+    if (u >= 0xdc00 && u <= 0xdfff) return false;
+    if (u >= 0xd800 && u <= 0xdbff) {
+      if (text.charCodeAt(i + 6) !== 0x5c || text.charCodeAt(i + 7) !== 0x75) return false;
+      const l = text.slice(i + 8, i + 12);
+      if (!HEX4.test(l)) return false;
+      const lo = parseInt(l, 16);
+      if (lo < 0xdc00 || lo > 0xdfff) return false;
+      i += 12;
+    } else i += 6;
+  }
+  return true;
+}
+
+/** End (index after the closing quote) of the string starting at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  let from = start + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (k > start && text.charCodeAt(k) === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/**
+ * Scan `text` and parse it with `JSON.parse` (see module comment). Returns the document with
+ * plain JS numbers and the root member spans, or `undefined` to request the strict parser.
+ */
+export function fastParseDocument(text: string, integerKeys: ReadonlySet<string> = new Set()): ParsedDocument | undefined {
+  const n = text.length;
+  if (n === 0 || text.charCodeAt(0) === 0xfeff || !wellFormed(text)) return undefined;
+  const spans = new Map<string, { start: number; end: number }>();
+  // Per open container: a key set for objects, null for arrays.
+  const stack: Array<Set<string> | null> = [];
+  let lastKey = '';
+  let afterColon = false;
+  let rootKey: string | undefined;
+  let rootStart = -1;
+  let nextBackslash = text.indexOf('\\');
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x2c) {
+      i++;
+      continue;
+    }
+    const depth = stack.length;
+    if (depth === 1 && afterColon && rootKey !== undefined && rootStart < 0) rootStart = i;
+    if (c === 0x22) {
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
+      if (nextBackslash >= 0 && nextBackslash < i) nextBackslash = text.indexOf('\\', i);
+      const escaped = nextBackslash >= 0 && nextBackslash < end;
+      if (escaped && !escapesOk(text, i + 1, end - 1)) return undefined;
+      const top = depth > 0 ? stack[depth - 1] : null;
+      if (top && !afterColon) {
+        let key: string;
+        if (escaped) {
+          try {
+            key = JSON.parse(text.slice(i, end)) as string;
+          } catch {
+            return undefined;
+          }
+        } else key = text.slice(i + 1, end - 1);
+        if (FORBIDDEN_KEYS.has(key) || top.has(key)) return undefined;
+        top.add(key);
+        lastKey = key;
+        if (depth === 1) {
+          rootKey = key;
+          rootStart = -1;
+        }
+      } else if (depth === 1 && afterColon) {
+        spans.set(rootKey!, { start: rootStart, end });
+      }
+      afterColon = false;
+      i = end;
+      continue;
+    }
+    if (c === 0x3a) {
+      afterColon = true;
+      i++;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      if (depth >= MAX_JSON_DEPTH) return undefined;
+      stack.push(c === 0x7b ? new Set() : null);
+      afterColon = false;
+      i++;
+      continue;
+    }
+    if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) return undefined;
+      stack.pop();
+      if (depth === 2 && rootKey !== undefined && rootStart >= 0) spans.set(rootKey, { start: rootStart, end: i + 1 });
+      afterColon = false;
+      i++;
+      continue;
+    }
+    // A number or literal: up to the next delimiter.
+    const start = i;
+    let fraction = false;
+    let expAt = -1;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (d === 0x2e) fraction = true;
+      else if (d === 0x65 || d === 0x45) expAt = i;
+      else if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) break;
+      i++;
+    }
+    const first = text.charCodeAt(start);
+    if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
+      if (expAt >= 0 && Math.abs(Number(text.slice(expAt + 1, i))) > 300) return undefined;
+      if ((fraction || expAt >= 0) && afterColon && integerKeys.has(lastKey)) return undefined;
+    }
+    if (depth === 1 && afterColon) spans.set(rootKey!, { start: rootStart, end: i });
+    afterColon = false;
+  }
+  if (stack.length !== 0) return undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  return { value, memberSpans: spans };
+}
