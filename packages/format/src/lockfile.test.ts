@@ -58,6 +58,7 @@ const EXPECTED_TEXT = `{
 
 describe('serializeLockfile', () => {
   it('writes sorted keys, 2-space indent, LF and a trailing newline (entries sorted by name, as the reference)', () => {
+    // Reference lockfile.rs test: upserting @zeta/pkg, then @acme/pkg gives [@acme/pkg, @zeta/pkg].
     expect(serializeLockfile(sample())).toBe(EXPECTED_TEXT);
   });
   it('is deterministic and round-trips through parseLockfile', () => {

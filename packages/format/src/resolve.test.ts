@@ -72,6 +72,20 @@ describe('reference deps.rs cases (FORMAT-FACTS §11.1 "Dependencies")', () => {
   });
 });
 
+describe('version identity (HB-03)', () => {
+  it('versions differing only in build metadata are one candidate; non-strict versions are skipped', async () => {
+    for (const reverse of [false, true]) {
+      const reg: MemRegistry = { '@acme/kb': { '1.0.0+beef': {}, '1.0.0+cafe': {}, ' 1.1.0 ': {}, 'v1.2.0': {}, '=1.3.0': {} } };
+      const r = await resolve(root({ '@acme/kb': '^1' }), memorySource(reg, { reverse }));
+      expect(r.packages.map((p) => p.version)).toEqual(['1.0.0+beef']);
+    }
+  });
+  it('a non-yanked entry wins over a yanked one of equal precedence', async () => {
+    const reg: MemRegistry = { '@acme/kb': { '1.0.0+a': { yanked: true }, '1.0.0+b': {} } };
+    expect(await versionsOf(root({ '@acme/kb': '*' }), reg)).toEqual({ '@acme/kb': '1.0.0+b' });
+  });
+});
+
 describe('search', () => {
   it('backtracks to an older version when the newest conflicts', async () => {
     const reg = {
@@ -92,7 +106,7 @@ describe('search', () => {
   it('a transitive package depending on the root is satisfied by the root itself', async () => {
     const reg = { '@aa/x': { '1.0.0': { deps: { '@acme/app': '^2' } } } };
     const r = await resolve({ name: '@acme/app', version: '2.1.0', dependencies: rootDeps({ '@aa/x': '*' }) }, memorySource(reg));
-    expect(r.packages.map((p) => p.name)).toEqual(['@aa/x']);
+    expect(r.packages).toEqual([{ name: '@aa/x', version: '1.0.0', dependencies: {}, optional: false }]);
     const e = await fails(resolve({ name: '@acme/app', version: '3.0.0', dependencies: rootDeps({ '@aa/x': '*' }) }, memorySource(reg)));
     expect(e.code).toBe('E_NO_MATCH');
     expect(e.message).toBe(
@@ -107,6 +121,12 @@ describe('search', () => {
     const e = await fails(resolve(root({ '@aa/x': '^1.3' }), memorySource(reg)));
     expect(e.code).toBe('E_RESOLVE');
     expect(e.message).toBe('Because @aa/x@1.3.0 cannot be used because it depends on itself and your project needs @aa/x ^1.3, version solving failed.');
+  });
+  it('a listed version whose dependencies cannot be fetched (E_NOT_FOUND) is unusable, not fatal', async () => {
+    const source = memorySource({ '@aa/x': { '1.0.0': {}, '1.1.0': {} } });
+    const flaky = { ...source, dependencies: async (n: string, v: string) => (v === '1.1.0' ? source.dependencies(n, '9.9.9') : source.dependencies(n, v)) };
+    const r = await resolve(root({ '@aa/x': '^1' }), flaky);
+    expect(r.packages.map((p) => p.version)).toEqual(['1.0.0']);
   });
   it('asks for dependencies lazily: only of versions it tries', async () => {
     const calls: string[] = [];

@@ -163,6 +163,7 @@ async function buildResolution(
     const map: Record<string, string> = {};
     const hard: string[] = [];
     for (const d of await depsOf(name, version)) {
+      if (d.name === rootKey) continue; // a dependency back on the root is satisfied by the project itself
       const v = selection.get(d.name);
       if (v !== undefined && satisfies(v, d.range)) {
         map[d.name] = v;

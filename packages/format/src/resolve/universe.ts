@@ -152,7 +152,14 @@ export class Provider {
 
   private async loadDeps(name: string, version: string): Promise<DepsResult> {
     if (name === this.root.key) throw new CtxpkgError('E_INTERNAL', 'resolver: root dependencies are not fetched');
-    const raw = await this.source.dependencies(name, version);
+    let raw: unknown;
+    try {
+      raw = await this.source.dependencies(name, version);
+    } catch (e) {
+      // Listed but not retrievable: that version cannot be used; other errors abort.
+      if (isCtxpkgError(e) && e.code === 'E_NOT_FOUND') return { ok: false, reason: `it could not be fetched (${e.message})` };
+      throw e;
+    }
     if (!Array.isArray(raw)) return { ok: false, reason: 'its dependency list is malformed' };
     const deps: Dep[] = [];
     for (const d of raw) {
@@ -172,7 +179,7 @@ export class Provider {
       } catch {
         return { ok: false, reason: `its range ${JSON.stringify(req)} for ${depName} is invalid` };
       }
-      deps.push({ name: depName, version_req: req, optional: d.optional === true, range });
+      deps.push({ name: depName, version_req: req, optional: (d as { optional?: unknown }).optional === true, range });
     }
     deps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version_req < b.version_req ? -1 : a.version_req > b.version_req ? 1 : Number(a.optional) - Number(b.optional)));
     return { ok: true, deps };
