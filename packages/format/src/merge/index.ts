@@ -30,6 +30,8 @@ export interface MergeOptions {
  * - Returns the merged graph (nodes sorted by qualified id `@ns/name#local`, edges by
  *   (from, to, type), conflicts by (from, to, package)) and the report (§9), all sorted.
  * - Same input set → byte-identical `JSON.stringify(graph)`.
+ * - The result shares input strings, and edges contributed by one package share one frozen
+ *   `packages` array per package: treat the result as read-only (copy before mutating).
  *
  * Throws (before merging anything): `E_INVALID_NAME` (package name), `E_STRUCTURE` (malformed
  * input or previous graph, with the path), `E_CONFLICT` (two versions of one package, or one
