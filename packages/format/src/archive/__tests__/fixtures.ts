@@ -38,3 +38,9 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: st
   expect((err as { code?: string }).code, (err as Error).message).toBe(code);
   return err as { code: string; message: string };
 }
+
+/** Fast byte equality for large arrays (vitest's deep `toEqual` is slow on 100k+ elements). */
+export function expectSameBytes(actual: Uint8Array, expected: Uint8Array): void {
+  expect(actual.length).toBe(expected.length);
+  expect(Buffer.compare(Buffer.from(actual.buffer, actual.byteOffset, actual.length), Buffer.from(expected.buffer, expected.byteOffset, expected.length))).toBe(0);
+}
