@@ -207,7 +207,7 @@ describe('HB-16: lying sizes and honest bombs', () => {
     await expectCode(readArchive(buildZip(entries)), 'E_TOO_LARGE');
   });
 
-  it('the ratio cap applies while inflating once the grace is used up', async () => {
+  it('the ratio cap applies to declared sizes above the grace, before inflating', async () => {
     const data = new Uint8Array(3 * 1024 * 1024); // zeros deflate ~1000:1
     const entries = parseZip(await baseArchive());
     entries.push(fileEntry('rebuild.json', data));
