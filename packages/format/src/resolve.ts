@@ -34,6 +34,7 @@ function validateRootDeps(root: ResolveRoot): Dep[] {
   const seen = new Set<string>();
   const out: Dep[] = [];
   const bare = (s: string) => s.replace(/^@/, '');
+  if (!Array.isArray(root.dependencies)) throw new CtxpkgError('E_MANIFEST', 'the root dependencies must be an array of {name, version_req, optional}');
   for (const d of root.dependencies) {
     const name: unknown = d?.name;
     if (typeof name !== 'string') throw new CtxpkgError('E_INVALID_NAME', 'a dependency name must be a string');
