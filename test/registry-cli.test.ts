@@ -121,6 +121,10 @@ describe('registry serve configuration', () => {
       expect(() => serveConfig({ data: 'x', port }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
     }
     expect(() => serveConfig({ data: 'x', maxPackageBytes: '12abc' }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    expect(serveConfig({ data: 'x', publicUrl: 'https://ctx.example.com/api/' }, { cwd: '/', env: {} }).publicUrl).toBe('https://ctx.example.com/api');
+    for (const bad of ['ctx.example.com', 'ftp://x', 'https://x/?a=1']) {
+      expect(() => serveConfig({ data: 'x', publicUrl: bad }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    }
   });
 });
 

@@ -46,6 +46,20 @@ function intOption(name: string, raw: string | undefined, min: number, max: numb
   return Number(raw);
 }
 
+function publicUrlOption(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL | undefined;
+  try {
+    u = new URL(raw);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash) {
+    throw new CtxpkgError('E_USAGE', `--public-url must be an http(s) base URL without query, got ${JSON.stringify(raw)}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 export interface ServeOptions {
   data?: string;
   host?: string;
@@ -65,7 +79,7 @@ export function serveConfig(opts: ServeOptions, deps: Pick<CliDeps, 'env' | 'cwd
     dataDir: dataDirOf(opts.data, deps),
     host: opts.host ?? env.CTXPKG_REGISTRY_HOST ?? '127.0.0.1',
     port: intOption('--port', opts.port ?? env.CTXPKG_REGISTRY_PORT, 0, 65535) ?? 4873,
-    publicUrl: opts.publicUrl ?? env.CTXPKG_REGISTRY_PUBLIC_URL,
+    publicUrl: publicUrlOption(opts.publicUrl ?? env.CTXPKG_REGISTRY_PUBLIC_URL),
     basePath: opts.basePath ?? env.CTXPKG_REGISTRY_BASE_PATH,
     corsOrigins: cors,
     limits: maxBytes === undefined ? undefined : { maxPackageBytes: maxBytes },
