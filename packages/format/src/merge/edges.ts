@@ -41,11 +41,13 @@ class Columns {
   readonly next: Int32Array;
   readonly weight: Float64Array;
   readonly co: Float64Array;
+  /** Index (in the sorted inputs) of the first contributing package. */
+  readonly firstPackage: Int32Array;
   readonly type: string[] = [];
-  readonly metadata: Array<string | undefined> = [];
-  readonly metaPackage: Array<string | undefined> = [];
-  /** Contributing packages: one name, or the sorted list once there are several. */
-  readonly packages: Array<string | string[]> = [];
+  /** The chosen metadata and its package, for accumulators that have any. */
+  readonly metadata = new Map<number, { pkg: string; text: string }>();
+  /** All contributing packages (sorted), for accumulators with several. */
+  readonly packages = new Map<number, string[]>();
   /** All weights of accumulators with several contributions. */
   readonly weights = new Map<number, number[]>();
   length = 0;
@@ -56,6 +58,7 @@ class Columns {
     this.next = new Int32Array(capacity);
     this.weight = new Float64Array(capacity);
     this.co = new Float64Array(capacity);
+    this.firstPackage = new Int32Array(capacity);
   }
 }
 
@@ -69,7 +72,8 @@ export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int
   const c = new Columns(total);
   const pairs = new PairTable(total);
   const dropped: Array<EdgeRef & { package: string }> = [];
-  for (const input of inputs) {
+  for (let p = 0; p < inputs.length; p++) {
+    const input = inputs[p]!;
     const pkg = input.package;
     const local = table.local.get(pkg)!;
     for (const e of input.graph.edges) {
@@ -81,7 +85,8 @@ export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int
       }
       const weight = present(e.weight) ? e.weight : 1.0;
       const co = present(e.coactivations) ? e.coactivations : 0;
-      const head = pairs.get(from, to);
+      const slot = pairs.slotOf(from, to);
+      const head = pairs.valueAt(slot);
       let a = head;
       while (a >= 0 && c.type[a] !== e.type) a = c.next[a]!;
       if (a < 0) {
@@ -91,29 +96,29 @@ export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int
         c.next[a] = head;
         c.weight[a] = weight;
         c.co[a] = Math.min(co, MAX_COACTIVATIONS);
+        c.firstPackage[a] = p;
         c.type.push(e.type);
-        c.metadata.push(e.metadata ?? undefined);
-        c.metaPackage.push(present(e.metadata) ? pkg : undefined);
-        c.packages.push(pkg);
-        pairs.set(from, to, a);
+        if (present(e.metadata)) c.metadata.set(a, { pkg, text: e.metadata });
+        pairs.setAt(slot, from, to, a);
         continue;
       }
       const ws = c.weights.get(a);
       if (ws) ws.push(weight);
       else c.weights.set(a, [c.weight[a]!, weight]);
       c.co[a] = Math.min(c.co[a]! + co, MAX_COACTIVATIONS);
-      const meta = c.metadata[a];
-      if (present(e.metadata) && (meta === undefined || (c.metaPackage[a] === pkg && e.metadata < meta))) {
-        c.metadata[a] = e.metadata;
-        c.metaPackage[a] = pkg;
+      if (present(e.metadata)) {
+        const meta = c.metadata.get(a);
+        if (meta === undefined) c.metadata.set(a, { pkg, text: e.metadata });
+        else if (meta.pkg === pkg && e.metadata < meta.text) meta.text = e.metadata;
       }
-      const ps = c.packages[a]!;
-      if (typeof ps === 'string') {
-        if (ps !== pkg) c.packages[a] = [ps, pkg];
+      const first = inputs[c.firstPackage[a]!]!.package;
+      const ps = c.packages.get(a);
+      if (ps === undefined) {
+        if (first !== pkg) c.packages.set(a, [first, pkg]);
       } else if (ps[ps.length - 1] !== pkg) ps.push(pkg);
     }
   }
-  return output(c, table, rank, dropped);
+  return output(c, inputs, table, rank, dropped);
 }
 
 /** A merged edge in output field order; coactivations omitted when 0, metadata when absent. */
@@ -157,7 +162,7 @@ function countingSort(len: number, key: (a: number) => number, n: number, input:
   return out;
 }
 
-function output(c: Columns, table: NodeTable, rank: Int32Array, dropped: EdgeResult['dropped']): EdgeResult {
+function output(c: Columns, inputs: readonly Input[], table: NodeTable, rank: Int32Array, dropped: EdgeResult['dropped']): EdgeResult {
   const idx = sortedOrder(c, rank, table.nodes.length);
   // Edges contributed by one package share one frozen `packages` array per package.
   const single = new Map<string, string[]>();
@@ -180,13 +185,13 @@ function output(c: Columns, table: NodeTable, rank: Int32Array, dropped: EdgeRes
       weight = sum / ws.length;
       merged.push({ from: from.id, to: to.id, type });
     }
-    const ps = c.packages[a]!;
-    let list: string[];
-    if (typeof ps === 'string') {
-      list = single.get(ps) ?? (Object.freeze([ps]) as string[]);
-      single.set(ps, list);
-    } else list = ps;
-    edges[i] = makeEdge(from.id, to.id, type, weight, c.co[a]!, c.metadata[a], list);
+    let list = c.packages.get(a);
+    if (list === undefined) {
+      const only = inputs[c.firstPackage[a]!]!.package;
+      list = single.get(only) ?? (Object.freeze([only]) as string[]);
+      single.set(only, list);
+    }
+    edges[i] = makeEdge(from.id, to.id, type, weight, c.co[a]!, c.metadata.get(a)?.text, list);
     ends[2 * i] = c.from[a]!;
     ends[2 * i + 1] = c.to[a]!;
     if (type === 'contradicts' && from.package !== to.package) {

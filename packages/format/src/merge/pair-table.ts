@@ -27,6 +27,27 @@ export class PairTable {
     return i;
   }
 
+  /** The slot of `(from, to)`: read it with `valueAt`, fill it with `setAt` (one probe). */
+  slotOf(from: number, to: number): number {
+    return this.slot(from, to);
+  }
+
+  valueAt(slot: number): number {
+    return this.value[slot]!;
+  }
+
+  /** Store `value` at a slot just returned by `slotOf(from, to)`. */
+  setAt(slot: number, from: number, to: number, value: number): void {
+    if (this.value[slot] === -1) {
+      this.from[slot] = from;
+      this.to[slot] = to;
+      this.value[slot] = value;
+      if (++this.size * 2 > this.mask + 1) this.grow();
+      return;
+    }
+    this.value[slot] = value;
+  }
+
   /** The value stored for `(from, to)`, or -1. */
   get(from: number, to: number): number {
     return this.value[this.slot(from, to)]!;
