@@ -36,12 +36,33 @@ function sameInputs(a: MergedGraph['inputs'], b: MergedGraph['inputs']): boolean
   return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.version === b[i].version && x.content_hash === b[i].content_hash);
 }
 
-/** Merge the installed packages' graphs and write merged.json atomically when it changed. */
-export function rebuildMergedGraph(root: string, entries: VerifiedEntry[]): MergeSummary {
-  const inputs: MergeInput[] = [...entries]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((e) => ({ package: e.name, version: e.version, content_hash: e.content_hash, graph: e.graph }));
+/** Where the artifact hashes that merged.json was built from are recorded (derived, like it). */
+function sourcesPath(root: string): string {
+  return join(root, PROJECT_FILES.dir, 'graph', 'sources.json');
+}
+
+/**
+ * Merge the installed packages' graphs and write merged.json atomically when the set of
+ * installed artifacts changed (recorded in `.ctxpkg/graph/sources.json`). `load` parses an entry
+ * that came without its graph (a pinned store artifact).
+ */
+export async function rebuildMergedGraph(
+  root: string,
+  entries: VerifiedEntry[],
+  load: (e: VerifiedEntry) => Promise<{ graph: NonNullable<VerifiedEntry['graph']>; content_hash: string }>,
+): Promise<MergeSummary> {
+  const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sources = JSON.stringify(sorted.map((e) => `${e.name}@${e.version} ${e.artifact_sha256}`));
   const previous = readPrevious(root);
+  if (previous && readTextIfExists(sourcesPath(root)) === sources && previous.inputs.length === sorted.length) {
+    const superseded = previous.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
+    return { rebuilt: false, nodes: previous.nodes.length, edges: previous.edges.length, nodesAdded: [], superseded, conflicts: previous.conflicts };
+  }
+  const inputs: MergeInput[] = [];
+  for (const e of sorted) {
+    const g = e.graph && e.content_hash ? { graph: e.graph, content_hash: e.content_hash } : await load(e);
+    inputs.push({ package: e.name, version: e.version, content_hash: g.content_hash, graph: g.graph });
+  }
   const wanted = inputs.map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
   const summary = (g: MergedGraph, rebuilt: boolean, nodesAdded: string[], superseded: string[]): MergeSummary => ({
     rebuilt,
@@ -52,6 +73,7 @@ export function rebuildMergedGraph(root: string, entries: VerifiedEntry[]): Merg
     conflicts: g.conflicts,
   });
   if (previous && sameInputs(previous.inputs, wanted)) {
+    writeFileAtomic(sourcesPath(root), sources);
     const superseded = previous.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
     return summary(previous, false, [], superseded);
   }
@@ -65,6 +87,7 @@ export function rebuildMergedGraph(root: string, entries: VerifiedEntry[]): Merg
   }
   const { graph, report } = merged;
   writeFileAtomic(join(root, PROJECT_FILES.mergedGraph), JSON.stringify(graph, null, 2) + '\n');
+  writeFileAtomic(sourcesPath(root), sources);
   return summary(graph, true, report.nodes_added, report.nodes_superseded);
 }
 

@@ -208,8 +208,12 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
         bytes = await session.client.download(p.registry, p.name, p.version, p.expectedSha);
         bar.update(++done, toFetch.length);
       }
-      const pinned = before.packages.get(p.name)?.signer_public_key;
-      const v = await verifyArtifact(bytes, { ...verifyBase, name: p.name, version: p.version, registry: p.registry, expectedSha: p.expectedSha, pinnedSigner: pinned, fromStore });
+      const locked = before.packages.get(p.name);
+      if (fromStore && locked && locked.version === p.version && locked.artifact_sha256 === p.expectedSha && locked.registry === p.registry) {
+        // Exactly the pinned artifact, re-hashed just now: verified when it entered the store.
+        return { ...locked, dependencies: p.dependencies, bytes, fromStore } as VerifiedEntry;
+      }
+      const v = await verifyArtifact(bytes, { ...verifyBase, name: p.name, version: p.version, registry: p.registry, expectedSha: p.expectedSha, pinnedSigner: locked?.signer_public_key, fromStore });
       v.dependencies = p.dependencies;
       return v;
     });
@@ -236,7 +240,10 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
     if (lockfileChanged || manifestText !== serializeManifest(manifest) || !session.exists) {
       commitProjectFiles(root, { 'ctxpkg.json': manifestText, 'ctxpkg.lock': newLockText });
     }
-    const merge = rebuildMergedGraph(root, all);
+    const merge = await rebuildMergedGraph(root, all, async (e) => {
+      const full = await verifyArtifact(e.bytes, { ...verifyBase, name: e.name, version: e.version, registry: e.registry, expectedSha: e.artifact_sha256, pinnedSigner: e.signer_public_key, fromStore: true });
+      return { graph: full.graph as NonNullable<VerifiedEntry['graph']>, content_hash: full.content_hash as string };
+    });
     pruneStore(root, new Set(all.map((v) => v.artifact_sha256)));
 
     const added: InstallReport['added'] = [];

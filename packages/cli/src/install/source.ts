@@ -56,9 +56,26 @@ export class RegistrySource {
     return idx.versions.map((v) => ({ version: v.version, yanked: v.yanked }));
   }
 
+  /** Start fetching the indexes of `deps` in parallel (the resolver asks for them one by one). */
+  private prefetch(deps: Dep[]): void {
+    for (const d of deps) {
+      if (this.indexes.has(d.name)) continue;
+      try {
+        this.registryOf(d.name);
+        this.index(d.name).catch(() => undefined); // errors surface when the resolver asks
+      } catch {
+        // an unscoped or unconfigured name: the resolver reports it
+      }
+    }
+  }
+
   async dependencies(name: string, version: string): Promise<Dep[]> {
     const e = await this.entry(name, version);
-    if (e.dependencies) return e.dependencies.map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true }));
+    if (e.dependencies) {
+      const deps = e.dependencies.map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true }));
+      this.prefetch(deps);
+      return deps;
+    }
     const registry = this.registryOf(name);
     const bytes = await this.client.download(registry, name, version, e.artifact_sha256);
     const found = sha256Bytes(bytes);
@@ -69,7 +86,8 @@ export class RegistrySource {
     }
     this.downloaded.set(`${name}@${version}`, bytes);
     const pkg = await readPackage(bytes, { requireSignature: false });
-    const deps = (pkg.manifest as { dependencies?: Dep[] }).dependencies ?? [];
-    return deps.map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true }));
+    const deps = ((pkg.manifest as { dependencies?: Dep[] }).dependencies ?? []).map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true }));
+    this.prefetch(deps);
+    return deps;
   }
 }

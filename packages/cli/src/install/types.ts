@@ -28,12 +28,17 @@ export interface LockState {
   packages: Map<string, LockedEntry>;
 }
 
-/** A package after download/store read and full verification. */
+/**
+ * A package after download/store read and verification. `graph`/`content_hash` are absent for a
+ * store artifact that is exactly what the lockfile pins (same version, hash and signer): it was
+ * fully verified when it entered the store, its bytes are re-hashed on every read, and it is only
+ * parsed again when the merged graph has to be rebuilt.
+ */
 export interface VerifiedEntry extends LockedEntry {
   bytes: Uint8Array;
   /** `integrity.content_hash` (merge input identity). */
-  content_hash: string;
-  graph: ContextGraph;
+  content_hash?: string;
+  graph?: ContextGraph;
   /** True when the bytes came from the local store (no network). */
   fromStore: boolean;
 }
