@@ -146,42 +146,51 @@ const LITERAL_GATE = new RegExp(
   [...new Set(RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : [])))].map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
 );
 
-function collect(text: string): Candidate[] {
-  const out: Candidate[] = [];
-  // Per-rule literal checks run only when some literal hint is present (rare in normal text).
-  const literalHit = LITERAL_GATE.test(text);
-  const assignHit = ASSIGNMENT_HINT.test(text);
-  RULES.forEach((rule, rank) => {
-    const hint = rule.hint;
-    if (typeof hint === 'function') {
-      if (!hint(text)) return;
-    } else if (hint === ASSIGNMENT) {
-      if (!assignHit) return;
-    } else if (!literalHit || !hint.some((h) => text.includes(h))) {
-      return;
+/** Rule indices (= ranks) by the kind of hint that gates them. */
+const LITERAL_RULES: number[] = [];
+const ASSIGNMENT_RULES: number[] = [];
+const FUNCTION_RULES: number[] = [];
+RULES.forEach((r, i) => (typeof r.hint === 'function' ? FUNCTION_RULES : r.hint === ASSIGNMENT ? ASSIGNMENT_RULES : LITERAL_RULES).push(i));
+
+/** Run one rule over `text`, appending its candidates. */
+function runRule(rule: Rule, rank: number, text: string, out: Candidate[]): void {
+  rule.re.lastIndex = 0;
+  for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
+    if (m[0].length === 0) {
+      rule.re.lastIndex++;
+      continue;
     }
-    rule.re.lastIndex = 0;
-    for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
-      if (m[0].length === 0) {
-        rule.re.lastIndex++;
-        continue;
+    let value = m[0];
+    let start = m.index;
+    const groups = rule.group === -1 ? [2, 3] : rule.group ? [rule.group] : [];
+    for (const g of groups) {
+      const span = m.indices?.[g];
+      if (span) {
+        value = m[g] as string;
+        start = span[0];
+        break;
       }
-      let value = m[0];
-      let start = m.index;
-      const groups = rule.group === -1 ? [2, 3] : rule.group ? [rule.group] : [];
-      for (const g of groups) {
-        const span = m.indices?.[g];
-        if (span) {
-          value = m[g] as string;
-          start = span[0];
-          break;
-        }
-      }
-      if (value.length === 0 || DOC_EXAMPLES.has(value)) continue;
-      if (rule.accept && !rule.accept(value, m)) continue;
-      out.push({ kind: rule.kind, start, end: start + value.length, rank });
     }
-  });
+    if (value.length === 0 || DOC_EXAMPLES.has(value)) continue;
+    if (rule.accept && !rule.accept(value, m)) continue;
+    out.push({ kind: rule.kind, start, end: start + value.length, rank });
+  }
+}
+
+/** All rule candidates of `text`; rules whose hint is absent are not run at all. */
+function collect(text: string): Candidate[] | undefined {
+  let out: Candidate[] | undefined;
+  if (LITERAL_GATE.test(text)) {
+    for (const i of LITERAL_RULES) {
+      const rule = RULES[i] as Rule;
+      if ((rule.hint as readonly string[]).some((h) => text.includes(h))) runRule(rule, i, text, (out ??= []));
+    }
+  }
+  if (ASSIGNMENT_HINT.test(text)) for (const i of ASSIGNMENT_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []));
+  for (const i of FUNCTION_RULES) {
+    const rule = RULES[i] as Rule;
+    if ((rule.hint as (t: string) => boolean)(text)) runRule(rule, i, text, (out ??= []));
+  }
   return out;
 }
 
@@ -209,8 +218,9 @@ function lineStarts(text: string): number[] {
  */
 export function scanSecrets(text: string): SecretFinding[] {
   if (text.length === 0) return [];
-  const found = resolve(collect(text));
-  if (found.length === 0) return [];
+  const cands = collect(text);
+  if (!cands || cands.length === 0) return [];
+  const found = resolve(cands);
   const starts = lineStarts(text);
   let li = 0;
   return found.map((c) => {

@@ -49,17 +49,21 @@ const DAY_MS = 86_400_000;
 /**
  * Activation after temporal decay: `activation · 0.5^(age_days / decay_half_life_days)` with
  * `age_days` in whole days (FORMAT-FACTS §5.1 `apply_temporal_decay`, which the reference never
- * calls; we apply it at render time). Nodes without `created_at` or a positive half-life, and
- * nodes created after `now`, keep their activation. Returns `{ value, decays }`.
+ * calls; we apply it at render time). `undefined` for nodes that do not decay: without
+ * `created_at` or a positive half-life, or created after `now`.
  */
-export function effectiveActivation(node: Pick<MergedNode, 'activation' | 'created_at' | 'decay_half_life_days'>, nowMs: number): { value: number; decays: boolean } {
-  const base = Number.isFinite(node.activation) ? node.activation : 0;
+export function decayedActivation(node: Pick<MergedNode, 'activation' | 'created_at' | 'decay_half_life_days'>, nowMs: number): number | undefined {
   const hl = node.decay_half_life_days;
-  if (!node.created_at || !hl || hl <= 0) return { value: base, decays: false };
+  if (!node.created_at || !hl || hl <= 0) return undefined;
   const created = Date.parse(node.created_at);
-  if (!Number.isFinite(created) || created >= nowMs) return { value: base, decays: false };
-  const ageDays = Math.floor((nowMs - created) / DAY_MS);
-  return { value: base * Math.pow(0.5, ageDays / hl), decays: true };
+  if (!Number.isFinite(created) || created >= nowMs) return undefined;
+  const base = Number.isFinite(node.activation) ? node.activation : 0;
+  return base * Math.pow(0.5, Math.floor((nowMs - created) / DAY_MS) / hl);
+}
+
+/** Effective activation at `now`: decayed when the node decays, else its activation (0 if not finite). */
+export function effectiveActivation(node: Pick<MergedNode, 'activation' | 'created_at' | 'decay_half_life_days'>, nowMs: number): number {
+  return decayedActivation(node, nowMs) ?? (Number.isFinite(node.activation) ? node.activation : 0);
 }
 
 /** The precomputed sort keys of one candidate. */

@@ -6,8 +6,8 @@
  */
 import { CtxpkgError } from '../errors.js';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
-import { scanSecrets, secretKinds } from '../secrets.js';
-import { effectiveActivation } from './order.js';
+import { scanSecrets, secretKinds, type SecretFinding } from '../secrets.js';
+import { decayedActivation } from './order.js';
 import type { Freshness, OmissionReason, PackPolicy } from './types.js';
 
 export interface Screened {
@@ -25,9 +25,14 @@ export interface Screened {
   disputedWith: string[];
 }
 
-/** The text of a node that is screened for secrets: everything a pack would show. */
-export function screenedText(n: MergedNode): string {
-  return `${n.content}\n${n.id}\n${n.category ?? ''}\n${n.file_path ?? ''}`;
+/**
+ * Secret findings in everything a pack would show of a node: content, id, category, file path
+ * (scanned field by field, so a secret cannot be assembled across fields either way).
+ */
+export function nodeSecrets(n: MergedNode): SecretFinding[] {
+  const found = scanSecrets(n.content);
+  for (const f of [n.id, n.category, n.file_path]) if (f) for (const x of scanSecrets(f)) found.push(x);
+  return found;
 }
 
 /**
@@ -92,18 +97,19 @@ export function screenNodes(
   },
 ): Screened[] {
   return nodes.map((node) => {
-    const act = effectiveActivation(node, ctx.nowMs);
+    const decayed = decayedActivation(node, ctx.nowMs);
     const disputedWith = ctx.partners.get(node.id) ?? [];
-    const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation: act.value, flags: NO_FLAGS, disputedWith };
+    const activation = decayed ?? (Number.isFinite(node.activation) ? node.activation : 0);
+    const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation, flags: NO_FLAGS, disputedWith };
     if (node.superseded_by && node.superseded_by.length > 0) {
       s.reason = 'superseded';
       return s;
     }
-    if (act.decays && act.value < ctx.policy.min_activation) {
+    if (decayed !== undefined && decayed < ctx.policy.min_activation) {
       s.reason = 'expired';
       return s;
     }
-    const findings = scanSecrets(screenedText(node));
+    const findings = nodeSecrets(node);
     if (findings.length > 0) {
       s.reason = 'secret';
       s.secretKinds = secretKinds(findings);
