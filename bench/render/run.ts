@@ -17,6 +17,7 @@
  * Figures: median/min/max ms per render, ratio to the floor; search p50/p90/p99/max ms.
  */
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { buildSearchIndex, compilePack, utf8Length, type MergedGraph, type MergedNode } from '@ctxpkg/format';
 import { searchContext } from '../../packages/cli/src/mcp/tools.js';
@@ -102,7 +103,6 @@ const q = (xs: number[], p: number): number => {
 };
 const f = (ms: number): string => ms.toFixed(1).padStart(7);
 
-const os = await import('node:os');
 console.log(`machine: ${os.cpus().length} cpus, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (figures scale with contention)`);
 const graph = makeGraph(NODES);
 const text = JSON.stringify(graph);
