@@ -19,6 +19,26 @@ function hasKey(v: unknown, key: string): boolean {
 }
 
 /**
+ * The level-3 presence rule alone, on the parsed (not yet decoded) graph: `activation` written on
+ * every node and `weight` on every edge (`E_CONFORMANCE`).
+ */
+export function explicitValueIssues(rawGraph: unknown): Issue[] {
+  const issues: Issue[] = [];
+  const g = rawGraph as { nodes?: unknown; edges?: unknown } | undefined;
+  const check = (list: unknown, what: string, key: string) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((x, i) => {
+      if (issues.length < 100 && x !== null && typeof x === 'object' && !hasKey(x, key)) {
+        issues.push({ path: `content.context_graph.${what}[${i}].${key}`, code: 'E_CONFORMANCE', message: `level 3: ${key} must be written explicitly` });
+      }
+    });
+  };
+  check(g?.nodes, 'nodes', 'activation');
+  check(g?.edges, 'edges', 'weight');
+  return issues;
+}
+
+/**
  * Problems of `graph` against the claimed `level` (`E_CONFORMANCE`, paths under `content.`).
  * `rawGraph` is the parsed JSON of the graph (for the level-3 "written explicitly" rule); when
  * absent, presence is not checked. Levels outside 1–3 are reported by the manifest rules.

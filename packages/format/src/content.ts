@@ -188,6 +188,8 @@ export interface ContentRuleOptions {
    * `weight` explicitly. Without it that presence check is skipped.
    */
   raw?: unknown;
+  /** Skip the conformance check (the caller has just established the level itself). */
+  skipConformance?: boolean;
 }
 
 /**
@@ -197,7 +199,7 @@ export interface ContentRuleOptions {
 export function contentRuleIssues(content: PackageContent, manifest: Pick<Manifest, 'kind' | 'conformance_level'>, opts: ContentRuleOptions = {}): Issue[] {
   const issues = kindIssues(manifest.kind, content);
   if (content.context_graph) issues.push(...graphIssues(content.context_graph));
-  if (manifest.conformance_level !== undefined) {
+  if (manifest.conformance_level !== undefined && !opts.skipConformance) {
     const rawGraph = (opts.raw as { context_graph?: unknown } | undefined)?.context_graph;
     issues.push(...conformanceIssues(manifest.conformance_level, content.context_graph, rawGraph));
   }
@@ -208,10 +210,11 @@ export function contentRuleIssues(content: PackageContent, manifest: Pick<Manife
 /**
  * Decode a parsed content value by the `PACKAGE_CONTENT` table: from `parseStrictJson` with
  * `rawNumbers`; from `fastParseDocument` with `plainNumbers`; or, with `normalize`, a model
- * object given to the writer (plain numbers, `Date`s, timestamps normalized).
+ * object given to the writer (plain numbers, `Date`s, timestamps normalized). `inPlace` (for
+ * trees the caller owns) adds defaults to `raw` itself instead of copying it.
  */
-export function decodeContent(raw: unknown, normalize = false, plainNumbers = normalize): { content?: PackageContent; issues: Issue[] } {
-  const ctx = newDecodeContext('E_CONTENT', normalize, 100, plainNumbers);
+export function decodeContent(raw: unknown, normalize = false, plainNumbers = normalize, inPlace = false): { content?: PackageContent; issues: Issue[] } {
+  const ctx = newDecodeContext('E_CONTENT', normalize, 100, plainNumbers, inPlace);
   const c = decodeStruct(PACKAGE_CONTENT, raw, ctx, 'content');
   if (c === INVALID) return { issues: ctx.issues };
   return { content: c as PackageContent, issues: ctx.issues };

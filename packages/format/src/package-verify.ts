@@ -9,6 +9,7 @@
  * a signature is required).
  */
 import { checkBlobRefs } from './archive/blobs.js';
+import { explicitValueIssues } from './conformance.js';
 import { contentRuleIssues, decodeContent, type PackageContent } from './content.js';
 import type { ErrorCode, Issue } from './errors.js';
 import { compareIntegrity, computeIntegrity } from './integrity.js';
@@ -72,9 +73,12 @@ export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Part
   const issues: Issue[] = [];
   const dm = decodeManifest(parts.manifestRaw, { ...opts, plainNumbers: parts.plainNumbers });
   issues.push(...dm.issues);
-  const dc = decodeContent(parts.contentRaw, false, parts.plainNumbers);
+  // Level 3 requires explicit activation/weight: check the parsed text before decoding fills in
+  // the defaults (decoding is in place).
+  const level3 = dm.manifest?.conformance_level === 3 ? explicitValueIssues((parts.contentRaw as { context_graph?: unknown }).context_graph) : [];
+  const dc = decodeContent(parts.contentRaw, false, parts.plainNumbers, true);
   issues.push(...dc.issues);
-  if (dm.manifest && dc.content) issues.push(...contentRuleIssues(dc.content, dm.manifest, { raw: parts.contentRaw }));
+  if (dm.manifest && dc.content) issues.push(...contentRuleIssues(dc.content, dm.manifest), ...level3);
   if (parts.form === 'zip' && parts.blobs && dc.content) {
     try {
       checkBlobRefs(dc.content.context_graph, parts.blobs.keys());

@@ -18,7 +18,8 @@ import {
 } from './manifest.js';
 import { MAX_PACKAGE_BYTES } from './package-container.js';
 import { decodeStruct, INVALID, newDecodeContext } from './schema/decode.js';
-import { encodeStruct, JsonSink, writeStruct } from './schema/encode.js';
+import { ByteSink } from './json/bytesink.js';
+import { encodeStruct, writeStruct } from './schema/encode.js';
 import { PACKAGE_CONTENT } from './schema/content-tables.js';
 import { MANIFEST } from './schema/manifest-tables.js';
 import { signManifest } from './signature.js';
@@ -75,12 +76,12 @@ export interface WriteOptions {
 /** The written package and the model it was written from. */
 export interface BuiltPackage {
   bytes: Uint8Array;
-  /** The pretty JSON text (`bytes` is its UTF-8). */
-  text: string;
+  /** The pretty JSON text (`bytes` is its UTF-8), decoded on first access. */
+  readonly text: string;
   manifest: Manifest;
   content: PackageContent;
-  /** Compacted content text (what the integrity hashes cover). */
-  contentText: string;
+  /** Compacted content text (what the integrity hashes cover), decoded on first access. */
+  readonly contentText: string;
 }
 
 function invalid(issues: Issue[], what: string): CtxpkgError {
@@ -168,28 +169,41 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
   const manifest = decoded as unknown as Manifest;
   const issues = [
     ...manifestRuleIssues(manifest, { allowUnscoped: opts.allowUnscoped ?? false, requireSemver: true }),
-    ...contentRuleIssues(content, manifest),
+    ...contentRuleIssues(content, manifest, { skipConformance: input.manifest.conformance_level === undefined && manifest.conformance_level !== undefined }),
   ];
   if (issues.length) throw invalid(issues, 'package');
 
-  const sink = new JsonSink({ roundF64: true, pretty: true }, true);
-  writeStruct(PACKAGE_CONTENT, content, sink, 1, 'content');
-  const contentPretty = sink.text();
-  const contentText = sink.compactText(); // equals compactJsonText(contentPretty), without a scan
-  manifest.integrity = computeIntegrity(manifest.name, manifest.version, contentText);
+  const sink = new ByteSink(true, true);
+  writeStruct(PACKAGE_CONTENT, content, { sink, ctx: { roundF64: true, pretty: true } }, 1, 'content');
+  const contentPretty = sink.bytes();
+  const compact = sink.compact(); // equals compactJsonBytes(contentPretty), without a scan
+  manifest.integrity = computeIntegrity(manifest.name, manifest.version, compact);
   if (opts.seed !== undefined) manifest.signature = signManifest(manifest, opts.seed);
   else delete manifest.signature;
-  const manifestPretty = encodeStruct(MANIFEST, manifest, { roundF64: false, pretty: true }, 1, 'manifest');
-  const text = `{\n  "manifest": ${manifestPretty},\n  "content": ${contentPretty}\n}`;
-  const bytes = utf8(text);
+  const msink = new ByteSink(true);
+  msink.ascii('{\n  "manifest": ');
+  writeStruct(MANIFEST, manifest, { sink: msink, ctx: { roundF64: false, pretty: true } }, 1, 'manifest');
+  msink.ascii(',\n  "content": ');
+  const head = msink.bytes();
+  const bytes = new Uint8Array(head.length + contentPretty.length + 2);
+  bytes.set(head, 0);
+  bytes.set(contentPretty, head.length);
+  bytes.set([0x0a, 0x7d], head.length + contentPretty.length); // LF and the closing brace
   if (bytes.length > MAX_PACKAGE_BYTES) {
     throw new CtxpkgError('E_TOO_LARGE', `the package would be ${bytes.length} bytes, above the limit of ${MAX_PACKAGE_BYTES} bytes`, {
       hint: 'split the content into several packages',
       details: { size: bytes.length, limit: MAX_PACKAGE_BYTES },
     });
   }
-  return { bytes, text, manifest, content, contentText };
+  const built = { bytes, manifest, content };
+  let text: string | undefined;
+  let contentText: string | undefined;
+  Object.defineProperty(built, 'text', { enumerable: true, get: () => (text ??= DECODER.decode(bytes)) });
+  Object.defineProperty(built, 'contentText', { enumerable: true, get: () => (contentText ??= DECODER.decode(compact)) });
+  return built as BuiltPackage;
 }
+
+const DECODER = new TextDecoder();
 
 /** `buildPackage(input, opts).bytes`: the JSON bundle, signed when `opts.seed` is given. */
 export function writePackage(input: PackageInput, opts: WriteOptions = {}): Uint8Array {

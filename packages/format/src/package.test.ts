@@ -178,6 +178,24 @@ describe('readPackage: refusals', () => {
     expect((await readError(bytes(craftBundle({ contentText: nullWeight })))).code).toBe('E_CONTENT');
   });
 
+  it('a claimed level 3 needs explicit activation and weight in the text (defaults do not count)', async () => {
+    const head = '"schema_version":2,"conformance_level":3,"name":"@acme/auth-context","version":"1.2.0","description":"","created_at":"2026-01-02T03:04:05Z","layers":[]';
+    const implicit = GOLDEN_CONTENT_TEXT.replace(',"activation":0.9', '');
+    const e = await readError(bytes(craftBundle({ head, contentText: implicit })));
+    expect(e.code).toBe('E_CONFORMANCE');
+    expect((e.details!.issues as Array<{ path: string }>)[0]!.path).toBe('content.context_graph.nodes[1].activation');
+    const pkg = await readPackage(bytes(craftBundle({ head })));
+    expect(pkg.manifest.conformance_level).toBe(3);
+  });
+
+  it('optional fields given as null read as absent; the model gets the defaults', async () => {
+    const text = GOLDEN_CONTENT_TEXT.replace('"activation":0.9,', '"activation":0.9,"category":null,').replace(',"coactivations":3', '');
+    const pkg = await readPackage(bytes(craftBundle({ contentText: text })));
+    const n2 = pkg.content.context_graph!.nodes[1]!;
+    expect('category' in n2).toBe(false);
+    expect(pkg.content.context_graph!.edges[0]!.coactivations).toBe(0);
+  });
+
   it('a signature by another key over the same fields still verifies (signer is reported, pinning is the caller’s job)', async () => {
     const other = new Uint8Array(32).fill(7);
     const pkg = await readPackage(bytes(craftBundle({ seed: other })));

@@ -137,7 +137,7 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, par
       }
       if ('vec' in type) {
         if (!Array.isArray(v)) break;
-        const out: unknown[] = new Array(v.length);
+        const out: unknown[] = ctx.inPlace ? v : new Array(v.length);
         const here = at(parent, key);
         let bad = false;
         for (let i = 0; i < v.length; i++) {
@@ -164,26 +164,33 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
     return INVALID;
   }
   const src = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
+  // In place (reading a tree we own): defaults are added to the parsed object itself, which
+  // saves a copy of every node of a large package. Otherwise a fresh object in table order.
+  const out: Record<string, unknown> = ctx.inPlace ? src : {};
+  let total = 0;
+  if (table.unknownFields === 'error') for (const k in src) if (Object.prototype.hasOwnProperty.call(src, k)) total++;
+  let known = 0;
   let bad = false;
   for (const f of table.fields) {
     const raw = src[f.key];
     const has = raw !== undefined && Object.prototype.hasOwnProperty.call(src, f.key);
+    if (has) known++;
     if (!has || (raw === null && (f.presence === 'nullable' || f.presence === 'optional'))) {
       if (f.presence === 'required') {
         report(ctx, sub(path, f.key), `missing field \`${f.key}\` (${table.name})`);
         bad = true;
       } else if (f.presence === 'nullable') out[f.key] = null;
       else if (f.presence === 'default') out[f.key] = f.default!();
+      else if (has && ctx.inPlace) delete out[f.key]; // optional given as null: absent in the model
       continue;
     }
     const d = decodeValue(f.type, raw, ctx, path, f.key);
     if (d === INVALID) bad = true;
-    else out[f.key] = d;
+    else if (d !== raw || !ctx.inPlace) out[f.key] = d;
   }
-  if (table.unknownFields === 'error') {
+  if (table.unknownFields === 'error' && total > known) {
     for (const k of Object.keys(src)) {
-      if (src[k] !== undefined && !table.fields.some((f) => f.key === k)) {
+      if (!table.fields.some((f) => f.key === k)) {
         report(ctx, sub(path, k), `unknown field \`${k}\` in ${table.name} (the reference would drop it and then fail its own integrity check)`);
         bad = true;
       }
@@ -193,8 +200,8 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
 }
 
 /** A fresh decode context. */
-export function newDecodeContext(code: ErrorCode, normalize: boolean, maxIssues = 100, plainNumbers = normalize): DecodeContext {
-  return { code, issues: [], maxIssues, normalize, plainNumbers };
+export function newDecodeContext(code: ErrorCode, normalize: boolean, maxIssues = 100, plainNumbers = normalize, inPlace = false): DecodeContext {
+  return { code, issues: [], maxIssues, normalize, plainNumbers, inPlace };
 }
 
 /** Every JSON key that holds an integer (u32/u64/usize) in any of `tables`, recursively. */

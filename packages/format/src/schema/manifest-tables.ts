@@ -66,8 +66,8 @@ export const DEPENDENCIES_TYPE: CustomType = {
     report(ctx, path, 'dependencies must be an array of {name, version_req, optional} (or a {name: range} map)');
     return INVALID;
   },
-  encode(value, sink, level, path) {
-    writeValue(dependencyArray, value, sink, level, path);
+  encode(value, target, level, path) {
+    writeValue(dependencyArray, value, target, level, path);
   },
 };
 

@@ -53,8 +53,8 @@ export interface StructTable {
 /** Hooks for fields whose JSON shape is not a plain table (e.g. dependencies map vs array). */
 export interface CustomType {
   decode(value: unknown, ctx: DecodeContext, path: string): unknown;
-  /** Write the value's serde text into `sink` (a `JsonSink`) at nesting `level`. */
-  encode(value: unknown, sink: import('./encode.js').JsonSink, level: number, path: string): void;
+  /** Write the value's serde text into `target.sink` at nesting `level`. */
+  encode(value: unknown, target: import('./encode.js').EncodeTarget, level: number, path: string): void;
 }
 
 /** State of one decode run. Problems are collected, not thrown. */
@@ -74,6 +74,11 @@ export interface DecodeContext {
    * guarantees that integer fields hold integer literals) instead of `RawNumber`s.
    */
   plainNumbers: boolean;
+  /**
+   * Decode into the given objects (adding defaults, converting numbers) instead of copying.
+   * Only for trees the reader owns (fresh from a parser); never for a caller's model.
+   */
+  inPlace: boolean;
 }
 
 /** State of one encode run. */

@@ -1,0 +1,147 @@
+/**
+ * Format-core benchmark (issue 2 item 10). Run: `npm run bench:format`
+ * (= `node --import tsx bench/format/run.ts`). Prints figures and ratios; asserts nothing.
+ *
+ * 1. verify: read a generated ~10 MiB package (~25k nodes) from disk + `readPackage`, against
+ *    the floor "read file + native SHA-256 + JSON.parse" measured in the same run (target ≤ 2×).
+ * 2. write+sign: `writePackage(model, { seed })` against the floor "JSON.stringify(model) +
+ *    native SHA-256" (target ≤ 2×).
+ * 3. peak RSS of a fresh process that reads and verifies the file (target ≤ 4× file size + 100 MB).
+ * Timings are medians of repeated runs after warm-up.
+ */
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MAX_PACKAGE_BYTES, readPackage, SHA256_BACKEND, writePackage, type PackageContent, type PackageInput } from '../../packages/format/src/index.js';
+
+const SEED = new Uint8Array(32).fill(0x2a);
+const MB = 1024 * 1024;
+
+/** A deterministic graph of `n` nodes and n−1 edges, node text of ~`textLen` characters in several scripts. */
+function model(n: number, textLen: number): PackageInput {
+  const words = ['token', 'refresh', 'rotate', 'secret', 'mutex', 'race', 'cache', 'schema', 'räksmörgås', '日本語', 'naïve', 'tab\tand "quotes"'];
+  const nodes = [];
+  const edges = [];
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+  for (let i = 0; i < n; i++) {
+    let text = `node ${i}:`;
+    while (text.length < textLen) text += ' ' + words[Math.floor(rnd() * words.length)];
+    nodes.push({
+      id: `N${i}`,
+      type: ['fact', 'gotcha', 'convention', 'code_function'][i % 4]!,
+      content: text,
+      activation: Math.round(rnd() * 1000) / 1000,
+      category: 'security',
+      created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      confidence: Math.round(rnd() * 100) / 100,
+    });
+    if (i > 0) edges.push({ from: `N${i}`, to: `N${Math.floor(rnd() * i)}`, type: 'supports', weight: Math.round(rnd() * 100) / 100, coactivations: i % 5 });
+  }
+  const content: PackageContent = { context_graph: { format: 'ctxpkg-graph-v2', nodes, edges } };
+  return { manifest: { name: '@bench/large', version: '1.0.0', description: 'bench', created_at: '2026-01-02T03:04:05Z' }, content };
+}
+
+/** Written size in bytes of `model(n, textLen)`, or Infinity when over the limit. */
+function sizeOf(n: number, textLen: number): number {
+  try {
+    return writePackage(model(n, textLen), { seed: SEED }).length;
+  } catch {
+    return Infinity;
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function time(fn: () => unknown | Promise<unknown>, runs: number, warmup = 2): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return median(out);
+}
+
+async function child(file: string): Promise<void> {
+  const bytes = new Uint8Array(readFileSync(file));
+  const pkg = await readPackage(bytes);
+  if (!pkg.signer) throw new Error('expected a signed package');
+  process.stdout.write(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS }));
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child-verify') return child(process.argv[3]!);
+  const dir = mkdtempSync(join(tmpdir(), 'ctxpkg-bench-format-'));
+  try {
+    // 25k nodes; node text sized so the written file is just under the 10 MiB limit (the size
+    // is linear in the text length: two probes, then a check).
+    const n = 25_000;
+    const s0 = sizeOf(n, 8);
+    const s1 = sizeOf(n, 16);
+    let textLen = Math.floor(8 + ((MAX_PACKAGE_BYTES - 32 * 1024 - s0) * 8) / (s1 - s0));
+    while (sizeOf(n, textLen) > MAX_PACKAGE_BYTES) textLen -= 2;
+    const input = model(n, textLen);
+    const bytes = writePackage(input, { seed: SEED });
+    const file = join(dir, 'large.ctxpkg');
+    writeFileSync(file, bytes);
+    const size = bytes.length;
+    console.log(`package: ${n} nodes (node text ~${textLen} chars), ${input.content.context_graph!.edges.length} edges, ${(size / MB).toFixed(2)} MiB (${size} bytes); sha256 backend: ${SHA256_BACKEND}`);
+
+    const decoder = new TextDecoder();
+    const floorVerify = await time(() => {
+      const b = readFileSync(file);
+      createHash('sha256').update(b).digest('hex');
+      JSON.parse(decoder.decode(b));
+    }, 15);
+    const verify = await time(async () => {
+      const b = new Uint8Array(readFileSync(file));
+      await readPackage(b);
+    }, 15);
+    console.log(`verify:     ${verify.toFixed(1)} ms  (${(size / MB / (verify / 1000)).toFixed(1)} MiB/s)   floor read+sha256+JSON.parse ${floorVerify.toFixed(1)} ms   ratio ${(verify / floorVerify).toFixed(2)}× (target ≤ 2×)`);
+
+    const floorWrite = await time(() => {
+      const text = JSON.stringify(input, null, 2);
+      createHash('sha256').update(text).digest('hex');
+    }, 15);
+    const write = await time(() => writePackage(input, { seed: SEED }), 15);
+    console.log(`write+sign: ${write.toFixed(1)} ms  (${(size / MB / (write / 1000)).toFixed(1)} MiB/s)   floor JSON.stringify+sha256 ${floorWrite.toFixed(1)} ms   ratio ${(write / floorWrite).toFixed(2)}× (target ≤ 2×)`);
+
+    // Peak RSS of a fresh process that only reads and verifies, running the compiled package
+    // (what the CLI and registry run), so the figure carries no TypeScript-loader overhead.
+    const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    const build = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', join(root, 'packages', 'format', 'tsconfig.build.json')], { encoding: 'utf8' });
+    const dist = join(root, 'packages', 'format', 'dist', 'index.js');
+    const useDist = build.status === 0;
+    const self = fileURLToPath(import.meta.url);
+    const childScript =
+      `const { readPackage } = await import(${JSON.stringify(pathToFileURL(dist).href)});` +
+      `const { readFileSync } = await import('node:fs');` +
+      `const pkg = await readPackage(new Uint8Array(readFileSync(${JSON.stringify(file)})));` +
+      `if (!pkg.signer) throw new Error('expected a signed package');` +
+      `process.stdout.write(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS }));`;
+    const r = useDist
+      ? spawnSync(process.execPath, ['--input-type=module', '-e', childScript], { encoding: 'utf8' })
+      : spawnSync(process.execPath, ['--import', 'tsx', self, '--child-verify', file], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+    const base = spawnSync(process.execPath, [...(useDist ? [] : ['--import', 'tsx']), '-e', 'process.stdout.write(JSON.stringify({maxRssKb: process.resourceUsage().maxRSS}))'], { encoding: 'utf8' });
+    const rss = JSON.parse(r.stdout).maxRssKb * 1024;
+    const baseRss = JSON.parse(base.stdout).maxRssKb * 1024;
+    const budget = 4 * size + 100 * 1e6;
+    console.log(
+      `peak RSS (fresh process, read+verify, ${useDist ? 'compiled dist' : 'tsx source: build failed'}): ${(rss / MB).toFixed(0)} MiB ` +
+        `(an idle ${useDist ? 'node' : 'node+tsx'} process: ${(baseRss / MB).toFixed(0)} MiB)   budget 4×size+100 MB = ${(budget / MB).toFixed(0)} MiB   ${rss <= budget ? 'within' : 'OVER'}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
