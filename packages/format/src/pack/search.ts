@@ -43,10 +43,13 @@ export interface SearchIndex {
 }
 
 const TERM = /[\p{L}\p{N}_]{2,}/gu;
+const ASCII_TERM = /[a-z0-9_]{2,}/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Lowercase terms of `text` (see module docstring). */
+/** Lowercase terms of `text` (see module docstring); an ASCII-only text takes a faster, equivalent path. */
 export function terms(text: string): string[] {
-  return text.toLowerCase().match(TERM) ?? [];
+  const lower = text.toLowerCase();
+  return (NON_ASCII.test(lower) ? lower.match(TERM) : lower.match(ASCII_TERM)) ?? [];
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
