@@ -62,6 +62,9 @@ describe('install → ls → why → outdated → uninstall', () => {
     expect(merged.inputs.map((i: { package: string }) => i.package)).toEqual(['@acme/auth', '@acme/base']);
     expect(merged.nodes.length).toBe(3);
     expect(r.json.merged.nodes_added).toBe(3);
+    // Auto-sync (context.sync.auto, default on) delivered the merged graph to AGENTS.md.
+    expect(r.json.sync.join('\n')).toContain('AGENTS.md');
+    expect(readFileSync(join(project, 'AGENTS.md'), 'utf8')).toContain('inputs: @acme/auth@1.2.0, @acme/base@1.1.0');
 
     const ls = await run(['ls']);
     expect(ls.stdout).toContain('└── @acme/auth@1.2.0\n    └── @acme/base@1.1.0');
@@ -76,6 +79,7 @@ describe('install → ls → why → outdated → uninstall', () => {
     expect(un.json.removed.map((x: { name: string }) => x.name)).toEqual(['@acme/auth', '@acme/base']);
     expect(readdirSync(join(project, '.ctxpkg', 'store', 'sha256'))).toHaveLength(0);
     expect(JSON.parse(readFileSync(join(project, 'ctxpkg.lock'), 'utf8')).packages).toEqual({});
+    expect(existsSync(join(project, 'AGENTS.md')) ? readFileSync(join(project, 'AGENTS.md'), 'utf8') : '').not.toContain('@acme/auth');
   });
 
   it('a bare name gets a caret range on the resolved version; a satisfied lockfile installs offline', async () => {

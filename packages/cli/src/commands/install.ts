@@ -63,7 +63,9 @@ export async function runInstall(specs: string[], opts: InstallCliOptions, deps:
   const session = openSession(deps, opts.registry);
   const pipelineOpts: InstallOptions = { specs, frozen: opts.frozenLockfile, acceptNewKey: opts.acceptNewKey };
   const report = await runPipeline(session, pipelineOpts, deps);
-  return { text: reportLines(report), json: reportJson(report) };
+  const { syncAfterInstall } = await import('../install/sync-hook.js');
+  const sync = await syncAfterInstall(session.root, deps);
+  return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
 }
 
 export function register(program: Command, ctx: CommandContext): void {

@@ -13,7 +13,9 @@ export async function runUninstall(names: string[], opts: { registry?: string },
   const { runPipeline } = await import('../install/run.js');
   const session = openSession(deps, opts.registry);
   const report = await runPipeline(session, { remove: names }, deps);
-  return { text: reportLines(report), json: reportJson(report) };
+  const { syncAfterInstall } = await import('../install/sync-hook.js');
+  const sync = await syncAfterInstall(session.root, deps, report.packages.length === 0);
+  return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
 }
 
 export function register(program: Command, ctx: CommandContext): void {

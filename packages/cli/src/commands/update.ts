@@ -15,7 +15,9 @@ export async function runUpdate(names: string[], opts: { registry?: string; acce
   for (const n of names) parsePackageName(n);
   const session = openSession(deps, opts.registry);
   const report = await runPipeline(session, { update: names.length > 0 ? names : true, acceptNewKey: opts.acceptNewKey }, deps);
-  return { text: reportLines(report), json: reportJson(report) };
+  const { syncAfterInstall } = await import('../install/sync-hook.js');
+  const sync = await syncAfterInstall(session.root, deps);
+  return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
 }
 
 export function register(program: Command, ctx: CommandContext): void {
