@@ -26,12 +26,12 @@ export interface Screened {
 }
 
 /**
- * Secret findings in everything a pack would show of a node: content, id, category, file path
- * (scanned field by field, so a secret cannot be assembled across fields either way).
+ * Secret findings in everything a pack would show of a node: its content, then its id, category
+ * and file path (one line each, scanned together).
  */
 export function nodeSecrets(n: MergedNode): SecretFinding[] {
   const found = scanSecrets(n.content);
-  for (const f of [n.id, n.category, n.file_path]) if (f) for (const x of scanSecrets(f)) found.push(x);
+  for (const x of scanSecrets(`${n.id}\n${n.category ?? ''}\n${n.file_path ?? ''}`)) found.push(x);
   return found;
 }
 
