@@ -325,6 +325,33 @@ describe('hostile names and project files', () => {
     expect(world.log).toEqual([]);
     expect(existsSync(join(project, '.ctxpkg', 'store'))).toBe(false);
   });
+  it('HB-22: a local install of a re-signed file named @acme/аuth-context (Cyrillic а) writes nothing', async () => {
+    const { packageSha256, signManifest } = await import('@ctxpkg/format');
+    const doc = JSON.parse(new TextDecoder().decode(makePackage('@acme/auth-context', '1.0.0', SEED_A)));
+    const name = '@acme/\u0430uth-context';
+    doc.manifest.name = name;
+    doc.manifest.integrity.sha256 = packageSha256(name, '1.0.0', doc.manifest.integrity.content_hash);
+    doc.manifest.signature = signManifest({ name, version: '1.0.0', integrity: { sha256: doc.manifest.integrity.sha256 } }, SEED_A);
+    writeFileSync(join(project, 'evil.ctxpkg'), JSON.stringify(doc, null, 2));
+    const before = snapshot(project);
+    world.log.length = 0;
+    const r = await run(['install', './evil.ctxpkg']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('E_INVALID_NAME');
+    expect(snapshot(project)).toEqual(before);
+    expect(world.log).toEqual([]);
+  });
+  it('a local file installs, is pinned by hash in the lockfile and survives a frozen reinstall', async () => {
+    writeFileSync(join(project, 'kb.ctxpkg'), makePackage('@acme/local-kb', '1.0.0', SEED_A, { deps: { '@acme/base': '^1.0.0' } }));
+    const r = await run(['install', './kb.ctxpkg', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.packages.map((p: { name: string; registry: string }) => [p.name, p.registry])).toEqual([
+      ['@acme/base', P.url],
+      ['@acme/local-kb', 'file:kb.ctxpkg'],
+    ]);
+    expect(JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8')).dependencies).toEqual({ '@acme/local-kb': 'file:kb.ctxpkg' });
+    expect((await run(['install', '--frozen-lockfile'])).code).toBe(0);
+  });
   it('HB-05: invalid ranges are refused with E_INVALID_RANGE and nothing is installed', async () => {
     for (const range of ['latest', '1.2.3' + ' '.repeat(290) + '<2']) {
       const r = await run(['install', `@acme/base@${range}`]);

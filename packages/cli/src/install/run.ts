@@ -113,6 +113,7 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
     // 2. Local files: verified and pinned by hash; their dependencies become roots.
     const fileEntries: VerifiedEntry[] = [];
     const fileRoots: Dep[] = [];
+    const fileDeps = new Map<string, Dep[]>();
     const readLocal = async (rel: string, name?: string): Promise<VerifiedEntry> => {
       const abs = resolvePath(root, rel);
       let bytes: Uint8Array;
@@ -130,7 +131,9 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
       const registry = `file:${relative(root, abs).split('\\').join('/')}`;
       const pinned = before.packages.get(m.name);
       const v = await verifyArtifact(bytes, { ...verifyBase, name: m.name, version: m.version, registry, expectedSha: sha256Bytes(bytes), pinnedSigner: pinned?.signer_public_key, fromStore: false });
-      for (const d of m.dependencies ?? []) if (!d.optional) fileRoots.push(d);
+      const required = (m.dependencies ?? []).filter((d) => !d.optional);
+      fileRoots.push(...required);
+      fileDeps.set(m.name, required);
       return v;
     };
     for (const f of fileSpecs) {
@@ -171,7 +174,12 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
       const res = await resolveGraph({ dependencies: rootDeps }, source, { lockfile: lockForResolver, update });
       skippedOptional = ((res as { skippedOptional?: Array<{ name: string } | string> }).skippedOptional ?? []).map((s) => (typeof s === 'string' ? s : s.name));
       planned = [];
-      for (const p of resolvedPackages(res)) {
+      const resolved = resolvedPackages(res);
+      for (const f of fileEntries) {
+        const versions = new Map(resolved.map((p) => [p.name, p.version]));
+        f.dependencies = Object.fromEntries((fileDeps.get(f.name) ?? []).filter((d) => versions.has(d.name)).map((d) => [d.name, versions.get(d.name) as string]));
+      }
+      for (const p of resolved) {
         if (fileEntries.some((f) => f.name === p.name)) continue;
         const registry = source.registryOf(p.name);
         const entry = await source.entry(p.name, p.version);
@@ -203,9 +211,16 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
       }
       if (!bytes) {
         if (p.registry.startsWith('file:')) {
-          throw new CtxpkgError('E_LOCKFILE_OUT_OF_SYNC', `${p.name} comes from ${p.registry}, which is not in the store; run \`ctxpkg install ${p.registry.slice(5)}\``);
+          // A local package missing from the store: read the file again; the hash check below
+          // refuses it if the file changed since it was locked.
+          try {
+            bytes = new Uint8Array(readFileSync(resolvePath(root, p.registry.slice(5))));
+          } catch (err) {
+            throw new CtxpkgError('E_NOT_FOUND', `${p.name} is locked from ${p.registry}, which cannot be read: ${(err as Error).message}`);
+          }
+        } else {
+          bytes = await session.client.download(p.registry, p.name, p.version, p.expectedSha);
         }
-        bytes = await session.client.download(p.registry, p.name, p.version, p.expectedSha);
         bar.update(++done, toFetch.length);
       }
       const locked = before.packages.get(p.name);
@@ -237,6 +252,11 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
     const newManifest: ProjectManifest = { ...manifest, dependencies: declared };
     const manifestText = serializeManifest(newManifest);
     const lockfileChanged = newLockText !== lock.text;
+    if (opts.frozen && lockfileChanged) {
+      throw new CtxpkgError('E_LOCKFILE_OUT_OF_SYNC', 'installing ctxpkg.lock exactly would change it; refusing under --frozen-lockfile', {
+        hint: 'run `ctxpkg install` without --frozen-lockfile and commit the lockfile',
+      });
+    }
     if (lockfileChanged || manifestText !== serializeManifest(manifest) || !session.exists) {
       commitProjectFiles(root, { 'ctxpkg.json': manifestText, 'ctxpkg.lock': newLockText });
     }
