@@ -8,15 +8,22 @@ import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startRegistry } from '@ctxpkg/registry';
+import { bufferedLineLogger, startRegistry } from '@ctxpkg/registry';
 
 const [mode, a, b] = process.argv.slice(2);
 
 if (mode === 'registry') {
   const logs = createWriteStream(b, { flags: 'a' });
-  const reg = await startRegistry({ dataDir: a, port: 0, log: (e) => logs.write(JSON.stringify(e) + '\n') });
+  // The same batching logger `ctxpkg registry serve` uses, writing to a file.
+  const logger = bufferedLineLogger((chunk) => logs.write(chunk));
+  const reg = await startRegistry({ dataDir: a, port: 0, log: logger.log });
   process.stdout.write(`listening on ${reg.url}\n`);
-  process.on('SIGTERM', () => void reg.close().then(() => logs.end(() => process.exit(0))));
+  process.on('SIGTERM', () =>
+    void reg.close().then(() => {
+      logger.flush();
+      logs.end(() => process.exit(0));
+    }),
+  );
 } else if (mode === 'floor') {
   const index = await readFile(a);
   const blob = await readFile(b);

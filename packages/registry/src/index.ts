@@ -27,6 +27,7 @@ export {
 } from './admin.js';
 export { hashToken, TOKEN_PATTERN, type Principal } from './auth.js';
 export { buildIndex, INDEX_SCHEMA, type IndexDocument, type IndexVersionEntry } from './index-doc.js';
+export { bufferedLineLogger } from './line-logger.js';
 export { Metrics } from './metrics.js';
 export { DEFAULT_LIMITS, type AppOptions, type LogEntry, type Logger, type RegistryLimits } from './options.js';
 export { orderVersions, pickLatest, precedenceKey } from './ordering.js';

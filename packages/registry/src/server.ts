@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { CtxpkgError } from '@ctxpkg/format';
 import { createApp, type RegistryApp } from './app.js';
+import { bufferedLineLogger } from './line-logger.js';
 import { acquireServerLock } from './server-lock.js';
 import { openSqliteStore } from './store/sqlite.js';
 import type { Logger, RegistryLimits } from './options.js';
@@ -134,10 +135,12 @@ export interface ServeIo {
 
 /**
  * Run a registry in the foreground until SIGTERM or SIGINT: prints `listening on URL`, then one
- * JSON log line per request; on a signal, finishes in-flight requests and resolves.
+ * JSON log line per request (batched, see line-logger.ts); on a signal, finishes in-flight
+ * requests, flushes the log and resolves.
  */
 export async function serveRegistry(opts: StartRegistryOptions, io: ServeIo): Promise<{ url: string }> {
-  const log: Logger = opts.log ?? ((entry) => io.stdout.write(JSON.stringify(entry) + '\n'));
+  const buffered = bufferedLineLogger((chunk) => io.stdout.write(chunk));
+  const log: Logger = opts.log ?? buffered.log;
   const reg = await startRegistry({ ...opts, log });
   io.stdout.write(`listening on ${reg.url}\n`);
   await new Promise<void>((resolve) => {
@@ -145,7 +148,11 @@ export async function serveRegistry(opts: StartRegistryOptions, io: ServeIo): Pr
       process.off('SIGTERM', onTerm);
       process.off('SIGINT', onInt);
       log({ msg: 'shutting down', time: new Date().toISOString(), signal });
-      reg.close().then(resolve, resolve);
+      const done = () => {
+        buffered.flush();
+        resolve();
+      };
+      reg.close().then(done, done);
     };
     const onTerm = () => stop('SIGTERM');
     const onInt = () => stop('SIGINT');

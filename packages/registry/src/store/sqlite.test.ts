@@ -194,6 +194,24 @@ describe('SqliteStore blobs', () => {
     await expect(store.readBlob(version.artifact_sha256)).rejects.toMatchObject({ code: 'E_INTEGRITY' });
   });
 
+  it('never serves a cached package row after another connection changed it', async () => {
+    await publish('1.0.0');
+    expect((await store.getPackage('acme', 'kb'))?.visibility).toBe('public');
+    expect(await store.getPackage('acme', 'nope')).toBeNull();
+    const other = await openSqliteStore({ dataDir: dir });
+    try {
+      await other.setPackageVisibility('acme', 'kb', 'private', T0, 'admin');
+      expect((await store.getPackage('acme', 'kb'))?.visibility).toBe('private');
+      await store.setPackageVisibility('acme', 'kb', 'public', T0, 'admin');
+      expect((await other.getPackage('acme', 'kb'))?.visibility).toBe('public');
+      expect((await store.getPackage('acme', 'kb'))?.visibility).toBe('public');
+    } finally {
+      await other.close();
+    }
+    await publish('1.0.0', { name: 'nope' });
+    expect(await store.getPackage('acme', 'nope')).not.toBeNull();
+  });
+
   it('keeps everything across a reopen', async () => {
     await publish('1.0.0');
     await store.close();

@@ -79,6 +79,8 @@ export class SqliteStore implements RegistryStore {
   readonly backend = 'sqlite';
   /** Blobs written by in-flight publishes of this process: never collected, never released early. */
   private readonly pins = new Map<string, number>();
+  private readonly packageCache = new Map<string, PackageRecord | null>();
+  private dataVersion = -1;
 
   constructor(readonly db: Database.Database, readonly blobs: BlobDir) {}
 
@@ -122,9 +124,24 @@ export class SqliteStore implements RegistryStore {
     return access.listSignerKeys(this.db, namespace);
   }
 
+  /**
+   * Package rows are read on every request (visibility, revision), so they are cached. The cache
+   * is exact: it is dropped when `PRAGMA data_version` shows a commit by another connection (the
+   * admin CLI, another process) and after every write through this connection.
+   */
   async getPackage(namespace: string, name: string): Promise<PackageRecord | null> {
+    const dv = Number(prepared(this.db, 'PRAGMA data_version').pluck().get());
+    if (dv !== this.dataVersion || this.packageCache.size > 10_000) {
+      this.packageCache.clear();
+      this.dataVersion = dv;
+    }
+    const key = `${namespace}/${name}`;
+    const hit = this.packageCache.get(key);
+    if (hit !== undefined) return hit;
     const r = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
-    return r ? toPackage(r) : null;
+    const rec = r ? toPackage(r) : null;
+    this.packageCache.set(key, rec);
+    return rec;
   }
 
   async setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord> {
@@ -133,7 +150,11 @@ export class SqliteStore implements RegistryStore {
       if (info.changes === 0) throw new CtxpkgError('E_NOT_FOUND', `package @${namespace}/${name} does not exist`);
       this.insertEvent({ at, action: `visibility:${visibility}`, namespace, name, version: null, actor, detail: null });
     });
-    tx.immediate();
+    try {
+      tx.immediate();
+    } finally {
+      this.packageCache.clear();
+    }
     return (await this.getPackage(namespace, name)) as PackageRecord;
   }
 
@@ -237,7 +258,12 @@ export class SqliteStore implements RegistryStore {
       });
       return signer;
     });
-    const signer = tx.immediate();
+    let signer: PublishOutcome['signer'];
+    try {
+      signer = tx.immediate();
+    } finally {
+      this.packageCache.clear();
+    }
     const version = (await this.getVersion(rec.namespace, rec.name, rec.version)) as VersionRecord;
     return { version, signer };
   }
@@ -255,7 +281,11 @@ export class SqliteStore implements RegistryStore {
       refreshPackage(this.db, Number(pkg.id), at);
       this.insertEvent({ at, action: yanked ? 'yank' : 'unyank', namespace, name, version, actor, detail: null });
     });
-    tx.immediate();
+    try {
+      tx.immediate();
+    } finally {
+      this.packageCache.clear();
+    }
     return (await this.getVersion(namespace, name, version)) as VersionRecord;
   }
 

@@ -1,0 +1,37 @@
+/**
+ * A JSON-lines logger that batches writes: lines are buffered and written every `flushMs`
+ * milliseconds or as soon as `maxChars` characters are pending, so a busy server does not pay
+ * one write (often synchronous, for pipes and files) per request. `flush()` writes what is
+ * pending; call it before exiting. Lines buffered when a process is killed are lost (at most
+ * `flushMs` worth).
+ */
+import type { LogEntry, Logger } from './options.js';
+
+export function bufferedLineLogger(
+  write: (chunk: string) => unknown,
+  opts: { flushMs?: number; maxChars?: number } = {},
+): { log: Logger; flush(): void } {
+  const flushMs = opts.flushMs ?? 50;
+  const maxChars = opts.maxChars ?? 64 * 1024;
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (pending === '') return;
+    const out = pending;
+    pending = '';
+    write(out);
+  };
+  const log = (entry: LogEntry) => {
+    pending += JSON.stringify(entry) + '\n';
+    if (pending.length >= maxChars) flush();
+    else if (!timer) {
+      timer = setTimeout(flush, flushMs);
+      timer.unref();
+    }
+  };
+  return { log, flush };
+}
