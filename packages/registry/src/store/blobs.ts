@@ -52,7 +52,7 @@ export class BlobDir {
     const target = this.pathOf(sha256);
     if (await exists(target)) return { sha256, size: bytes.byteLength };
     const dir = join(this.root, 'sha256', sha256.slice(0, 2), sha256.slice(2, 4));
-    await mkdir(dir, { recursive: true });
+    const created = await mkdir(dir, { recursive: true });
     const tmp = join(this.root, 'tmp', `${sha256.slice(0, 16)}.${randomBytes(8).toString('hex')}.tmp`);
     const fh = await open(tmp, 'wx', 0o644);
     try {
@@ -69,8 +69,10 @@ export class BlobDir {
     }
     // The new entry, and any directories mkdir created on the way, must survive a crash.
     await fsyncDir(dir);
-    await fsyncDir(join(this.root, 'sha256', sha256.slice(0, 2)));
-    await fsyncDir(join(this.root, 'sha256'));
+    if (created !== undefined) {
+      await fsyncDir(join(this.root, 'sha256', sha256.slice(0, 2)));
+      await fsyncDir(join(this.root, 'sha256'));
+    }
     return { sha256, size: bytes.byteLength };
   }
 
