@@ -9,6 +9,16 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from './hex.js';
 
 type NativeDigest = (data: Uint8Array | string) => string;
+type NativeHasher = { update(d: Uint8Array): unknown; digest(enc: 'hex'): string };
+
+/** An incremental SHA-256: `update` with bytes, then `digestHex` once. */
+export interface Sha256Stream {
+  update(data: Uint8Array): void;
+  /** Lowercase hex; the stream cannot be used afterwards. */
+  digestHex(): string;
+}
+
+let nativeCreate: (() => NativeHasher) | undefined;
 
 function probeNative(): NativeDigest | undefined {
   try {
@@ -18,6 +28,7 @@ function probeNative(): NativeDigest | undefined {
     const crypto = get('node:crypto') as { createHash?: (alg: string) => { update(d: Uint8Array | string, enc?: string): { digest(enc: string): string } } } | undefined;
     const createHash = crypto?.createHash;
     if (typeof createHash !== 'function') return undefined;
+    nativeCreate = () => createHash('sha256') as unknown as NativeHasher;
     return (data) => (typeof data === 'string' ? createHash('sha256').update(data, 'utf8') : createHash('sha256').update(data)).digest('hex');
   } catch {
     return undefined;
@@ -41,6 +52,16 @@ export function sha256HexPortable(data: Uint8Array | string): string {
  */
 export function sha256Hex(data: Uint8Array | string): string {
   return native ? native(data) : sha256HexPortable(data);
+}
+
+/** A fresh incremental SHA-256 (same backend choice as `sha256Hex`). */
+export function createSha256(): Sha256Stream {
+  if (nativeCreate) {
+    const h = nativeCreate();
+    return { update: (d) => void h.update(d), digestHex: () => h.digest('hex') };
+  }
+  const h = nobleSha256.create();
+  return { update: (d) => void h.update(d), digestHex: () => bytesToHex(h.digest()) };
 }
 
 /** UTF-8 bytes of `text`. */

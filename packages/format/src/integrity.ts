@@ -7,7 +7,8 @@
  * - `sha256`       = lowercase hex SHA-256 of `"{name}:{version}:{content_hash}"`.
  * Comparison is exact string equality: uppercase hex in a manifest is a mismatch.
  */
-import { sha256Hex, utf8 } from './hash.js';
+import { createSha256, sha256Hex, utf8 } from './hash.js';
+import { streamCompactJsonBytes } from './json/text.js';
 
 /** The three integrity values of a package. */
 export interface Integrity {
@@ -32,6 +33,18 @@ export function computeIntegrity(name: string, version: string, compactContentTe
   const bytes = typeof compactContentText === 'string' ? utf8(compactContentText) : compactContentText;
   const content_hash = sha256Hex(bytes);
   return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size: bytes.length };
+}
+
+/**
+ * Integrity of a package from the UTF-8 bytes of its content value exactly as stored (any
+ * whitespace): compacts (`compactJsonBytes` rule) while hashing, without building the
+ * compacted text. Same result as `computeIntegrity(name, version, compactJsonText(text))`.
+ */
+export function computeIntegrityOfContentBytes(name: string, version: string, contentBytes: Uint8Array): Integrity {
+  const h = createSha256();
+  const byte_size = streamCompactJsonBytes(contentBytes, (chunk) => h.update(chunk));
+  const content_hash = h.digestHex();
+  return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size };
 }
 
 /** One integrity field that does not match: `expected` is the manifest's value, `found` the recomputed one. */

@@ -17,6 +17,8 @@ import { MANIFEST } from './schema/manifest-tables.js';
 /** Keys holding integers anywhere in a package: the fast parser must see integer literals there. */
 const INTEGER_KEYS = integerKeysOf([MANIFEST, PACKAGE_CONTENT]);
 
+const UTF8 = new TextDecoder();
+
 /** The package file limit: 10 MiB (10,485,760 bytes), checked before parsing (FORMAT-FACTS §1.1). */
 export const MAX_PACKAGE_BYTES = 10 * 1024 * 1024;
 
@@ -73,17 +75,24 @@ export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
   const c = doc.memberSpans.get('content')!;
   // Byte offsets of the content value: count UTF-8 bytes of the text around it (the manifest
   // usually comes first and is small).
+  // Texts are decoded from the bytes (not sliced from `text`, which would keep the whole
+  // decoded document alive); the content text only on demand.
   const cStart = utf8ByteLength(text, 0, c.start);
   const cEnd = bytes.length - utf8ByteLength(text, c.end, text.length);
-  return {
-    form: 'json',
-    manifestText: text.slice(m.start, m.end),
-    contentText: text.slice(c.start, c.end),
+  const mStart = utf8ByteLength(text, 0, m.start);
+  const mEnd = mStart + utf8ByteLength(text, m.start, m.end);
+  const contentBytes = bytes.subarray(cStart, cEnd);
+  const parts = {
+    form: 'json' as const,
+    manifestText: UTF8.decode(bytes.subarray(mStart, mEnd)),
     manifestRaw: root.manifest,
     contentRaw: root.content,
     plainNumbers: fast !== undefined,
-    contentBytes: bytes.subarray(cStart, cEnd),
+    contentBytes,
   };
+  let contentText: string | undefined;
+  Object.defineProperty(parts, 'contentText', { enumerable: true, get: () => (contentText ??= UTF8.decode(contentBytes)) });
+  return parts as PackageParts;
 }
 
 /**

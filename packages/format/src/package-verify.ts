@@ -12,7 +12,7 @@ import { checkBlobRefs } from './archive/blobs.js';
 import { explicitValueIssues } from './conformance.js';
 import { contentRuleIssues, decodeContent, type PackageContent } from './content.js';
 import type { ErrorCode, Issue } from './errors.js';
-import { compareIntegrity, computeIntegrity } from './integrity.js';
+import { compareIntegrity, computeIntegrityOfContentBytes } from './integrity.js';
 import { RawNumber } from './json/parse.js';
 import { utf8 } from './hash.js';
 import { compactJsonBytes } from './json/text.js';
@@ -43,10 +43,10 @@ export interface PartsVerdict {
   issues: Issue[];
   manifest?: Manifest;
   content?: PackageContent;
-  /** Compacted content text (what the hashes cover); decoded lazily from `compactContent`. */
+  /** Compacted content text (what the hashes cover); computed on first access from `contentBytes`. */
   readonly contentText: string;
-  /** UTF-8 bytes of the compacted content text. */
-  compactContent: Uint8Array;
+  /** UTF-8 bytes of the content value as stored (not compacted). */
+  contentBytes: Uint8Array;
   /** Public key (hex) when the signature verified. */
   signer?: string;
 }
@@ -101,9 +101,9 @@ export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Part
   const name = str(raw.name);
   const version = str(raw.version);
   const integ = raw.integrity && typeof raw.integrity === 'object' ? (raw.integrity as Record<string, unknown>) : undefined;
-  const compactBytes = compactJsonBytes(parts.contentBytes ?? utf8(parts.contentText));
+  const contentBytes = parts.contentBytes ?? utf8(parts.contentText);
   if (name !== undefined && version !== undefined && integ) {
-    const computed = computeIntegrity(name, version, compactBytes);
+    const computed = computeIntegrityOfContentBytes(name, version, contentBytes);
     const claimed = {
       content_hash: integ.content_hash,
       sha256: integ.sha256,
@@ -152,22 +152,22 @@ export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Part
     issues,
     ...(dm.manifest ? { manifest: dm.manifest } : {}),
     ...(dc.content ? { content: dc.content } : {}),
-    compactContent: compactBytes,
+    contentBytes,
     ...(signer ? { signer } : {}),
   };
-  return withLazyContentText(result, compactBytes, compactBytes === parts.contentBytes ? parts.contentText : undefined);
+  return withLazyContentText(result, contentBytes);
 }
 
 /**
- * Add an enumerable, memoized `contentText` getter decoding `compact` on first use (a 10 MiB
- * package would otherwise pay a full UTF-8 decode that most callers never need).
+ * Add an enumerable, memoized `contentText` getter that compacts and decodes `contentBytes` on
+ * first use (a 10 MiB package would otherwise hold a second copy that most callers never need).
  */
-export function withLazyContentText<T extends object>(target: T, compact: Uint8Array, known?: string): T & { readonly contentText: string } {
-  let text = known;
+export function withLazyContentText<T extends object>(target: T, contentBytes: Uint8Array): T & { readonly contentText: string } {
+  let text: string | undefined;
   Object.defineProperty(target, 'contentText', {
     enumerable: true,
     configurable: true,
-    get: () => (text ??= UTF8.decode(compact)),
+    get: () => (text ??= UTF8.decode(compactJsonBytes(contentBytes))),
   });
   return target as T & { readonly contentText: string };
 }

@@ -6,12 +6,13 @@ import { goldenContent } from './__tests__/fixtures.js';
 const T = '2026-01-02T03:04:05Z';
 
 describe('toGraphView (v2 spec §9)', () => {
-  it('returns a copy of context_graph for v2 content', () => {
+  it('returns context_graph for v2 content: own arrays, shared (read-only) node objects', () => {
     const c = goldenContent();
     const g = toGraphView(c);
     expect(g).toEqual(c.context_graph);
-    g.nodes[0]!.activation = 0;
-    expect(c.context_graph!.nodes[0]!.activation).toBe(1);
+    g.nodes.pop();
+    expect(c.context_graph!.nodes).toHaveLength(3);
+    expect(g.nodes[0]).toBe(c.context_graph!.nodes[0]);
   });
 
   it('maps every v1 layer to nodes with activation 1.0, deterministic unique ids', () => {

@@ -4,6 +4,8 @@
  *
  * - A package with `content.context_graph` is viewed as that graph alone (the reference builder
  *   derives the graph and the v1 layers from the same stores, so adding both would duplicate).
+ *   The view has its own arrays but shares the node and edge objects with `content` (no copy of
+ *   a large graph): treat them as read-only.
  * - Otherwise the v1 layers map to nodes with activation 1.0, in this order:
  *   `knowledge.facts` → `fact` nodes, id `fact:<category>/<key>`, content = value, category,
  *   source = source_session, created_at, confidence;
@@ -45,7 +47,7 @@ export function sessionText(s: SessionLayer): string {
 export function toGraphView(content: PackageContent): ContextGraph {
   if (content.context_graph) {
     const g = content.context_graph;
-    return { format: g.format, nodes: g.nodes.map((n) => ({ ...n })), edges: g.edges.map((e) => ({ ...e })) };
+    return { format: g.format, nodes: g.nodes.slice(), edges: g.edges.slice() };
   }
   const nodes: ContextNode[] = [];
   const edges: ContextEdge[] = [];

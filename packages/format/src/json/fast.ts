@@ -7,7 +7,8 @@
  * text only when the strict parser accepts it too, with the same values.
  *
  * Checked in the scan: no BOM, no raw lone surrogate (`isWellFormed`), valid escapes without
- * lone surrogates, unique keys per object, no forbidden key, nesting ≤ the cap, no number with
+ * lone surrogates, no escape inside a key (left to the strict parser), unique keys per object
+ * (compared in place, without creating strings), no forbidden key, nesting ≤ the cap, no number with
  * a decimal exponent beyond ±300 (overflow), and — since `JSON.parse` loses the literal — no
  * fraction or exponent in a number that is the direct value of a key listed in `integerKeys`.
  * `JSON.parse` enforces the rest of the grammar; any `SyntaxError` also means "take the slow path".
@@ -45,6 +46,58 @@ function escapesOk(text: string, start: number, end: number): boolean {
   return true;
 }
 
+/**
+ * The keys of one open object as offsets into the text (no strings are created): keys are
+ * compared character by character; a set of key strings is built only for objects with many keys.
+ */
+class KeySet {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  private set: Set<string> | undefined;
+
+  reset(): void {
+    this.starts.length = 0;
+    this.ends.length = 0;
+    this.set = undefined;
+  }
+
+  /** Add the key `text[start, end)`; false when it was already there. */
+  add(text: string, start: number, end: number): boolean {
+    if (this.set) {
+      const key = text.slice(start, end);
+      if (this.set.has(key)) return false;
+      this.set.add(key);
+      return true;
+    }
+    const len = end - start;
+    const { starts, ends } = this;
+    for (let k = 0; k < starts.length; k++) {
+      const s = starts[k]!;
+      if (ends[k]! - s !== len) continue;
+      let same = true;
+      for (let j = 0; j < len; j++) {
+        if (text.charCodeAt(s + j) !== text.charCodeAt(start + j)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return false;
+    }
+    starts.push(start);
+    ends.push(end);
+    if (starts.length >= 32) this.set = new Set(starts.map((s, k) => text.slice(s, ends[k])));
+    return true;
+  }
+}
+
+/** True when `text[start, end)` equals one of the forbidden keys. */
+function isForbidden(text: string, start: number, end: number): boolean {
+  const len = end - start;
+  if (len !== 9 && len !== 11) return false;
+  for (const k of FORBIDDEN_KEYS) if (k.length === len && text.startsWith(k, start)) return true;
+  return false;
+}
+
 /** End (index after the closing quote) of the string starting at `start`, or -1. */
 function stringEnd(text: string, start: number): number {
   let from = start + 1;
@@ -66,9 +119,12 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
   const n = text.length;
   if (n === 0 || text.charCodeAt(0) === 0xfeff || !wellFormed(text)) return undefined;
   const spans = new Map<string, { start: number; end: number }>();
-  // Per open container: a key set for objects, null for arrays.
-  const stack: Array<Set<string> | null> = [];
-  let lastKey = '';
+  // Per open container: the keys seen so far for objects (arrays reused per depth, so a large
+  // document allocates almost nothing here), null for arrays.
+  const stack: Array<KeySet | null> = [];
+  const pool: KeySet[] = [];
+  let lastKeyStart = 0;
+  let lastKeyEnd = 0;
   let afterColon = false;
   let rootKey: string | undefined;
   let rootStart = -1;
@@ -90,19 +146,13 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
       if (escaped && !escapesOk(text, i + 1, end - 1)) return undefined;
       const top = depth > 0 ? stack[depth - 1] : null;
       if (top && !afterColon) {
-        let key: string;
-        if (escaped) {
-          try {
-            key = JSON.parse(text.slice(i, end)) as string;
-          } catch {
-            return undefined;
-          }
-        } else key = text.slice(i + 1, end - 1);
-        if (FORBIDDEN_KEYS.has(key) || top.has(key)) return undefined;
-        top.add(key);
-        lastKey = key;
+        // Escaped keys (rare) go to the strict parser, which decodes before comparing.
+        if (escaped) return undefined;
+        if (isForbidden(text, i + 1, end - 1) || !top.add(text, i + 1, end - 1)) return undefined;
+        lastKeyStart = i + 1;
+        lastKeyEnd = end - 1;
         if (depth === 1) {
-          rootKey = key;
+          rootKey = text.slice(i + 1, end - 1);
           rootStart = -1;
         }
       } else if (depth === 1 && afterColon) {
@@ -119,7 +169,11 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
     }
     if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_JSON_DEPTH) return undefined;
-      stack.push(c === 0x7b ? new Set() : null);
+      if (c === 0x7b) {
+        const keys = pool[depth] ?? (pool[depth] = new KeySet());
+        keys.reset();
+        stack.push(keys);
+      } else stack.push(null);
       afterColon = false;
       i++;
       continue;
@@ -146,7 +200,7 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
     const first = text.charCodeAt(start);
     if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
       if (expAt >= 0 && Math.abs(Number(text.slice(expAt + 1, i))) > 300) return undefined;
-      if ((fraction || expAt >= 0) && afterColon && integerKeys.has(lastKey)) return undefined;
+      if ((fraction || expAt >= 0) && afterColon && integerKeys.has(text.slice(lastKeyStart, lastKeyEnd))) return undefined;
     }
     if (depth === 1 && afterColon) spans.set(rootKey!, { start: rootStart, end: i });
     afterColon = false;

@@ -188,3 +188,45 @@ export function utf8ByteLength(text: string, from = 0, to = text.length): number
   }
   return n;
 }
+
+/**
+ * Stream `compactJsonBytes(bytes)` to `sink` in chunks of at most `chunkSize` bytes, without
+ * materializing the whole compacted text. Returns its length in bytes. The chunk buffer is
+ * reused: `sink` must consume (e.g. hash) each chunk before returning.
+ */
+export function streamCompactJsonBytes(bytes: Uint8Array, sink: (chunk: Uint8Array) => void, chunkSize = 1 << 16): number {
+  const n = bytes.length;
+  const buf = new Uint8Array(chunkSize);
+  let o = 0;
+  let total = 0;
+  const flush = () => {
+    if (o > 0) sink(buf.subarray(0, o));
+    total += o;
+    o = 0;
+  };
+  let i = 0;
+  while (i < n) {
+    const c = bytes[i]!;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      i++;
+      continue;
+    }
+    if (o === chunkSize) flush();
+    buf[o++] = c;
+    i++;
+    if (c === 0x22) {
+      while (i < n) {
+        const d = bytes[i++]!;
+        if (o === chunkSize) flush();
+        buf[o++] = d;
+        if (d === 0x22) break;
+        if (d === 0x5c && i < n) {
+          if (o === chunkSize) flush();
+          buf[o++] = bytes[i++]!;
+        }
+      }
+    }
+  }
+  flush();
+  return total;
+}
