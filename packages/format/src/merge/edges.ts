@@ -77,8 +77,8 @@ export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int
     const pkg = input.package;
     const local = table.local.get(pkg)!;
     for (const e of input.graph.edges) {
-      const from = resolveRef(table, pkg, local, e.from);
-      const to = resolveRef(table, pkg, local, e.to);
+      const from = resolveRef(table, local, e.from);
+      const to = resolveRef(table, local, e.to);
       if (from < 0 || to < 0) {
         dropped.push({ package: pkg, from: qualify(pkg, e.from, local), to: qualify(pkg, e.to, local), type: e.type });
         continue;

@@ -30,8 +30,8 @@ export function qualify(pkg: string, ref: string, local: ReadonlyMap<string, num
   return ref;
 }
 
-/** Resolve a reference made inside `pkg` to a node index, or -1 when it is dangling (spec §2). */
-export function resolveRef(table: NodeTable, pkg: string, local: ReadonlyMap<string, number>, ref: string): number {
+/** Resolve a reference made inside a package (`local`: its local ids) to a node index, or -1 when dangling (spec §2). */
+export function resolveRef(table: NodeTable, local: ReadonlyMap<string, number>, ref: string): number {
   const i = local.get(ref);
   if (i !== undefined) return i;
   return lookupQualified(table, ref);
