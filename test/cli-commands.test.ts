@@ -95,6 +95,12 @@ describe('create → publish → info → search → yank', () => {
     expect(text).toContain('[REDACTED:aws_access_key_id]');
   });
 
+  it('create --version sets the package version (not the CLI version)', async () => {
+    const r = await run(['create', '--name', '@acme/rules', '--version', '2.1.0', '--from', 'AGENTS.md', '--json']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.json).toMatchObject({ name: '@acme/rules', version: '2.1.0', file: join(dir, 'acme-rules-2.1.0.ctxpkg') });
+  });
+
   it('--dry-run writes nothing and creates no key', async () => {
     const r = await run(['create', '--name', '@acme/rules', '--from', 'AGENTS.md', '--dry-run']);
     expect(r.code).toBe(0);

@@ -43,6 +43,8 @@ export function createProgram(deps: CliDeps, state: { exitCode: number } = { exi
     .name('ctxpkg')
     .description('Create, publish and install signed context packages (.ctxpkg) for AI agents')
     .version(CLI_VERSION, '-V, --version', 'print the ctxpkg version')
+    // Program options only before the command: `ctxpkg create --version 2.0.0` is create's option.
+    .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => deps.stdout.write(s),
