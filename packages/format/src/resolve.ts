@@ -98,7 +98,6 @@ export async function resolve(root: ResolveRoot, source: VersionSource, policy: 
   const describer = new Describer(provider, rootKey, root.name ?? ROOT_LABEL);
   const base: Omit<SolveInput, 'skipOptional' | 'pins'> = {
     rootKey,
-    rootVersion: root.version ?? '0.0.0',
     rootDeps,
     provider,
     prefer: (n) => pins.get(n),

@@ -4,8 +4,9 @@
  * solution whenever one exists over the candidate versions; otherwise it throws `SolveFailure`
  * carrying the derivation of the failure, which explain.ts turns into text.
  *
- * Decisions: the undecided required package with the fewest candidate versions first (ties by
- * name), at its preferred version (a lockfile pin) when still allowed, else the highest allowed.
+ * Decisions (queue.ts): among undecided required packages, the one seen in most conflicts, then
+ * the one with the fewest allowed versions, then by name; at its preferred version (a lockfile
+ * pin) when still allowed, else at the highest allowed version.
  */
 import { CtxpkgError } from '../errors.js';
 import { IncompatFactory, type Incompat, type Term } from './incompat.js';
@@ -22,7 +23,6 @@ export class SolveFailure extends Error {
 
 export interface SolveInput {
   rootKey: string;
-  rootVersion: string;
   rootDeps: Dep[];
   provider: Provider;
   /** Preferred version of a package (lockfile pin), if any. */
