@@ -147,12 +147,17 @@ async function main(): Promise<void> {
       : spawnSync(process.execPath, ['--import', 'tsx', self, '--child-verify', file], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
     const base = spawnSync(process.execPath, [...(useDist ? [] : ['--import', 'tsx']), '-e', `process.stdout.write(JSON.stringify({maxRssKb: ${PEAK_RSS_KB_EXPR}}))`], { encoding: 'utf8' });
+    const imported = useDist
+      ? spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(dist).href)}); process.stdout.write(JSON.stringify({ maxRssKb: ${PEAK_RSS_KB_EXPR} }));`], { encoding: 'utf8' })
+      : undefined;
     const rss = JSON.parse(r.stdout).maxRssKb * 1024;
     const baseRss = JSON.parse(base.stdout).maxRssKb * 1024;
+    const importRss = imported && imported.status === 0 ? JSON.parse(imported.stdout).maxRssKb * 1024 : undefined;
     const budget = 4 * size + 100 * 1e6;
     console.log(
       `peak RSS (fresh process, read+verify, ${useDist ? 'compiled dist' : 'tsx source: build failed'}): ${(rss / MB).toFixed(0)} MiB ` +
-        `(an idle ${useDist ? 'node' : 'node+tsx'} process: ${(baseRss / MB).toFixed(0)} MiB)   budget 4×size+100 MB = ${(budget / MB).toFixed(0)} MiB   ${rss <= budget ? 'within' : 'OVER'}`,
+        `(an idle ${useDist ? 'node' : 'node+tsx'} process: ${(baseRss / MB).toFixed(0)} MiB` +
+        `${importRss ? `; after importing @ctxpkg/format: ${(importRss / MB).toFixed(0)} MiB` : ''})   budget 4×size+100 MB = ${(budget / MB).toFixed(0)} MiB   ${rss <= budget ? 'within' : 'OVER'}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
