@@ -4,7 +4,8 @@
  * the values. The scan never reports an error itself: whenever it sees anything the strict
  * parser would refuse — or anything it does not handle — it answers `undefined`, and the caller
  * runs the strict parser (`parse.ts`), which gives the precise error. So the fast path accepts a
- * text only when the strict parser accepts it too, with the same values.
+ * text only when the strict parser in `rawNumbers` mode accepts it too, with the same values
+ * (property-tested); as in that mode, unsafe integers are left to the schema layer.
  *
  * Checked in the scan: no BOM, no raw lone surrogate (`isWellFormed`), valid escapes without
  * lone surrogates, no escape inside a key (left to the strict parser), unique keys per object

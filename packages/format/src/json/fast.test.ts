@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fastParseDocument } from './fast.js';
+import { parseJsonDocument, parseStrictJson, MAX_JSON_DEPTH, RawNumber, type JsonValue } from './parse.js';
+
+function plain(v: JsonValue): unknown {
+  if (v instanceof RawNumber) return v.value;
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+/**
+ * The fast path replaces the strict parser in `rawNumbers` mode (unsafe integers are the
+ * schema's business there): it must accept only what that accepts, with equal values and spans.
+ */
+function agrees(text: string, integerKeys: ReadonlySet<string> = new Set()): void {
+  const fast = fastParseDocument(text, integerKeys);
+  let strict: ReturnType<typeof parseJsonDocument> | undefined;
+  try {
+    strict = parseJsonDocument(text, { rawNumbers: true });
+  } catch {
+    strict = undefined;
+  }
+  if (fast === undefined) return; // the caller falls back to the strict parser
+  expect(strict).toBeDefined();
+  expect(fast.value).toEqual(plain(strict!.value));
+  expect([...fast.memberSpans.entries()]).toEqual([...strict!.memberSpans.entries()]);
+}
+
+describe('fastParseDocument', () => {
+  it('agrees with the strict parser on random JSON, pretty or compact', () => {
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 6 }), fc.boolean(), (j, pretty) => {
+        const text = pretty ? JSON.stringify(JSON.parse(j), null, 2) : j;
+        agrees(text);
+        agrees(`{"manifest":${text},"content":{"x":${text}}}`);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('takes the fast path for ordinary package text', () => {
+    const text = '{\n  "manifest": {"a": 1, "b": [true, null, "x\\n"]},\n  "content": {"n": -1.5e3, "s": "é😀"}\n}';
+    const doc = fastParseDocument(text)!;
+    expect(doc).toBeDefined();
+    expect(doc.value).toEqual(parseStrictJson(text));
+    const c = doc.memberSpans.get('content')!;
+    expect(text.slice(c.start, c.end)).toBe('{"n": -1.5e3, "s": "é😀"}');
+  });
+
+  it('refers every hostile or unusual input to the strict parser', () => {
+    const cases = [
+      '{"a":1,"a":2}',
+      '{"x":{"k":1,"k":1}}',
+      '{"__proto__":{}}',
+      '{"a":{"constructor":1}}',
+      '{"prototype":[]}',
+      '"\\ud800"',
+      '{"k":"a\\udc00"}',
+      '\ufeff{}',
+      '{} x',
+      '{"a":1e400}',
+      '{"k\\u0065y":1}',
+      '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1),
+      '{"a":',
+      '',
+    ];
+    for (const t of cases) expect(fastParseDocument(t), JSON.stringify(t.slice(0, 40))).toBeUndefined();
+  });
+
+  it('sends a fraction or exponent in an integer field to the strict parser, and nothing else', () => {
+    const keys = new Set(['line_start']);
+    expect(fastParseDocument('{"line_start":1.0}', keys)).toBeUndefined();
+    expect(fastParseDocument('{"line_start":1e2}', keys)).toBeUndefined();
+    expect(fastParseDocument('{"line_start":12}', keys)).toBeDefined();
+    expect(fastParseDocument('{"weight":1.0}', keys)).toBeDefined();
+  });
+
+  it('detects duplicates in objects with many keys', () => {
+    const many = Array.from({ length: 100 }, (_, i) => `"k${i}":${i}`).join(',');
+    expect(fastParseDocument(`{${many}}`)).toBeDefined();
+    expect(fastParseDocument(`{${many},"k57":1}`)).toBeUndefined();
+  });
+});
