@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,16 @@ describe('project lock', () => {
     writeFileSync(join(root, '.ctxpkg', 'lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname() }));
     const l = await acquireProjectLock(root, 1000);
     l.release();
+  });
+  it('breaks an empty lock file left by a crash right after creating it, once it is old', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ctxpkg-lock-'));
+    mkdirSync(join(root, '.ctxpkg'));
+    const path = join(root, '.ctxpkg', 'lock');
+    writeFileSync(path, '');
+    await expect(acquireProjectLock(root, 50)).rejects.toMatchObject({ code: 'E_LOCKED' });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path, old, old);
+    (await acquireProjectLock(root, 1000)).release();
   });
   it('times out with E_LOCKED while a live process holds it', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ctxpkg-lock-'));

@@ -6,11 +6,14 @@
  * The lock file is created with O_EXCL and holds `{ pid, host, since }`. A lock whose process is
  * gone (crash, SIGKILL) on this host is stale and is broken by the next command.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format';
 import { PROJECT_FILES } from './paths.js';
+
+/** A lock file that never got its content (crash right after creation) is stale after this (ms). */
+const HALF_WRITTEN_STALE_MS = 5_000;
 
 export interface ProjectLock {
   path: string;
@@ -32,8 +35,13 @@ function isStale(path: string): boolean {
     if (typeof info.pid !== 'number' || info.host !== hostname()) return false;
     return !alive(info.pid);
   } catch (err) {
-    // Unreadable or half-written lock: stale only if it vanished or cannot be parsed after a while.
-    return (err as NodeJS.ErrnoException).code === 'ENOENT';
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    // Half-written (a crash between create and write): stale once it is older than a few seconds.
+    try {
+      return Date.now() - statSync(path).mtimeMs > HALF_WRITTEN_STALE_MS;
+    } catch {
+      return true;
+    }
   }
 }
 
