@@ -43,8 +43,8 @@ export type DepsResult = { ok: true; deps: Dep[] } | { ok: false; reason: string
 
 export const versionBit = (i: number): bigint => 1n << BigInt(i + 1);
 
-function makeUniverse(name: string, versions: string[], listed: SourceVersion[], isRoot: boolean, matchAll: boolean): Universe {
-  const parsed = versions.map((v) => new semver.SemVer(v));
+function makeUniverse(name: string, versions: string[], listed: SourceVersion[], isRoot: boolean, matchAll: boolean, parsedVersions?: semver.SemVer[]): Universe {
+  const parsed = parsedVersions ?? versions.map((v) => new semver.SemVer(v));
   const cache = new Map<string, bigint>();
   const full = (1n << BigInt(versions.length + 1)) - 1n;
   return {
@@ -66,15 +66,12 @@ function makeUniverse(name: string, versions: string[], listed: SourceVersion[],
   };
 }
 
-function byPrecedence(a: string, b: string): number {
-  return semver.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
 /** Loads and caches universes and dependency lists from a `VersionSource`. */
 export class Provider {
   private readonly universes = new Map<string, Universe>();
   private readonly pending = new Map<string, Promise<Universe>>();
   private readonly depsCache = new Map<string, Promise<DepsResult>>();
+  private readonly ranges = new Map<string, VersionRange>();
 
   constructor(
     private readonly source: VersionSource,
@@ -124,19 +121,22 @@ export class Provider {
       throw e;
     }
     if (!Array.isArray(answer)) throw new CtxpkgError('E_REGISTRY', `the version list of ${name} is not an array`);
-    // One entry per precedence: prefer a non-yanked one, then the smallest text.
-    const chosen = new Map<string, SourceVersion>();
+    // One entry per precedence: prefer a non-yanked one, then the smallest text. Each version is
+    // parsed once; the sort compares parsed versions.
+    const chosen = new Map<string, { entry: SourceVersion; parsed: semver.SemVer }>();
     for (const e of answer) {
       if (typeof e?.version !== 'string' || !isValidVersion(e.version)) continue;
       const entry = { version: e.version, yanked: e.yanked === true };
-      const key = semver.parse(entry.version)!.version; // build metadata dropped
-      const prev = chosen.get(key);
-      if (!prev || (prev.yanked && !entry.yanked) || (prev.yanked === entry.yanked && entry.version < prev.version)) chosen.set(key, entry);
+      const parsed = new semver.SemVer(entry.version);
+      const key = parsed.version; // build metadata dropped
+      const prev = chosen.get(key)?.entry;
+      if (!prev || (prev.yanked && !entry.yanked) || (prev.yanked === entry.yanked && entry.version < prev.version)) chosen.set(key, { entry, parsed });
     }
-    const listed = [...chosen.values()].sort((a, b) => byPrecedence(a.version, b.version));
+    const sorted = [...chosen.values()].sort((a, b) => a.parsed.compare(b.parsed));
+    const listed = sorted.map((x) => x.entry);
     const allowed = this.yankedAllowed.get(name);
-    const usable = listed.filter((e) => !e.yanked || (allowed !== undefined && [...allowed].some((v) => semver.eq(v, e.version))));
-    return makeUniverse(name, usable.map((e) => e.version), listed, false, false);
+    const usable = sorted.filter(({ entry, parsed }) => !entry.yanked || (allowed !== undefined && [...allowed].some((v) => parsed.compare(v) === 0)));
+    return makeUniverse(name, usable.map((x) => x.entry.version), listed, false, false, usable.map((x) => x.parsed));
   }
 
   /** Validated, sorted dependencies of `name@version`; cached. */
@@ -173,11 +173,14 @@ export class Provider {
       }
       if (depName === name) return { ok: false, reason: 'it depends on itself' };
       if (typeof req !== 'string') return { ok: false, reason: `its range for ${depName} is not a string` };
-      let range: VersionRange;
-      try {
-        range = parseRange(req, { mode: 'read' });
-      } catch {
-        return { ok: false, reason: `its range ${JSON.stringify(req)} for ${depName} is invalid` };
+      let range = this.ranges.get(req);
+      if (range === undefined) {
+        try {
+          range = parseRange(req, { mode: 'read' });
+        } catch {
+          return { ok: false, reason: `its range ${JSON.stringify(req)} for ${depName} is invalid` };
+        }
+        this.ranges.set(req, range);
       }
       deps.push({ name: depName, version_req: req, optional: (d as { optional?: unknown }).optional === true, range });
     }
