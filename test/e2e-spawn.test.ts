@@ -96,6 +96,9 @@ describe('spawned binary against a real server', () => {
     const i = await ctxpkg(['install', '@acme/team', '--json'], proj);
     expect(i.code, i.stderr).toBe(0);
     expect(JSON.parse(i.stdout).merged.nodes).toBe(3);
+    const noop = await ctxpkg(['install'], proj);
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(noop.stdout).toBe('up to date\n1 package installed, 0 downloaded, no network\nmerged graph: 3 nodes (0 added), 2 edges, 0 conflicts, 0 superseded\n');
     const ls = await ctxpkg(['ls'], proj);
     expect(ls.stdout).toContain('@acme/team@1.0.0');
     const err = await ctxpkg(['install', '@acme/nope', '--json'], proj);

@@ -8,8 +8,19 @@ import { CLI_VERSION } from './version.js';
 import type { CliDeps } from './deps.js';
 
 const argv = process.argv.slice(2);
+const noopCandidate =
+  (argv[0] === 'install' || argv[0] === 'i') && (argv.length === 1 || (argv.length === 2 && argv[1] === '--frozen-lockfile'));
+let noop: string[] | undefined;
+if (noopCandidate) {
+  // `ctxpkg install` with nothing changed since the last install: answered without loading the
+  // format core (install/noop.ts checks every input and re-hashes the store).
+  const { tryNoopInstall } = await import('./install/noop.js');
+  noop = tryNoopInstall({ cwd: process.cwd(), env: process.env, homeDir: process.env.CTXPKG_HOME_DIR ?? homedir() });
+}
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${CLI_VERSION}\n`);
+} else if (noop) {
+  process.stdout.write(noop.join('\n') + '\n');
 } else {
   const deps: CliDeps = {
     fetch: globalThis.fetch.bind(globalThis),

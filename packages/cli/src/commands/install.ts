@@ -65,7 +65,21 @@ export async function runInstall(specs: string[], opts: InstallCliOptions, deps:
   const report = await runPipeline(session, pipelineOpts, deps);
   const { syncAfterInstall } = await import('../install/sync-hook.js');
   const sync = await syncAfterInstall(session.root, deps);
+  await recordState(session.root, report, sync.warnings, deps);
   return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
+}
+
+/** After a clean install, record the no-op fingerprint (install/noop.ts) for the next run. */
+export async function recordState(root: string, r: InstallReport, warnings: string[], deps: CliDeps): Promise<void> {
+  if (warnings.length > 0) return;
+  const { writeInstallState } = await import('../install/noop.js');
+  writeInstallState(root, deps, {
+    packages: r.packages.length,
+    nodes: r.merge.nodes,
+    edges: r.merge.edges,
+    conflicts: r.merge.conflicts.length,
+    superseded: r.merge.superseded.length,
+  });
 }
 
 export function register(program: Command, ctx: CommandContext): void {

@@ -7,7 +7,7 @@ import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { examples, openSession } from '../session.js';
-import { reportJson, reportLines } from './install.js';
+import { recordState, reportJson, reportLines } from './install.js';
 
 export async function runUninstall(names: string[], opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
@@ -15,6 +15,7 @@ export async function runUninstall(names: string[], opts: { registry?: string },
   const report = await runPipeline(session, { remove: names }, deps);
   const { syncAfterInstall } = await import('../install/sync-hook.js');
   const sync = await syncAfterInstall(session.root, deps, report.packages.length === 0);
+  await recordState(session.root, report, sync.warnings, deps);
   return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
 }
 

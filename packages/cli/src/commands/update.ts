@@ -7,7 +7,7 @@ import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { examples, openSession } from '../session.js';
-import { reportJson, reportLines } from './install.js';
+import { recordState, reportJson, reportLines } from './install.js';
 
 export async function runUpdate(names: string[], opts: { registry?: string; acceptNewKey?: boolean }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
@@ -17,6 +17,7 @@ export async function runUpdate(names: string[], opts: { registry?: string; acce
   const report = await runPipeline(session, { update: names.length > 0 ? names : true, acceptNewKey: opts.acceptNewKey }, deps);
   const { syncAfterInstall } = await import('../install/sync-hook.js');
   const sync = await syncAfterInstall(session.root, deps);
+  await recordState(session.root, report, sync.warnings, deps);
   return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
 }
 
