@@ -14,6 +14,8 @@
  * Floor, measured in the same run: the unavoidable part of a union — qualify every node id,
  * put nodes and edges in maps, sort both by key.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { mergeGraphs } from '../../packages/format/src/merge/index.js';
 import type { ContextEdge, ContextNode, MergeInput } from '../../packages/format/src/graph-types.js';
 
@@ -80,14 +82,15 @@ function measure(ins: MergeInput[], runs: number): { merge: number; floor: numbe
   const times: number[] = [];
   const floors: number[] = [];
   const cpus: number[] = [];
-  let last;
+  let counts = { nodes: 0, edges: 0, merged: 0, conflicts: 0 };
   for (let r = 0; r < runs; r++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    last = mergeGraphs(ins, { now: '2026-03-01T00:00:00Z' });
+    const { graph, report } = mergeGraphs(ins, { now: '2026-03-01T00:00:00Z' });
     times.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpus.push((c.user + c.system) / 1000);
+    counts = { nodes: graph.nodes.length, edges: graph.edges.length, merged: report.edges_merged.length, conflicts: graph.conflicts.length };
     const f0 = performance.now();
     floor(ins);
     floors.push(performance.now() - f0);
@@ -96,35 +99,47 @@ function measure(ins: MergeInput[], runs: number): { merge: number; floor: numbe
     merge: median(times),
     floor: median(floors),
     cpu: median(cpus),
-    nodes: last!.graph.nodes.length,
-    edges: last!.graph.edges.length,
-    merged: last!.report.edges_merged.length,
-    conflicts: last!.graph.conflicts.length,
+    ...counts,
   };
 }
 
-const gc = (globalThis as { gc?: () => void }).gc;
-const heapMiB = () => {
-  gc?.();
-  return process.memoryUsage().heapUsed / 1024 / 1024;
-};
-const base = heapMiB();
-const small = inputs(1_000);
-const large = inputs(10_000);
-const withInputs = heapMiB();
-measure(small, 3); // warm-up
-const s = measure(small, 7);
-const l = measure(large, 5);
-for (const [label, m] of [['20k', s], ['200k', l]] as const) {
-  console.log(
-    `${label}: ${m.nodes} nodes, ${m.edges} edges (${m.merged} shared, ${m.conflicts} conflicts): merge median ${m.merge.toFixed(0)} ms (cpu ${m.cpu.toFixed(0)} ms); floor ${m.floor.toFixed(0)} ms; ratio ${(m.merge / m.floor).toFixed(1)}×`,
-  );
+/** Child mode: one 200k merge in a fresh process; prints RSS before the merge and the peak. */
+function child(): void {
+  const ins = inputs(10_000);
+  const before = process.memoryUsage().rss;
+  const { graph } = mergeGraphs(ins, { now: '2026-03-01T00:00:00Z' });
+  console.log(JSON.stringify({ before: before / 1024 / 1024, peak: process.resourceUsage().maxRSS / 1024, nodes: graph.nodes.length }));
 }
-console.log(`time(200k) / time(20k) = ${(l.merge / s.merge).toFixed(1)} (target ≤ 12); 200k target < 2000 ms`);
-const kept = mergeGraphs(large, { now: '2026-03-01T00:00:00Z' });
-const withResult = heapMiB();
-console.log(
-  `memory${gc ? '' : ' (run with --expose-gc for exact heap figures)'}: inputs ${(withInputs - base).toFixed(0)} MiB of heap; ` +
-    `one 200k merge result (graph + report) retains ${(withResult - withInputs).toFixed(0)} MiB; process peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
-);
-void kept;
+
+function main(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const heapMiB = () => {
+    gc?.();
+    return process.memoryUsage().heapUsed / 1024 / 1024;
+  };
+  const base = heapMiB();
+  const small = inputs(1_000);
+  const large = inputs(10_000);
+  const withInputs = heapMiB();
+  measure(small, 3); // warm-up
+  const s = measure(small, 7);
+  const l = measure(large, 5);
+  for (const [label, m] of [['20k', s], ['200k', l]] as const) {
+    console.log(
+      `${label}: ${m.nodes} nodes, ${m.edges} edges (${m.merged} shared, ${m.conflicts} conflicts): merge median ${m.merge.toFixed(0)} ms (cpu ${m.cpu.toFixed(0)} ms); floor ${m.floor.toFixed(0)} ms; ratio ${(m.merge / m.floor).toFixed(1)}×`,
+    );
+  }
+  console.log(`time(200k) / time(20k) = ${(l.merge / s.merge).toFixed(1)} (target ≤ 12); 200k target < 2000 ms`);
+  const kept = mergeGraphs(large, { now: '2026-03-01T00:00:00Z' });
+  const withResult = heapMiB();
+  console.log(
+    `heap${gc ? '' : ' (run with --expose-gc for exact figures)'}: inputs ${(withInputs - base).toFixed(0)} MiB; one 200k result (graph + report) retains ${(withResult - withInputs).toFixed(0)} MiB; this process's peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+  );
+  void kept;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child'], { encoding: 'utf8' });
+  const m = JSON.parse(r.stdout.trim().split('\n').pop()!) as { before: number; peak: number };
+  console.log(`fresh process, one 200k merge: RSS ${m.before.toFixed(0)} MiB before the merge (inputs built), peak ${m.peak.toFixed(0)} MiB`);
+}
+
+if (process.argv.includes('--child')) child();
+else main();
