@@ -13,9 +13,10 @@ function structure(path: string, why: string): CtxpkgError {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function str(v: unknown, path: string, what = 'a string'): void {
-  if (typeof v !== 'string') throw structure(path, `must be ${what}`);
-  if (v.includes('\u0000')) throw structure(path, 'must not contain U+0000');
+/** A string; `key` strings (ids, references, types) must also be free of U+0000. */
+function str(v: unknown, path: string, key = true): void {
+  if (typeof v !== 'string') throw structure(path, 'must be a string');
+  if (key && v.includes('\u0000')) throw structure(path, 'must not contain U+0000');
 }
 
 function optFinite(v: unknown, path: string): void {
@@ -38,7 +39,7 @@ function checkGraph(g: unknown, path: string): void {
     str(n.id, `${p}.id`);
     if (n.id === '') throw structure(`${p}.id`, 'must not be empty');
     str(n.type, `${p}.type`);
-    str(n.content, `${p}.content`);
+    str(n.content, `${p}.content`, false);
     optFinite(n.activation, `${p}.activation`);
     optFinite(n.confidence, `${p}.confidence`);
     optCount(n.decay_half_life_days, `${p}.decay_half_life_days`);
@@ -54,7 +55,7 @@ function checkGraph(g: unknown, path: string): void {
     str(e.type, `${p}.type`);
     optFinite(e.weight, `${p}.weight`);
     optCount(e.coactivations, `${p}.coactivations`);
-    if (e.metadata !== undefined && e.metadata !== null) str(e.metadata, `${p}.metadata`);
+    if (e.metadata !== undefined && e.metadata !== null) str(e.metadata, `${p}.metadata`, false);
   }
 }
 
