@@ -37,12 +37,13 @@ export function graphIssues(g: ContextGraph): Issue[] {
  * The reference's `ContextGraph::summary()`: counts, sorted unique node types, arithmetic mean
  * of activation (0.0 for an empty graph, always present) and the latest `created_at` as
  * freshness (absent when no node has one). Timestamps compare as instants; the latest is
- * reported in its written spelling.
+ * reported in its written spelling. `activation` maps each value first (the writer passes its
+ * 15-digit rounding, so the mean is over the values it writes).
  */
-export function graphSummary(g: ContextGraph): GraphSummary {
+export function graphSummary(g: ContextGraph, activation: (a: number) => number = (a) => a): GraphSummary {
   const node_types = [...new Set(g.nodes.map((n) => n.type))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   let sum = 0;
-  for (const n of g.nodes) sum += n.activation ?? 1;
+  for (const n of g.nodes) sum += activation(n.activation ?? 1);
   const out: GraphSummary = {
     node_count: g.nodes.length,
     edge_count: g.edges.length,

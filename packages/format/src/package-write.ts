@@ -126,7 +126,7 @@ function manifestModel(m: ManifestInput, content: PackageContent): Record<string
   const g = content.context_graph;
   let summary = m.graph_summary === null ? undefined : m.graph_summary;
   if (summary === undefined && m.graph_summary !== null && g) {
-    summary = graphSummary({ ...g, nodes: g.nodes.map((n) => ({ ...n, activation: roundF64To15(n.activation) })) });
+    summary = graphSummary(g, roundF64To15);
   }
   return {
     schema_version: schema,
