@@ -74,7 +74,9 @@ describe('install → ls → why → outdated → uninstall', () => {
     const out = await run(['outdated', '--json']);
     expect(out.json.packages).toEqual([{ name: '@acme/auth', range: '^1.0.0', current: '1.2.0', wanted: '1.2.0', latest: '2.0.0', outdated: true }]);
 
+    world.log.length = 0;
     const un = await run(['uninstall', '@acme/auth', '--json']);
+    expect(world.log).toEqual([]);
     expect(un.code, un.stderr).toBe(0);
     expect(un.json.removed.map((x: { name: string }) => x.name)).toEqual(['@acme/auth', '@acme/base']);
     expect(readdirSync(join(project, '.ctxpkg', 'store', 'sha256'))).toHaveLength(0);

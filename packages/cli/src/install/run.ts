@@ -157,7 +157,9 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
         });
       }
       planned = lockClosure(declared, before).map(fromLock);
-    } else if (!drift && !opts.update && fileSpecs.length === 0) {
+    } else if (!opts.update && fileSpecs.length === 0 && (opts.specs ?? []).length === 0 && (!drift || (opts.remove?.length && !lockDrift(declared, { ...before, declared })))) {
+      // Nothing to resolve: the lock satisfies the declared set (after an uninstall, the rest of
+      // it), so the plan is its closure and no registry is contacted.
       planned = lockClosure(declared, before).map(fromLock);
     } else {
       for (const f of Object.entries(declared)) {
