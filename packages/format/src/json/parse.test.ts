@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CtxpkgError } from '../errors.js';
-import { decodeUtf8Strict, formatPath, MAX_JSON_DEPTH, parseJsonDocument, parseStrictJson, RawNumber } from './parse.js';
+import { formatPath, MAX_JSON_DEPTH, parseJsonDocument, parseStrictJson, RawNumber } from './parse.js';
+import { decodeUtf8Strict } from './utf8.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
