@@ -2,7 +2,7 @@
  * Every value of ../shared/vectors reproduced byte for byte (FORMAT-FACTS §11.2). The semver
  * table belongs to versions.ts (engineer R) and is tested there.
  */
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import {
   canonicalContentText, compactJsonText, extractTopLevelMemberText, computeIntegrity, formatF32, formatF64, formatJsonString, normalizeTimestamp,
   readPackage, buildPackage, signingMessage, signManifest, verifyPackage, documentIssues, decodeContent, parseStrictJson,
@@ -24,7 +24,10 @@ function manifestInput(m: Manifest): ManifestInput {
 }
 
 describeShared('shared vectors: reference-vectors.json', () => {
-  const v = sharedJson<Vectors>('vectors/reference-vectors.json');
+  let v: Vectors;
+  beforeAll(() => {
+    v = sharedJson<Vectors>('vectors/reference-vectors.json');
+  });
 
   it('empty content hashes and package hashes', () => {
     expect(computeIntegrity('test-pkg', '1.0.0', v.empty_content_json as string).content_hash).toBe(v.empty_content_hash);
@@ -96,7 +99,11 @@ describeShared('shared vectors: reference-vectors.json', () => {
 });
 
 describeShared('shared vectors: reference-signatures.json', () => {
-  const s = sharedJson<Record<string, { name: string; version: string; integrity_sha256: string; seed: string; signing_message_hex: string; public_key: string; value: string } | string>>('vectors/reference-signatures.json');
+  type Row = { name: string; version: string; integrity_sha256: string; seed: string; signing_message_hex: string; public_key: string; value: string };
+  let s: Record<string, Row | string>;
+  beforeAll(() => {
+    s = sharedJson<Record<string, Row | string>>('vectors/reference-signatures.json');
+  });
 
   it('signing messages, public keys and signatures', () => {
     let n = 0;
@@ -114,7 +121,10 @@ describeShared('shared vectors: reference-signatures.json', () => {
 });
 
 describeShared('shared vectors: the golden signed v2 package', () => {
-  const v = sharedJson<Record<string, string>>('vectors/reference-vectors.json');
+  let v: Record<string, string>;
+  beforeAll(() => {
+    v = sharedJson<Record<string, string>>('vectors/reference-vectors.json');
+  });
 
   it('verifies, and re-writing its parsed model reproduces its compact content text exactly', async () => {
     const bytes = sharedBytes('vectors/acme-auth-context-2.0.0.ctxpkg');
