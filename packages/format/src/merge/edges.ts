@@ -32,6 +32,9 @@ export interface EdgeResult {
 }
 
 const present = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
+const WEIGHTS = 1;
+const PACKAGES = 2;
+const METADATA = 4;
 const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Accumulated contributions, one column per field, indexed by accumulator number. */
@@ -43,6 +46,8 @@ class Columns {
   readonly co: Float64Array;
   /** Index (in the sorted inputs) of the first contributing package. */
   readonly firstPackage: Int32Array;
+  /** Bit set per accumulator: WEIGHTS, PACKAGES, METADATA (which sparse maps hold an entry). */
+  readonly flags: Uint8Array;
   readonly type: string[] = [];
   /** The chosen metadata and its package, for accumulators that have any. */
   readonly metadata = new Map<number, { pkg: string; text: string }>();
@@ -59,6 +64,7 @@ class Columns {
     this.weight = new Float64Array(capacity);
     this.co = new Float64Array(capacity);
     this.firstPackage = new Int32Array(capacity);
+    this.flags = new Uint8Array(capacity);
   }
 }
 
@@ -98,23 +104,31 @@ export function buildEdges(inputs: readonly Input[], table: NodeTable, rank: Int
         c.co[a] = Math.min(co, MAX_COACTIVATIONS);
         c.firstPackage[a] = p;
         c.type.push(e.type);
-        if (present(e.metadata)) c.metadata.set(a, { pkg, text: e.metadata });
+        if (present(e.metadata)) {
+          c.metadata.set(a, { pkg, text: e.metadata });
+          c.flags[a]! |= METADATA;
+        }
         pairs.setAt(slot, from, to, a);
         continue;
       }
       const ws = c.weights.get(a);
       if (ws) ws.push(weight);
       else c.weights.set(a, [c.weight[a]!, weight]);
+      c.flags[a]! |= WEIGHTS;
       c.co[a] = Math.min(c.co[a]! + co, MAX_COACTIVATIONS);
       if (present(e.metadata)) {
         const meta = c.metadata.get(a);
         if (meta === undefined) c.metadata.set(a, { pkg, text: e.metadata });
         else if (meta.pkg === pkg && e.metadata < meta.text) meta.text = e.metadata;
+        c.flags[a]! |= METADATA;
       }
       const first = inputs[c.firstPackage[a]!]!.package;
       const ps = c.packages.get(a);
       if (ps === undefined) {
-        if (first !== pkg) c.packages.set(a, [first, pkg]);
+        if (first !== pkg) {
+          c.packages.set(a, [first, pkg]);
+          c.flags[a]! |= PACKAGES;
+        }
       } else if (ps[ps.length - 1] !== pkg) ps.push(pkg);
     }
   }
@@ -165,7 +179,7 @@ function countingSort(len: number, key: (a: number) => number, n: number, input:
 function output(c: Columns, inputs: readonly Input[], table: NodeTable, rank: Int32Array, dropped: EdgeResult['dropped']): EdgeResult {
   const idx = sortedOrder(c, rank, table.nodes.length);
   // Edges contributed by one package share one frozen `packages` array per package.
-  const single = new Map<string, string[]>();
+  const single: Array<string[] | undefined> = new Array(inputs.length);
   const edges: MergedEdge[] = new Array(c.length);
   const ends = new Int32Array(2 * c.length);
   const merged: EdgeRef[] = [];
@@ -173,25 +187,25 @@ function output(c: Columns, inputs: readonly Input[], table: NodeTable, rank: In
   const disputed = new Set<number>();
   for (let i = 0; i < c.length; i++) {
     const a = idx[i]!;
+    const flags = c.flags[a]!;
     const from = table.nodes[c.from[a]!]!;
     const to = table.nodes[c.to[a]!]!;
     const type = c.type[a]!;
     let weight = c.weight[a]!;
-    const ws = c.weights.get(a);
-    if (ws) {
-      ws.sort((x, y) => x - y);
+    if (flags & WEIGHTS) {
+      const ws = c.weights.get(a)!.sort((x, y) => x - y);
       let sum = 0;
       for (const w of ws) sum += w;
       weight = sum / ws.length;
       merged.push({ from: from.id, to: to.id, type });
     }
-    let list = c.packages.get(a);
-    if (list === undefined) {
-      const only = inputs[c.firstPackage[a]!]!.package;
-      list = single.get(only) ?? (Object.freeze([only]) as string[]);
-      single.set(only, list);
+    let list: string[];
+    if (flags & PACKAGES) list = c.packages.get(a)!;
+    else {
+      const p = c.firstPackage[a]!;
+      list = single[p] ??= Object.freeze([inputs[p]!.package]) as string[];
     }
-    edges[i] = makeEdge(from.id, to.id, type, weight, c.co[a]!, c.metadata.get(a)?.text, list);
+    edges[i] = makeEdge(from.id, to.id, type, weight, c.co[a]!, flags & METADATA ? c.metadata.get(a)!.text : undefined, list);
     ends[2 * i] = c.from[a]!;
     ends[2 * i + 1] = c.to[a]!;
     if (type === 'contradicts' && from.package !== to.package) {

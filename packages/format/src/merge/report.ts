@@ -60,7 +60,17 @@ export function buildReport(
   };
   if (previousValue === undefined) {
     report.nodes_added = nodes.map((n) => n.id);
-    report.edges_added = edges.map(ref);
+    // Every edge is new: the list is built on first read (it is as long as the graph's edge list,
+    // and callers without a previous graph rarely read it). JSON.stringify reads it like a field.
+    let added: EdgeRef[] | undefined;
+    Object.defineProperty(report, 'edges_added', {
+      enumerable: true,
+      configurable: true,
+      get: () => (added ??= edges.map(ref)),
+      set: (v: EdgeRef[]) => {
+        added = v;
+      },
+    });
     return report;
   }
   const previous = checkPrevious(previousValue);
