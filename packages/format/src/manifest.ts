@@ -23,7 +23,7 @@ export type PackageLayer = (typeof PACKAGE_LAYERS)[number];
 export interface Dependency {
   /** Scoped `@ns/name`. */
   name: string;
-  /** Version range (dialect: spec/ranges.md). */
+  /** Version range (dialect: spec/format.md §17). */
   version_req: string;
   optional: boolean;
 }

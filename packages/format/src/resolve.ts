@@ -2,7 +2,7 @@
  * Full transitive dependency resolution over an injected `VersionSource` (issue 3 item 2;
  * FORMAT-FACTS §7.2 for what the reference does: depth 1 only). Pure: all I/O is the source's.
  *
- * Rules (spec/ranges.md "Resolution"):
+ * Rules (spec/format.md §17 "Resolution"):
  * - one version per package name; the solver is PubGrub (resolve/solver.ts), so a solution is
  *   found whenever one exists over the non-yanked candidates, and a failure is explained as
  *   chains of requirements ("@a/x@1.2.0 needs @c/z ^2 but @b/y@3.0.0 needs @c/z ^1");

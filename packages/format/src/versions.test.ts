@@ -104,7 +104,7 @@ describe('HB-05 range grammar interop and pathological ranges', () => {
   });
 });
 
-describe('range dialect details (spec/ranges.md)', () => {
+describe('range dialect details (spec/format.md §17)', () => {
   it.each([
     ['>= 1.2, < 2', '1.9.0', true],
     ['>=1.*', '1.0.0', true],

@@ -1,5 +1,5 @@
 /**
- * Version ranges and version ordering (spec/ranges.md; FORMAT-FACTS §7.2; ADVERSARIAL HB-01,
+ * Version ranges and version ordering (spec/format.md §17; FORMAT-FACTS §7.2; ADVERSARIAL HB-01,
  * HB-02, HB-03, HB-05).
  *
  * The `version_req` dialect is the reference's (Rust `semver` crate): comparators separated by
@@ -53,7 +53,7 @@ const FEATURE_TEXT: Record<NpmFeature, string> = {
  * - Garbage (`latest`, `>>nope<<`, leading zeros, numbers > 2^53−1) → `E_INVALID_RANGE`.
  * - In `write` mode, npm-only syntax → `E_RANGE` with a hint naming the reference form.
  *
- * Source of the rules: spec/ranges.md; FORMAT-FACTS §7.2 (semver crate grammar, bare = caret).
+ * Source of the rules: spec/format.md §17; FORMAT-FACTS §7.2 (semver crate grammar, bare = caret).
  */
 export function parseRange(text: string, opts: { mode: RangeMode } = { mode: 'read' }): VersionRange {
   if (typeof text !== 'string') throw new CtxpkgError('E_INVALID_RANGE', 'a version range must be a string');

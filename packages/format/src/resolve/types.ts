@@ -9,7 +9,7 @@ import type { Lockfile } from '../lockfile.js';
 export interface ResolverDependency {
   /** Scoped `@ns/name`. */
   name: string;
-  /** Range in the `version_req` dialect (spec/ranges.md), read mode. */
+  /** Range in the `version_req` dialect (spec/format.md §17), read mode. */
   version_req: string;
   optional: boolean;
 }

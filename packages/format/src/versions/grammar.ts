@@ -1,5 +1,5 @@
 /**
- * The `version_req` grammar (spec/ranges.md): a tokenizer/parser that accepts the union of the
+ * The `version_req` grammar (spec/format.md §17): a tokenizer/parser that accepts the union of the
  * reference dialect (Rust `semver` 1.0 `VersionReq`: comparators separated by commas, bare
  * version = caret) and npm's range syntax, and records which npm-only features a text uses so
  * that writers can refuse them. The parse result is lowered to a node-semver range string
@@ -44,7 +44,7 @@ const WILDCARDS = new Set(['*', 'x', 'X']);
 function fail(text: string, why: string): CtxpkgError {
   const shown = text.length > 60 ? JSON.stringify(text.slice(0, 60)) + '…' : JSON.stringify(text);
   return new CtxpkgError('E_INVALID_RANGE', `invalid version range ${shown}: ${why}`, {
-    hint: 'write a range like ^1.2.3, >=1.2, <2.0 or * (spec/ranges.md)',
+    hint: 'write a range like ^1.2.3, >=1.2, <2.0 or * (spec/format.md §17)',
   });
 }
 
