@@ -65,6 +65,21 @@ function rleBombFrame(blocks: number): Uint8Array {
   return out;
 }
 
+/** `n` bytes repeating a 1000-byte pseudo-random block (seeded): deflates about 100:1, under the ratio cap. */
+function repetitive(n: number, seed: number): Uint8Array {
+  const block = new Uint8Array(1000);
+  let x = 0x9e3779b9 ^ (seed + 1);
+  for (let i = 0; i < block.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    block[i] = x & 0xff;
+  }
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i += block.length) out.set(block.subarray(0, Math.min(block.length, n - i)), i);
+  return out;
+}
+
 async function base(): Promise<RawEntry[]> {
   return parseZip(await baseArchive());
 }
@@ -109,6 +124,27 @@ describe('bombs: bounded memory, clean error', () => {
         const fcs = 1024 * MiB;
         const frame = Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, 0xa0, fcs & 0xff, (fcs >>> 8) & 0xff, (fcs >>> 16) & 0xff, fcs >>> 24, 0x03, 0, 0x10, 0x61]);
         e[1] = fileEntry('content.json.zst', frame, { stored: true });
+        return buildZip(e);
+      },
+    ],
+    [
+      'six 6 MiB entries, each within the per-entry cap, 36 MiB declared in total',
+      'E_TOO_LARGE',
+      async () => {
+        const e = await base();
+        for (let i = 0; i < 6; i++) e.push(fileEntry(`blobs/sha256-${i.toString(16).padStart(64, '0')}`, repetitive(6 * MiB, i)));
+        return buildZip(e);
+      },
+    ],
+    [
+      'the worst accepted: 31.5 MiB of blobs deflating ~100:1 (a ~330 KB archive at the default total)',
+      'OK',
+      async () => {
+        const e = await base();
+        for (let i = 0; i < 4; i++) {
+          const data = repetitive(Math.floor(7.875 * MiB), i);
+          e.push(fileEntry(`blobs/sha256-${createHash('sha256').update(data).digest('hex')}`, data));
+        }
         return buildZip(e);
       },
     ],

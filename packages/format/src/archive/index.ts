@@ -11,6 +11,7 @@ export {
   type JsonToArchiveOptions,
 } from './bundle.js';
 export {
+  ARCHIVE_UNPACKED_LIMIT_BYTES,
   CAP_SLACK_BYTES,
   DEFAULT_ARCHIVE_LIMITS,
   PACKAGE_SIZE_LIMIT_BYTES,
@@ -20,6 +21,7 @@ export {
 export { BLOB_REF_RE, CONTENT_ENTRY, MANIFEST_ENTRY, REBUILD_ENTRY } from './names.js';
 export {
   isZipBytes,
+  listArchiveBlobRefs,
   readArchive,
   readArchiveParts,
   type ArchiveContents,

@@ -4,13 +4,22 @@
  * Every cap is checked against bytes actually produced while inflating or decoding, never
  * against sizes an archive declares (declared sizes are attacker-controlled, ADVERSARIAL HB-16).
  * Callers that handle large packages (the bench, a registry configured for big packages) raise
- * the caps explicitly; the defaults match the 10 MiB package limit of the reference
- * (FORMAT-FACTS §1.1, `MAX_PACKAGE_FILE_BYTES`).
+ * the caps explicitly; the file and per-entry defaults match the 10 MiB package limit of the
+ * reference (FORMAT-FACTS §1.1, `MAX_PACKAGE_FILE_BYTES`), the total is 32 MiB.
  */
 import { CtxpkgError } from '../errors.js';
 
 /** 10 MiB: the reference's `MAX_PACKAGE_FILE_BYTES` (FORMAT-FACTS §1.1). */
 export const PACKAGE_SIZE_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * 32 MiB: what a ZIP-form package may expand to in total (all entries, decoded). The ZIP form
+ * exists for packages larger than a JSON bundle may be (spec/archive.md §6): the file stays within
+ * the 10 MiB package limit (the registry's own cap, 8 MiB by default, is a registry setting), each
+ * entry within 10 MiB, and everything together within this. It also bounds the decoded bytes a
+ * default reader holds, so a hostile archive costs at most this much memory (HB-16: < 64 MiB).
+ */
+export const ARCHIVE_UNPACKED_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** The caps the archive reader enforces. All sizes are in bytes. */
 export interface ArchiveLimits {
@@ -36,7 +45,7 @@ export interface ArchiveLimits {
 /**
  * The documented defaults (spec/archive.md §6):
  * - 16,384 entries (10k blobs + the fixed entries fit; the ZIP32 maximum is 65,535),
- * - 10 MiB per entry and 10 MiB in total (the package limit),
+ * - 10 MiB per entry (the package limit) and 32 MiB in total (`ARCHIVE_UNPACKED_LIMIT_BYTES`),
  * - ratio 1000:1 after a 1 MiB grace (JSON deflates ~5–20:1; deflate's ceiling is ~1032:1),
  * - 8 MiB zstd window (zstd's own default cap for levels ≤ 19),
  * - 10 MiB archive.
@@ -44,7 +53,7 @@ export interface ArchiveLimits {
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
   maxEntries: 16_384,
   maxEntryBytes: PACKAGE_SIZE_LIMIT_BYTES,
-  maxTotalBytes: PACKAGE_SIZE_LIMIT_BYTES,
+  maxTotalBytes: ARCHIVE_UNPACKED_LIMIT_BYTES,
   maxRatio: 1000,
   ratioGraceBytes: 1024 * 1024,
   maxZstdWindowBytes: 8 * 1024 * 1024,

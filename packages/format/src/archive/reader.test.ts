@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { deflateRawSync } from 'node:zlib';
 import { crc32 } from './crc32.js';
-import { isZipBytes, readArchive, readArchiveParts } from './reader.js';
+import { isZipBytes, listArchiveBlobRefs, readArchive, readArchiveParts } from './reader.js';
 import { BLOB, BLOB_REF, CONTENT_TEXT, MANIFEST_TEXT, baseArchive, expectCode } from './__tests__/fixtures.js';
 import { buildZip, fileEntry, nameBytes, parseZip, type RawEntry } from './__tests__/zip-builder.js';
 
 const enc = new TextEncoder();
+
+/** `n` pseudo-random lowercase ASCII letters (valid UTF-8, deflates only ~1.6:1). */
+function letters(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = 0x61 + ((x >>> 0) % 26);
+  }
+  return out;
+}
 
 /** The base archive's records with `extra` inserted right after the manifest entry. */
 async function withEntryAfterManifest(...extra: RawEntry[]): Promise<Uint8Array> {
@@ -38,6 +51,17 @@ describe('readArchive: the valid archive', () => {
     const dir = fileEntry('blobs/', new Uint8Array(0), { stored: true, mode: 0o040755 });
     const r = await readArchive(await withEntryAfterManifest(dir));
     expect(r.blobSizes.has(BLOB_REF)).toBe(true);
+  });
+
+  it('listArchiveBlobRefs names the blobs from the central directory without reading data', async () => {
+    expect(listArchiveBlobRefs(await baseArchive())).toEqual([BLOB_REF]);
+    expect(listArchiveBlobRefs(enc.encode('{"manifest":{},"content":{}}'))).toEqual([]);
+    // Structure checks still apply: an unsafe name is refused, a wrong blob hash is not seen.
+    const bad = await withEntryAfterManifest(fileEntry('../x', enc.encode('x')));
+    expect(() => listArchiveBlobRefs(bad)).toThrow(expect.objectContaining({ code: 'E_ARCHIVE_UNSAFE_PATH' }));
+    const wrongHash = parseZip(await baseArchive());
+    wrongHash[2] = fileEntry(`blobs/sha256-${'0'.repeat(64)}`, BLOB);
+    expect(listArchiveBlobRefs(buildZip(wrongHash))).toEqual([`sha256-${'0'.repeat(64)}`]);
   });
 
   it('isZipBytes tells ZIP from JSON by the first bytes', async () => {
@@ -199,12 +223,26 @@ describe('HB-16: lying sizes and honest bombs', () => {
   });
 
   it('the total cap counts all entries (three 4 MiB entries under a 10 MiB total)', async () => {
-    const data = new Uint8Array(4 * 1024 * 1024).fill(7);
+    const data = letters(4 * 1024 * 1024); // incompressible enough: the ratio cap stays out of it
     const entries = parseZip(await baseArchive());
     entries.push(fileEntry('rebuild.json', data));
     entries[1] = fileEntry('content.json', data);
     entries[0] = fileEntry('ctxpkg.json', data);
-    await expectCode(readArchive(buildZip(entries)), 'E_TOO_LARGE');
+    const zip = buildZip(entries);
+    await expectCode(readArchive(zip, { limits: { maxTotalBytes: 10 * 1024 * 1024 } }), 'E_TOO_LARGE');
+    // The default total (32 MiB) admits the same 12 MiB: the ZIP form carries more than a bundle.
+    expect((await readArchive(zip, { keepBlobs: false })).contentText.length).toBe(data.length);
+  });
+
+  it('the default total cap is 32 MiB, checked on the declared sizes before inflating', async () => {
+    const block = letters(1000);
+    const nine = new Uint8Array(9 * 1024 * 1024).map((_, i) => block[i % 1000]!); // deflates ~100:1
+    const entries = parseZip(await baseArchive());
+    entries[0] = fileEntry('ctxpkg.json', nine);
+    entries[1] = fileEntry('content.json', nine);
+    entries.push(fileEntry('rebuild.json', nine), fileEntry('blobs/sha256-' + 'e'.repeat(64), nine));
+    const err = await expectCode(readArchive(buildZip(entries)), 'E_TOO_LARGE');
+    expect(err.message).toMatch(/33554432/);
   });
 
   it('the ratio cap applies to declared sizes above the grace, before inflating', async () => {

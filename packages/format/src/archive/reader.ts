@@ -119,6 +119,24 @@ export async function readArchive(bytes: Uint8Array, options: ReadArchiveOptions
 }
 
 /**
+ * The blob_refs (`sha256-<hex>`, sorted) named by the entries of a ZIP-form package, from the
+ * central directory alone: checks 1–6 of spec/archive.md §5 run (structure, names, types,
+ * duplicates, layout; caps of §6), but no entry data is read, so blob hashes are **not** checked.
+ * For bytes verified before — a store artifact re-hashed against its lockfile entry — this tells
+ * which blobs belong to it without inflating anything. Not a ZIP (`isZipBytes` false) → `[]`.
+ * Throws the archive codes of §5 steps 1–6 (`E_ARCHIVE*`, `E_TOO_LARGE`).
+ */
+export function listArchiveBlobRefs(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): string[] {
+  if (!isZipBytes(bytes)) return [];
+  const scanned = scanZip(bytes, resolveLimits(limits));
+  const { layout } = classifyEntries(scanned.entries);
+  return layout
+    .filter((le) => le.kind === 'blob')
+    .map((le) => le.key)
+    .sort();
+}
+
+/**
  * The archive layer's contract with the package reader (`readPackage`/`verifyPackage`): the raw
  * manifest JSON text, the raw content JSON text and the blobs (hash-checked) of a ZIP-form
  * package. See `readArchive` for checks, caps (`limits`, spec/archive.md §6) and error codes.
