@@ -30,6 +30,24 @@ export interface CreateCliOptions {
 /** JSON bundles larger than this (bytes) are written in the ZIP form automatically (spec/archive.md). */
 export const AUTO_ARCHIVE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The signed JSON text of the package whose graph has its large content in blobs: the text the
+ * archive's `ctxpkg.json` and `content.json` are cut from. Its limit is the JSON bundle's
+ * (10 MiB, `E_TOO_LARGE`): what stays inline — every node's excerpt and fields — must fit.
+ */
+function buildArchiveText(build: () => Uint8Array): Uint8Array {
+  try {
+    return build();
+  } catch (err) {
+    const e = err as { code?: string; message?: string; details?: Record<string, unknown> };
+    if (e.code !== 'E_TOO_LARGE') throw err;
+    throw new CtxpkgError('E_TOO_LARGE', `even with large node content in blobs, ${e.message ?? 'the package is too large'}`, {
+      hint: 'nodes above 16 KiB go into blobs; many smaller nodes must still fit 10 MiB of JSON: split the sources into several packages',
+      ...(e.details ? { details: e.details } : {}),
+    });
+  }
+}
+
 export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<CommandResult> {
   if (!opts.name) throw new CtxpkgError('E_USAGE', 'create needs --name @namespace/name');
   if (!opts.from || opts.from.length === 0) throw new CtxpkgError('E_USAGE', 'create needs --from <paths…>');
@@ -64,10 +82,27 @@ export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<
   }
   const { loadSigningKey } = await import('../signing-key.js');
   const key = loadSigningKey(deps, opts.key);
-  const json = buildCreated(input, imported.graph, key.seed);
-  const { readPackage, jsonBundleToArchive } = await import('@ctxpkg/format');
-  const zip = opts.archive || json.length > AUTO_ARCHIVE_BYTES;
-  const bytes = zip ? await jsonBundleToArchive(json) : json;
+  const { readPackage, jsonBundleToArchive, isCtxpkgError } = await import('@ctxpkg/format');
+  // The JSON bundle unless asked for the ZIP form, or the bundle is above the threshold or the
+  // 10 MiB package limit; the ZIP form moves large node content into blobs (spec/archive.md §4.2).
+  let json: Uint8Array | undefined;
+  if (!opts.archive) {
+    try {
+      json = buildCreated(input, imported.graph, key.seed);
+    } catch (err) {
+      if (!isCtxpkgError(err) || err.code !== 'E_TOO_LARGE') throw err;
+    }
+  }
+  let bytes: Uint8Array;
+  let blobCount = 0;
+  if (json !== undefined && json.length <= AUTO_ARCHIVE_BYTES) {
+    bytes = json;
+  } else {
+    const { moveLargeContentToBlobs } = await import('../create-blobs.js');
+    const { graph, blobs } = moveLargeContentToBlobs(imported.graph);
+    blobCount = blobs.size;
+    bytes = await jsonBundleToArchive(buildArchiveText(() => buildCreated(input, graph, key.seed)), { blobs });
+  }
   const check = await readPackage(bytes, { requireSignature: true });
   const out = resolve(deps.cwd, opts.out ?? defaultOutputName(input.name, input.version));
   const { writeFileAtomic } = await import('../fsutil.js');
@@ -75,14 +110,14 @@ export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<
   const { sha256Bytes } = await import('../store.js');
   const text = [
     ...(key.created ? [`created signing key ${key.path}`] : []),
-    `wrote ${out} (${bytes.length} bytes, ${check.form === 'zip' ? 'ZIP form' : 'JSON bundle'})`,
+    `wrote ${out} (${bytes.length} bytes, ${check.form === 'zip' ? `ZIP form, ${blobCount} blob${blobCount === 1 ? '' : 's'}` : 'JSON bundle'})`,
     `${input.name}@${input.version}: ${imported.graph.nodes.length} nodes (${countText}), ${imported.graph.edges.length} edges from ${imported.files.length} file(s)`,
     `signed by ${key.fingerprint}`,
   ];
   return {
     text,
     json: {
-      name: input.name, version: input.version, file: out, bytes: bytes.length, form: check.form, artifact_sha256: sha256Bytes(bytes),
+      name: input.name, version: input.version, file: out, bytes: bytes.length, form: check.form, blobs: blobCount, artifact_sha256: sha256Bytes(bytes),
       signer: { public_key: key.publicKey, fingerprint: key.fingerprint, key_created: key.created },
       files: imported.files, nodes: imported.graph.nodes.length, edges: imported.graph.edges.length, types: counts,
     },
@@ -108,7 +143,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--key <file>', 'signing key file (default: the user key, created on first use)')
     .option('--redact', 'replace secrets with [REDACTED:kind] instead of refusing')
     .option('--dry-run', 'show the nodes without writing anything')
-    .option('--archive', 'write the ZIP form (automatic above 4 MiB)')
+    .option('--archive', 'write the ZIP form, node content above 16 KiB as blobs (automatic above 4 MiB)')
     .addHelpText(
       'after',
       examples([

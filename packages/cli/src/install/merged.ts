@@ -5,8 +5,10 @@
  */
 import { join } from 'node:path';
 import { mergeGraphs, type MergedGraph, type MergeInput } from '@ctxpkg/format';
+import { readBlob } from '../blob-store.js';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
 import { PROJECT_FILES } from '../paths.js';
+import { expandBlobContent } from './blob-content.js';
 import type { VerifiedEntry } from './types.js';
 
 export interface MergeSummary {
@@ -44,7 +46,9 @@ function sourcesPath(root: string): string {
 /**
  * Merge the installed packages' graphs and write merged.json atomically when the set of
  * installed artifacts changed (recorded in `.ctxpkg/graph/sources.json`). `load` parses an entry
- * that came without its graph (a pinned store artifact).
+ * that came without its graph (a pinned store artifact). Nodes with `blob_ref` get their
+ * delivered content from the blob store (`expandBlobContent`; every blob must be stored first,
+ * else `E_BLOB`).
  */
 export async function rebuildMergedGraph(
   root: string,
@@ -61,7 +65,9 @@ export async function rebuildMergedGraph(
   const inputs: MergeInput[] = [];
   for (const e of sorted) {
     const g = e.graph && e.content_hash ? { graph: e.graph, content_hash: e.content_hash } : await load(e);
-    inputs.push({ package: e.name, version: e.version, content_hash: g.content_hash, graph: g.graph });
+    // Nodes with blob_ref carry a preview of the blob and its file path (blob-content.ts).
+    const graph = expandBlobContent(g.graph, (ref) => readBlob(root, ref), `${e.name}@${e.version}`);
+    inputs.push({ package: e.name, version: e.version, content_hash: g.content_hash, graph });
   }
   const wanted = inputs.map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
   const summary = (g: MergedGraph, rebuilt: boolean, nodesAdded: string[], superseded: string[]): MergeSummary => ({

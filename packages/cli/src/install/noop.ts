@@ -4,13 +4,14 @@
  * core. This module imports only `node:` built-ins so `bin.ts` can try it before anything else.
  *
  * `.ctxpkg/install-state.json` holds a fingerprint: SHA-256 over ctxpkg.json, ctxpkg.lock, the
- * user config, `CTXPKG_REGISTRY`, the merged graph and its source list, the sync record and every
- * file it lists. The fast path also re-hashes every artifact the lockfile names in the store.
+ * user config, `CTXPKG_REGISTRY`, the merged graph and its source list, the names and sizes of the
+ * blob store's files, the sync record and every file it lists. The fast path also re-hashes every
+ * artifact the lockfile names in the store (blob files are re-hashed by the full path).
  * Any difference, a pending commit journal or a held project lock sends the command down the
  * full path (which verifies everything and rewrites the state).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PROJECT_FILES, userConfigPath } from '../paths.js';
 
@@ -48,6 +49,19 @@ function findRoot(cwd: string): string | undefined {
   }
 }
 
+/** Names and sizes of the blob store's files (`.ctxpkg/store/blobs/sha256/`): a deleted or truncated blob changes it. */
+function blobListing(root: string): string {
+  const dir = join(root, PROJECT_FILES.store, 'blobs', 'sha256');
+  try {
+    return readdirSync(dir)
+      .sort()
+      .map((f) => `${f}:${statSync(join(dir, f)).size}`)
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
 /** The fingerprint of everything a no-argument install reads (see the module docstring). */
 export function installFingerprint(root: string, deps: Env): string {
   const h = createHash('sha256').update('ctxpkg-install-state-v1');
@@ -60,6 +74,7 @@ export function installFingerprint(root: string, deps: Env): string {
   part(deps.env.CTXPKG_REGISTRY ?? '');
   part(text(join(root, PROJECT_FILES.mergedGraph)));
   part(text(join(root, PROJECT_FILES.dir, 'graph', 'sources.json')));
+  part(blobListing(root));
   const record = text(join(root, PROJECT_FILES.dir, 'sync.json'));
   part(record);
   try {

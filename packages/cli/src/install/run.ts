@@ -5,8 +5,9 @@
  *   (no network yet) → check locked registries (HB-26a) → plan (frozen: the lock or
  *   E_LOCKFILE_OUT_OF_SYNC; a satisfied lock: no network; else resolve transitively over the
  *   registries, respecting the lock) → fetch missing artifacts in parallel (bounded) → verify each
- *   (artifact hash, full format check, signature policy, name/version, pinned signer) → store →
- *   commit ctxpkg.json + ctxpkg.lock together → rebuild the merged graph → prune the store.
+ *   (artifact hash, full format check, signature policy, name/version, pinned signer) → store
+ *   (artifacts, then the blobs of ZIP-form packages) → commit ctxpkg.json + ctxpkg.lock together
+ *   → rebuild the merged graph → prune the store and the blob store.
  *
  * Nothing is written before every package has been verified; a failure leaves the project as it was.
  */
@@ -18,7 +19,9 @@ import { withProjectLock } from '../lock.js';
 import { createProgress } from '../progress.js';
 import { readManifest, serializeManifest, type ProjectManifest } from '../project.js';
 import type { Session } from '../session.js';
+import { pruneBlobs } from '../blob-store.js';
 import { hasArtifact, pruneStore, putArtifact, readArtifact, sha256Bytes } from '../store.js';
+import { storeProjectBlobs } from './blobs.js';
 import { readLock, lockText } from './lockio.js';
 import { rebuildMergedGraph, type MergeSummary } from './merged.js';
 import { checkLockRegistries, lockClosure, lockDrift } from './plan.js';
@@ -237,8 +240,10 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
     bar.done();
     const all = [...verified, ...fileEntries.filter((f) => !verified.some((v) => v.name === f.name))].sort(byName);
 
-    // 5. Write: store, then ctxpkg.json + ctxpkg.lock together, then the merged graph.
+    // 5. Write: store (artifacts, then their blobs), then ctxpkg.json + ctxpkg.lock together,
+    // then the merged graph.
     for (const v of all) if (!v.fromStore) putArtifact(root, v.bytes);
+    const blobStore = await storeProjectBlobs(root, all);
     for (const name of provisional) {
       const v = all.find((e) => e.name === name);
       if (v) declared[name] = `^${v.version}`;
@@ -267,6 +272,7 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
       return { graph: full.graph as NonNullable<VerifiedEntry['graph']>, content_hash: full.content_hash as string };
     });
     pruneStore(root, new Set(all.map((v) => v.artifact_sha256)));
+    pruneBlobs(root, blobStore.keep);
 
     const added: InstallReport['added'] = [];
     const changed: InstallReport['changed'] = [];

@@ -39,6 +39,8 @@ export interface VerifiedEntry extends LockedEntry {
   /** `integrity.content_hash` (merge input identity). */
   content_hash?: string;
   graph?: ContextGraph;
+  /** ZIP form: the blobs verification read (hash-checked), by blob_ref; absent for pinned store artifacts. */
+  blobs?: Map<string, Uint8Array>;
   /** True when the bytes came from the local store (no network). */
   fromStore: boolean;
 }

@@ -76,6 +76,7 @@ export async function verifyArtifact(bytes: Uint8Array, req: VerifyRequest): Pro
     bytes,
     content_hash: m.integrity.content_hash,
     graph: pkg.graph,
+    ...(pkg.blobs && pkg.blobs.size > 0 ? { blobs: pkg.blobs } : {}),
     fromStore: req.fromStore,
   };
 }
