@@ -16,7 +16,7 @@ import { chmodSync } from 'node:fs';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from './deps.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
-import { formatJson, isPlainObject, parseJsonObject } from './jsonfile.js';
+import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
 import { userConfigPath } from './paths.js';
 
 export interface UserConfig {
@@ -36,12 +36,12 @@ export function normalizeRegistryUrl(raw: string): string {
   try {
     u = new URL(raw.trim());
   } catch {
-    throw new CtxpkgError('E_USAGE', `not a registry URL: ${JSON.stringify(raw)}`, {
+    throw new CtxpkgError('E_USAGE', `not a registry URL: ${JSON.stringify(redactUrlText(raw))}`, {
       hint: 'use a URL such as https://registry.example.com/api',
     });
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new CtxpkgError('E_USAGE', `registry URL must use http or https: ${raw}`);
+    throw new CtxpkgError('E_USAGE', `registry URL must use http or https: ${redactUrlText(raw)}`);
   }
   if (u.username || u.password || u.search || u.hash) {
     throw new CtxpkgError('E_USAGE', `registry URL must not carry credentials, a query or a fragment: ${u.origin}`, {
@@ -50,6 +50,14 @@ export function normalizeRegistryUrl(raw: string): string {
   }
   const path = u.pathname.replace(/\/+$/, '');
   return `${u.protocol}//${u.host.toLowerCase()}${path}`;
+}
+
+/**
+ * A URL-like text safe to print: credentials (`user:pass@`) and everything from `?` or `#` on
+ * are replaced by `…`, so a token pasted into a registry URL never reaches a terminal or a CI log.
+ */
+export function redactUrlText(raw: string): string {
+  return raw.replace(/^([^/]*\/\/)[^/?#]*@/, '$1…@').replace(/[?#].*$/s, '?…');
 }
 
 /** Validate a scope key (`@acme`). Throws `E_USAGE`. */
@@ -84,7 +92,7 @@ export function loadUserConfig(deps: Pick<CliDeps, 'env' | 'homeDir'>): UserConf
   const path = userConfigPath(deps);
   const text = readTextIfExists(path);
   if (text === undefined) return { registries: {}, tokens: {} };
-  const o = parseJsonObject(text, path);
+  const o = parseStrictJsonObject(text, path);
   const cfg: UserConfig = {
     registries: parseRegistries(o.registries, `${path}: registries`),
     tokens: {},

@@ -2,7 +2,7 @@
  * Reading the CLI's own JSON files (ctxpkg.json, the user config, merged graphs): JSON text in,
  * a plain object out, with the keys that can pollute prototypes refused (ADVERSARIAL HB-08).
  */
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError, parseStrictJson } from '@ctxpkg/format';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -28,6 +28,28 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
     throw new CtxpkgError('E_FORBIDDEN_KEY', `${what} contains the forbidden key "${bad}"`, {
       hint: 'remove the key; it could change object prototypes',
     });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CtxpkgError('E_INVALID_JSON', `${what} must contain a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Parse a small, hand-edited, security-relevant file (ctxpkg.json, the user config) with the
+ * format's strict parser (spec/format.md §2): besides what `parseJsonObject` refuses, a key
+ * repeated in one object is `E_DUPLICATE_KEY` — `JSON.parse` keeps the last one silently, so a
+ * second `"registries"` member further down a reviewed ctxpkg.json could rebind a scope to another
+ * registry unnoticed (ADVERSARIAL HB-28 class). Also `E_JSON_DEPTH`, `E_UNSAFE_INTEGER`, lone
+ * surrogates (`E_INVALID_JSON`). A leading BOM is tolerated. `what` names the file in messages.
+ */
+export function parseStrictJsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    if (!isCtxpkgError(err)) throw err;
+    throw new CtxpkgError(err.code, `${what}: ${err.message}`, { hint: `fix ${what}`, details: err.details, cause: err });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CtxpkgError('E_INVALID_JSON', `${what} must contain a JSON object`);

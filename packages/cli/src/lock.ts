@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format';
 import { PROJECT_FILES } from './paths.js';
+import { checkDerivedDirs } from './project-dirs.js';
 
 /** A lock file that never got its content (crash right after creation) is stale after this (ms). */
 const HALF_WRITTEN_STALE_MS = 5_000;
@@ -59,9 +60,11 @@ function tryCreate(path: string): boolean {
 
 /**
  * Acquire the lock of the project at `root`, waiting up to `timeoutMs` (default 120 s).
- * Throws `E_LOCKED` naming the holder when it cannot be acquired in time.
+ * Throws `E_LOCKED` naming the holder when it cannot be acquired in time, and `E_UNSAFE_PATH`
+ * (before creating anything) when `.ctxpkg/` or one of its derived directories is a symlink.
  */
 export async function acquireProjectLock(root: string, timeoutMs = 120_000): Promise<ProjectLock> {
+  checkDerivedDirs(root);
   const dir = join(root, PROJECT_FILES.dir);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'lock');

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format';
 import { normalizeRegistryUrl, parseRegistries } from './config.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
-import { formatJson, isPlainObject, parseJsonObject } from './jsonfile.js';
+import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
 import { PROJECT_FILES } from './paths.js';
 
 export interface TrustPolicy {
@@ -57,10 +57,10 @@ export function findProjectRoot(cwd: string): { root: string; exists: boolean } 
 
 /**
  * Parse ctxpkg.json text. Dependency names and ranges are checked for shape here (strings);
- * their grammar is checked by the resolver. Throws `E_INVALID_JSON`, `E_FORBIDDEN_KEY`, `E_USAGE`.
+ * their grammar is checked by the resolver. Throws `E_INVALID_JSON`, `E_DUPLICATE_KEY`, `E_FORBIDDEN_KEY`, `E_USAGE`.
  */
 export function parseManifest(text: string, what: string = PROJECT_FILES.manifest): ProjectManifest {
-  const o = parseJsonObject(text, what);
+  const o = parseStrictJsonObject(text, what);
   const m = defaultManifest();
   if (o.dependencies !== undefined) {
     if (!isPlainObject(o.dependencies)) {

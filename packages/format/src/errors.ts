@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   E_DUPLICATE_DOCUMENT: 'input',
   E_SECRET: 'input',
   E_SOURCE: 'input',
+  E_UNSAFE_PATH: 'input',
   // integrity & signatures
   E_INTEGRITY: 'integrity',
   E_ARTIFACT_CHECKSUM: 'integrity',

@@ -19,6 +19,7 @@ import { readTextIfExists } from '../fsutil.js';
 import { parseJsonObject } from '../jsonfile.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
+import { checkDerivedDirs } from '../project-dirs.js';
 
 /** Files larger than this are not read for freshness (their nodes stay unchecked). */
 export const MAX_WORKSPACE_FILE_BYTES = 16 * 1024 * 1024;
@@ -39,7 +40,8 @@ export function emptyGraph(): MergedGraph {
 
 /**
  * Open the project around `deps.cwd`. Throws `E_NOT_FOUND` when there is no ctxpkg.json, or —
- * with `requireGraph` — when nothing is installed; `E_INVALID_JSON`/`E_STRUCTURE` for broken files.
+ * with `requireGraph` — when nothing is installed; `E_INVALID_JSON`/`E_STRUCTURE` for broken files;
+ * `E_UNSAFE_PATH` when `.ctxpkg/` or its `graph/` is a symbolic link (project-dirs.ts).
  */
 export function loadProjectContext(deps: Pick<CliDeps, 'cwd'>, opts: { requireGraph: boolean }): ProjectContext {
   const { root, exists } = findProjectRoot(deps.cwd);
@@ -48,6 +50,7 @@ export function loadProjectContext(deps: Pick<CliDeps, 'cwd'>, opts: { requireGr
       hint: 'run `ctxpkg init` in the project root, then `ctxpkg install`',
     });
   }
+  checkDerivedDirs(root);
   const manifest = readManifest(root);
   const config = parseContextConfig(manifest.extra.context);
   const path = join(root, PROJECT_FILES.mergedGraph);

@@ -8,6 +8,8 @@
  * - A managed block whose body no longer matches the hash in its begin marker, a malformed block,
  *   or a generated file whose bytes differ from what sync recorded (or, without a record, whose
  *   block was edited) is left alone with a warning, and dropped from the record.
+ * - An agent file that is a symbolic link (or not a regular file), or whose directory resolves
+ *   outside the project, is never read or written: skipped with the reason (output-path.ts).
  * - An output no longer wanted (package uninstalled, target disabled) is removed only when it is
  *   unedited: a block is cut out (the file is deleted when sync created it and nothing else is
  *   left); a generated file is deleted, and then empty `.cursor/rules`, `.cursor`,
@@ -18,8 +20,10 @@ import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SYNC_TARGETS, type SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
+import { checkDerivedDirs } from '../project-dirs.js';
 import { appendBlock, findBlock, makeBlock, removeBlock, replaceBlock } from './blocks.js';
 import type { ProjectContext } from './context.js';
+import { outputPathProblem } from './output-path.js';
 import { briefBody, packageFiles, type DesiredOutput } from './outputs.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
 
@@ -77,6 +81,8 @@ type Action = { path: string; write?: string; delete?: true; entry?: SyncEntry }
 
 /** Plan one wanted output against the file on disk. */
 function planWanted(root: string, d: DesiredOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
+  const unsafe = outputPathProblem(root, d.path);
+  if (unsafe) return skip(report, d.path, unsafe);
   const current = readTextIfExists(join(root, d.path));
   const block = makeBlock(d.body);
   if (d.kind === 'block') {
@@ -111,6 +117,8 @@ function skip(report: SyncReport, path: string, reason: string): undefined {
 
 /** Plan the removal of an output that is no longer wanted. */
 function planRemoval(root: string, path: string, kind: 'block' | 'file', recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
+  const unsafe = outputPathProblem(root, path);
+  if (unsafe) return recorded ? skip(report, path, unsafe) : undefined;
   const current = readTextIfExists(join(root, path));
   if (current === undefined) return undefined;
   if (kind === 'file') {
@@ -143,9 +151,11 @@ function generatedOnDisk(root: string): Array<{ path: string; target: SyncTarget
 /**
  * Synchronize agent files of `project` for `opts.targets` (default: the configured targets).
  * With no targets at all this removes every unedited output of earlier syncs (that is how
- * uninstall and `ctxpkg sync --remove` clean up). Throws `E_BUDGET` (nothing written) or `E_IO`.
+ * uninstall and `ctxpkg sync --remove` clean up). Throws `E_BUDGET` (nothing written), `E_IO`,
+ * or `E_UNSAFE_PATH` (nothing written) when `.ctxpkg/` is a symbolic link.
  */
 export function syncProject(project: ProjectContext, opts: SyncOptions): SyncReport {
+  checkDerivedDirs(project.root);
   const targets = SYNC_TARGETS.filter((t) => (opts.targets ?? project.config.sync.targets).includes(t));
   const report: SyncReport = { targets, written: [], unchanged: [], removed: [], skipped: [], notes: [] };
   const wanted = desiredOutputs(project, targets, opts.now, report.notes);
