@@ -405,7 +405,7 @@ describe('tokens in registry URLs are refused and never echoed', () => {
 
 describe('hostile project files (variants): symlinks, duplicate keys', () => {
   it('a committed `.ctxpkg` symlink (or store/graph symlink) → E_UNSAFE_PATH; nothing is created, overwritten or pruned where it points', async () => {
-    for (const link of ['.ctxpkg', '.ctxpkg/store', '.ctxpkg/store/sha256', '.ctxpkg/graph']) {
+    for (const link of ['.ctxpkg', '.ctxpkg/store', '.ctxpkg/store/sha256', '.ctxpkg/store/blobs', '.ctxpkg/graph']) {
       const p = temp('ctxpkg-adv-proj-');
       await run(['init'], p);
       const outside = temp('ctxpkg-adv-outside-');

@@ -1,11 +1,11 @@
 /**
  * The derived directories below a project root that ctxpkg writes into — `.ctxpkg/`, its
- * `store/`, `store/sha256/` and `graph/` — must be real directories of the project, never
- * symbolic links. A repository can carry a symlink named `.ctxpkg` (it is only gitignored, not
- * forbidden); following it, an install would create, overwrite and prune files wherever the link
- * points, outside the project (the symlink-following class of node-tar CVE-2021-32803; the
- * "symlinked store dirs" variant of ADVERSARIAL HB-13/HB-26). Checked before the project lock is
- * taken, so a refused command writes nothing at all.
+ * `store/`, `store/sha256/`, `store/blobs/`, `store/blobs/sha256/` and `graph/` — must be real
+ * directories of the project, never symbolic links. A repository can carry a symlink named
+ * `.ctxpkg` (it is only gitignored, not forbidden); following it, an install would create,
+ * overwrite and prune files wherever the link points, outside the project (the symlink-following
+ * class of node-tar CVE-2021-32803; the "symlinked store dirs" variant of ADVERSARIAL
+ * HB-13/HB-26). Checked before the project lock is taken, so a refused command writes nothing.
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,14 @@ import { CtxpkgError } from '@ctxpkg/format';
 import { PROJECT_FILES } from './paths.js';
 
 /** Derived directories, outermost first (POSIX spelling, relative to the project root). */
-export const DERIVED_DIRS: readonly string[] = [PROJECT_FILES.dir, PROJECT_FILES.store, join(PROJECT_FILES.store, 'sha256'), join(PROJECT_FILES.dir, 'graph')];
+export const DERIVED_DIRS: readonly string[] = [
+  PROJECT_FILES.dir,
+  PROJECT_FILES.store,
+  join(PROJECT_FILES.store, 'sha256'),
+  join(PROJECT_FILES.store, 'blobs'),
+  join(PROJECT_FILES.store, 'blobs', 'sha256'),
+  join(PROJECT_FILES.dir, 'graph'),
+];
 
 /**
  * Throw `E_UNSAFE_PATH` when any existing derived directory of the project at `root` is a
