@@ -15,6 +15,7 @@ import { errorResponse, JSON_TYPE } from './http.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_LIMITS, normaliseBasePath, type AppOptions, type LogEntry } from './options.js';
 import { rawPath, rawPathProblem } from './params.js';
+import { registerBlobRoutes } from './routes/blobs.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerPublishRoute } from './routes/publish.js';
@@ -46,6 +47,7 @@ export function createApp(opts: AppOptions): RegistryApp {
 
   const api = new Hono<Env>();
   registerReadRoutes(api, deps);
+  registerBlobRoutes(api, deps);
   registerPublishRoute(api, deps);
   registerYankRoutes(api, deps);
   registerCatalogRoutes(api, deps);

@@ -29,6 +29,8 @@ export interface GateResult {
   integrity_sha256: string;
   signer_public_key: string;
   search_text: string;
+  /** ZIP form: the verified blobs by blob_ref (`sha256-<hex>`); empty for a JSON bundle. */
+  blobs: ReadonlyMap<string, Uint8Array>;
   /** Check name → detail, in the order performed (all passed). */
   checks: Array<{ check: string; detail: string }>;
   /** What was deliberately not checked, with the reason. */
@@ -121,6 +123,7 @@ export async function runPublishGate(
     integrity_sha256: String(m.integrity?.sha256 ?? ''),
     signer_public_key: pkg.signer,
     search_text: searchText(ref.full, description, tags, pkg, limits.searchTextChars),
+    blobs: pkg.blobs ?? new Map(),
     checks,
     skipped: targets.skipped,
   };

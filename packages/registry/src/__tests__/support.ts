@@ -104,7 +104,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 /** Everything observable about storage: DB rows (tables) and blob files. */
 export async function storageSnapshot(store: SqliteStore): Promise<string> {
-  const tables = ['namespaces', 'signer_keys', 'packages', 'versions'];
+  const tables = ['namespaces', 'signer_keys', 'packages', 'versions', 'version_blobs'];
   const rows = tables.map((t) => JSON.stringify(store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()));
   const blobs = (await store.blobs.list()).map((b) => b.sha256);
   return JSON.stringify({ rows, blobs });

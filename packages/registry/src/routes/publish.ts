@@ -9,8 +9,9 @@
  *   4. the body under the size cap (413, or 400 for a malformed Content-Length);
  *   5. under a per-version in-process lock (keyed-lock.ts): the 409 check again, the publish gate
  *      (gate.ts, 400s) and a signer-key pre-check;
- *   6. blob written durably, then one transaction records the version (409 if another process's
- *      publish won); the blob of a refused publish is removed again.
+ *   6. blob written durably (and, for the ZIP form, each package blob next to it), then one
+ *      transaction records the version and its blobs (409 if another process's publish won); the
+ *      blobs of a refused publish are removed again (unless another version references them).
  */
 import type { Hono } from 'hono';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
@@ -22,6 +23,7 @@ import { jsonResponse } from '../http.js';
 import { precedenceKey } from '../ordering.js';
 import { packageRef, versionParam } from '../params.js';
 import { sha256OfBytes } from '../store/blobs.js';
+import type { RegistryStore } from '../store/types.js';
 import { buildTrustReport } from '../trust.js';
 import { KeyedLock } from '../keyed-lock.js';
 
@@ -33,6 +35,34 @@ function versionExists(full: string, version: string, existing: { version: strin
       : `${full}@${version} has the same precedence as the published ${existing.version}; build metadata does not make a new version`,
     { hint: 'publish a new version number', details: { existing_version: existing.version } },
   );
+}
+
+/**
+ * Write the verified blobs of a ZIP-form package next to the artifact, content-addressed
+ * (spec/registry.md "Storage"), 16 at a time. They are derived from the durable artifact, so
+ * they are written atomically without fsync (`durable: false`); a blob lost or damaged by a crash
+ * is re-extracted from the artifact when read (routes/blobs.ts). Each written blob's hash is
+ * appended to `pinned` (the caller releases them). Returns the rows for `commitPublish`, sorted.
+ */
+async function storePackageBlobs(
+  store: RegistryStore,
+  blobs: ReadonlyMap<string, Uint8Array>,
+  pinned: string[],
+): Promise<Array<{ sha256: string; size_bytes: number }>> {
+  const list = [...blobs.values()];
+  const rows: Array<{ sha256: string; size_bytes: number }> = [];
+  for (let i = 0; i < list.length; i += 16) {
+    const done = await Promise.allSettled(list.slice(i, i + 16).map((b) => store.putBlob(b, { durable: false })));
+    for (const d of done) {
+      if (d.status === 'fulfilled') {
+        pinned.push(d.value.sha256);
+        rows.push({ sha256: d.value.sha256, size_bytes: d.value.size });
+      }
+    }
+    const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+  return rows.sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
 }
 
 export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
@@ -64,8 +94,10 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
         const artifactSha256 = sha256OfBytes(bytes);
         const publishedAt = isoNow(deps.clock());
         await deps.store.putBlob(bytes);
+        const pinned: string[] = [artifactSha256];
         let outcome;
         try {
+          const blobs = await storePackageBlobs(deps.store, gate.blobs, pinned);
           outcome = await deps.store.commitPublish({
             namespace: ref.namespace,
             name: ref.name,
@@ -80,6 +112,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
             tags: gate.tags,
             dependencies: gate.dependencies,
             search_text: gate.search_text,
+            blobs,
             trust_report: (signer) =>
               buildTrustReport({
                 full: ref.full, version, artifactSha256, sizeBytes: bytes.byteLength, maxBytes: deps.limits.maxPackageBytes, gate, signer,
@@ -88,7 +121,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
             published_by: principal.tokenId,
           });
         } finally {
-          await deps.store.releaseBlob(artifactSha256);
+          for (const sha of pinned) await deps.store.releaseBlob(sha);
         }
         deps.metrics.publishAccepted();
         const path = `/v1/packages/${ref.namespace}/${ref.name}/${version}/download`;

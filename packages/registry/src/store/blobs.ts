@@ -45,19 +45,25 @@ export class BlobDir {
 
   /**
    * Durably store `bytes`; returns `{ sha256, size }` (size in bytes). When a blob with this hash
-   * already exists it is complete (renames are atomic), so nothing is rewritten.
+   * already exists it is complete (renames are atomic), so nothing is rewritten. With
+   * `durable: false` the file and directory fsyncs are skipped: the write is still atomic, but a
+   * crash may lose it or leave a damaged file, which `read` detects by its hash (for derived
+   * bytes only — package blobs re-extractable from their artifact). `replace: true` rewrites an
+   * existing file (atomically, by rename) — the repair of a damaged one.
    */
-  async put(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
+  async put(bytes: Uint8Array, opts: { durable?: boolean; replace?: boolean } = {}): Promise<{ sha256: string; size: number }> {
+    const durable = opts.durable ?? true;
     const sha256 = sha256OfBytes(bytes);
     const target = this.pathOf(sha256);
-    if (await exists(target)) return { sha256, size: bytes.byteLength };
+    if (!opts.replace && (await exists(target))) return { sha256, size: bytes.byteLength };
+    if (opts.replace) this.forget(sha256);
     const dir = join(this.root, 'sha256', sha256.slice(0, 2), sha256.slice(2, 4));
     const created = await mkdir(dir, { recursive: true });
     const tmp = join(this.root, 'tmp', `${sha256.slice(0, 16)}.${randomBytes(8).toString('hex')}.tmp`);
     const fh = await open(tmp, 'wx', 0o644);
     try {
       await fh.writeFile(bytes);
-      await fh.sync();
+      if (durable) await fh.sync();
     } finally {
       await fh.close();
     }
@@ -67,6 +73,7 @@ export class BlobDir {
       await rm(tmp, { force: true });
       throw err;
     }
+    if (!durable) return { sha256, size: bytes.byteLength };
     // The new entry, and any directories mkdir created on the way, must survive a crash.
     await fsyncDir(dir);
     if (created !== undefined) {
@@ -106,12 +113,16 @@ export class BlobDir {
 
   /** Delete a blob file (used for refused publishes and garbage collection). */
   async remove(hex: string): Promise<void> {
+    this.forget(hex);
+    await rm(this.pathOf(hex), { force: true });
+  }
+
+  private forget(hex: string): void {
     const b = this.cache.get(hex);
     if (b) {
       this.cache.delete(hex);
       this.cachedBytes -= b.byteLength;
     }
-    await rm(this.pathOf(hex), { force: true });
   }
 
   /** Every stored blob with its modification time in ms since the epoch. */

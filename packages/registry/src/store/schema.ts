@@ -6,7 +6,7 @@
  * code path deletes a version row. The same DDL translates directly to PostgreSQL (the FTS table
  * becomes a tsvector column with a GIN index).
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -76,6 +76,18 @@ CREATE TABLE IF NOT EXISTS versions (
   UNIQUE (package_id, precedence_key)
 );
 CREATE INDEX IF NOT EXISTS versions_by_artifact ON versions(artifact_sha256);
+
+-- Schema 2: the blobs of ZIP-form packages (spec/archive.md §4), one row per version and blob.
+-- The blob bytes live in the blob directory under their SHA-256, next to the artifacts.
+CREATE TABLE IF NOT EXISTS version_blobs (
+  package_id  INTEGER NOT NULL,
+  version     TEXT NOT NULL,
+  blob_sha256 TEXT NOT NULL CHECK (length(blob_sha256) = 64),
+  size_bytes  INTEGER NOT NULL CHECK (size_bytes >= 0),
+  PRIMARY KEY (package_id, version, blob_sha256),
+  FOREIGN KEY (package_id, version) REFERENCES versions(package_id, version)
+);
+CREATE INDEX IF NOT EXISTS version_blobs_by_blob ON version_blobs(blob_sha256);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS package_search USING fts5(
   full_name, description, tags, body,

@@ -233,3 +233,30 @@ describe('SqliteStore tokens and namespaces', () => {
     await expect(store.createNamespace({ name: 'acme', owner: 'y', created_at: T0 })).rejects.toMatchObject({ code: 'E_EXISTS' });
   });
 });
+
+describe('SqliteStore schema 2 (package blobs)', () => {
+  it('migrates a schema-1 data directory: adds version_blobs and records the new version', async () => {
+    await publish('1.0.0');
+    store.db.exec("DROP TABLE version_blobs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    await store.close();
+    store = await openSqliteStore({ dataDir: dir });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '2' });
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM version_blobs').get()).toEqual({ n: 0 });
+    expect((await store.listVersions('acme', 'kb')).map((v) => v.version)).toEqual(['1.0.0']);
+  });
+
+  it('records package blobs with the version; only public packages expose them', async () => {
+    const blob = new TextEncoder().encode('blob bytes');
+    const { sha256 } = await store.putBlob(blob, { durable: false });
+    await publish('1.0.0', { blobs: [{ sha256, size_bytes: blob.length }] });
+    await store.releaseBlob(sha256);
+    expect(Buffer.from((await store.readBlob(sha256))!).toString()).toBe("blob bytes");
+    const rec = await store.findPublicBlob(sha256);
+    expect(rec).toMatchObject({ sha256, size_bytes: blob.length });
+    expect(rec?.artifact_sha256).toBe((await store.getVersion('acme', 'kb', '1.0.0'))?.artifact_sha256);
+    await store.setPackageVisibility('acme', 'kb', 'private', T0, 'test');
+    expect(await store.findPublicBlob(sha256)).toBeNull();
+    expect((await store.collectGarbage({ graceMs: 0, now: Date.now() + 10_000 })).removed).toBe(0);
+    expect(await store.readBlob(sha256)).not.toBeNull();
+  });
+});

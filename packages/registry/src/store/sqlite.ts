@@ -2,7 +2,8 @@
  * The embedded default store: SQLite (better-sqlite3, WAL, busy timeout, synchronous=FULL) for
  * metadata plus a content-addressed blob directory (spec/registry.md "Storage").
  *
- * Layout of a data directory: `registry.sqlite` (+ `-wal`, `-shm`) and `blobs/sha256/ab/cd/<hex>`.
+ * Layout of a data directory: `registry.sqlite` (+ `-wal`, `-shm`) and `blobs/sha256/ab/cd/<hex>`
+ * (artifacts and, since schema 2, the blobs of ZIP-form packages — both by SHA-256 of their bytes).
  * Several processes may open the same directory (the server and the admin CLI): WAL lets readers
  * and one writer proceed, and the busy timeout serialises writers. Only one *server* process per
  * data directory is supported, because blob pins (`putBlob`/`releaseBlob`) are per process.
@@ -16,6 +17,7 @@ import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { prepared } from './statements.js';
 import { catalog, refreshPackage, search } from './sqlite-search.js';
 import * as access from './sqlite-access.js';
+import { findPublicBlob, insertVersionBlobs, isBlobReferenced } from './sqlite-blobs.js';
 import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
 import type {
   AuditEvent,
@@ -23,6 +25,7 @@ import type {
   NamespaceRecord,
   PackageRecord,
   PublishOutcome,
+  PublicBlobRecord,
   PublishRecord,
   RegistryStore,
   SearchHit,
@@ -65,7 +68,11 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   db.exec(SCHEMA_SQL);
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as Row | undefined;
   if (!row) db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  else if (Number(row.value) > SCHEMA_VERSION) {
+  else if (Number(row.value) < SCHEMA_VERSION) {
+    // Schema 1 → 2 adds the version_blobs table (created above); an older ctxpkg must not open
+    // the directory afterwards, since its garbage collection would not know package blobs.
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
+  } else if (Number(row.value) > SCHEMA_VERSION) {
     db.close();
     throw new CtxpkgError('E_INTERNAL', `the registry database has schema ${String(row.value)}; this ctxpkg knows ${SCHEMA_VERSION}`, {
       hint: 'upgrade ctxpkg to serve this data directory',
@@ -182,11 +189,11 @@ export class SqliteStore implements RegistryStore {
     return r ? toVersion(r) : null;
   }
 
-  async putBlob(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
+  async putBlob(bytes: Uint8Array, opts: { durable?: boolean; replace?: boolean } = {}): Promise<{ sha256: string; size: number }> {
     const sha = sha256OfBytes(bytes);
     this.pins.set(sha, (this.pins.get(sha) ?? 0) + 1);
     try {
-      return await this.blobs.put(bytes);
+      return await this.blobs.put(bytes, opts);
     } catch (err) {
       await this.releaseBlob(sha);
       throw new CtxpkgError('E_IO', `cannot store the package bytes: ${(err as Error).message}`, { cause: err });
@@ -207,8 +214,12 @@ export class SqliteStore implements RegistryStore {
     return this.blobs.read(sha256);
   }
 
+  async findPublicBlob(sha256: string): Promise<PublicBlobRecord | null> {
+    return findPublicBlob(this.db, sha256);
+  }
+
   private isReferenced(sha256: string): boolean {
-    return prepared(this.db, 'SELECT 1 FROM versions WHERE artifact_sha256 = ? LIMIT 1').get(sha256) !== undefined;
+    return isBlobReferenced(this.db, sha256);
   }
 
   async commitPublish(rec: PublishRecord): Promise<PublishOutcome> {
@@ -251,6 +262,7 @@ export class SqliteStore implements RegistryStore {
         if (access.isUniqueViolation(err)) throw versionExists(full, rec.version, rec.version, false);
         throw err;
       }
+      insertVersionBlobs(this.db, Number(pkg.id), rec.version, rec.blobs ?? []);
       refreshPackage(this.db, Number(pkg.id), rec.published_at);
       this.insertEvent({
         at: rec.published_at, action: 'publish', namespace: rec.namespace, name: rec.name, version: rec.version,

@@ -112,6 +112,11 @@ export interface PublishRecord {
   dependencies: DependencyRecord[];
   /** Searchable text (name, description, tags, node content), already capped by the caller. */
   search_text: string;
+  /**
+   * ZIP form: the package's blobs (lowercase hex SHA-256 and size in bytes), each already written
+   * with `putBlob`; recorded in the same transaction. Absent or empty for a JSON bundle.
+   */
+  blobs?: ReadonlyArray<{ sha256: string; size_bytes: number }>;
   /** Builds the trust report once the transaction knows how the signer key was accepted. */
   trust_report: (signer: 'first-publish' | 'registered') => unknown;
   published_at: string;
@@ -123,6 +128,14 @@ export interface PublishOutcome {
   version: VersionRecord;
   /** `first-publish`: the key was recorded now; `registered`: it was already registered. */
   signer: 'first-publish' | 'registered';
+}
+
+/** A package blob a version of a public package carries (`findPublicBlob`). */
+export interface PublicBlobRecord {
+  sha256: string;
+  size_bytes: number;
+  /** The artifact of a version that carries it (the blob can be re-extracted from it). */
+  artifact_sha256: string;
 }
 
 export interface CatalogEntry {
@@ -189,10 +202,13 @@ export interface RegistryStore {
   findEqualPrecedence(namespace: string, name: string, precedenceKey: string): Promise<VersionRecord | null>;
 
   /**
-   * Write a blob durably (temp file, fsync, rename, directory fsync) and pin it against garbage
+   * Write a blob (temp file, fsync, rename, directory fsync) and pin it against garbage
    * collection until `releaseBlob`. Returns its lowercase hex SHA-256 and size in bytes.
+   * `durable: false` skips the fsyncs (still atomic): for package blobs, which are derived from
+   * their durable artifact and re-extracted from it when missing or corrupt after a crash.
+   * `replace: true` rewrites an existing file (the repair of a damaged package blob).
    */
-  putBlob(bytes: Uint8Array): Promise<{ sha256: string; size: number }>;
+  putBlob(bytes: Uint8Array, opts?: { durable?: boolean; replace?: boolean }): Promise<{ sha256: string; size: number }>;
   /**
    * Unpin a blob written by `putBlob`; when no row references it (a refused or failed publish)
    * and no other publish holds it, delete it.
@@ -200,6 +216,11 @@ export interface RegistryStore {
   releaseBlob(sha256: string): Promise<void>;
   /** The exact stored bytes, verified against their hash; null when absent. Throws `E_INTEGRITY` on corruption. */
   readBlob(sha256: string): Promise<Uint8Array | null>;
+  /**
+   * A package blob (ZIP form) carried by a version of a package that is public now, or null —
+   * also when only private packages carry it, so a caller cannot tell the two apart.
+   */
+  findPublicBlob(sha256: string): Promise<PublicBlobRecord | null>;
 
   /**
    * One publish in one transaction. Checks, inside the transaction: the namespace exists; the
@@ -223,7 +244,8 @@ export interface RegistryStore {
   recordEvent(ev: AuditEvent): Promise<void>;
 
   /**
-   * Remove blobs no row references whose files are older than `graceMs` and stale temp files.
+   * Remove blobs no row references (as artifact or package blob) whose files are older than
+   * `graceMs`, and stale temp files.
    * Returns how many files were removed.
    */
   collectGarbage(opts: { graceMs: number; now: number }): Promise<{ removed: number }>;
