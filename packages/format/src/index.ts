@@ -8,6 +8,7 @@ export * from './archive/index.js';
 export * from './conformance.js';
 export * from './content.js';
 export * from './documents.js';
+export * from './ed25519-verify.js';
 export * from './ed25519.js';
 export * from './errors.js';
 export * from './graph-types.js';

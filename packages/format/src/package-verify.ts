@@ -20,7 +20,7 @@ import { compactJsonBytes } from './json/text.js';
 const UTF8 = new TextDecoder();
 import { decodeManifest, type Manifest, type ManifestRuleOptions } from './manifest.js';
 import type { PackageParts } from './package-container.js';
-import { verifySignature } from './signature.js';
+import { verifySignatureAsync } from './signature.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skipped';
 export interface CheckResult {
@@ -68,8 +68,11 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Verify decoded parts (see module comment). Never throws for bad input. */
-export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): PartsVerdict {
+/**
+ * Verify decoded parts (see module comment). Never rejects for bad input. Async because the
+ * signature is checked with the platform's Ed25519 where it qualifies (ed25519-verify.ts).
+ */
+export async function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Promise<PartsVerdict> {
   const issues: Issue[] = [];
   const dm = decodeManifest(parts.manifestRaw, { ...opts, plainNumbers: parts.plainNumbers });
   issues.push(...dm.issues);
@@ -130,7 +133,7 @@ export function verifyParts(parts: PackageParts, opts: VerifyOptions = {}): Part
   const sha = integ ? str(integ.sha256) : undefined;
   const verdict =
     name !== undefined && version !== undefined && sha !== undefined
-      ? verifySignature({ name, version, integrity: { sha256: sha } }, raw.signature)
+      ? await verifySignatureAsync({ name, version, integrity: { sha256: sha } }, raw.signature)
       : raw.signature === undefined || raw.signature === null
         ? ({ status: 'unsigned' } as const)
         : ({ status: 'invalid', code: 'E_SIGNATURE', message: 'cannot check the signature: name, version or integrity.sha256 is missing' } as const);

@@ -61,7 +61,7 @@ function toError(i: Issue): VerifyReport['errors'][number] {
 async function run(bytes: Uint8Array, opts: ReadPackageOptions) {
   try {
     const parts = await decodePackageParts(bytes, opts);
-    return { parts, verdict: verifyParts(parts, opts) };
+    return { parts, verdict: await verifyParts(parts, opts) };
   } catch (e) {
     if (!isCtxpkgError(e)) throw e;
     const issue: Issue = { path: '', code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };

@@ -8,7 +8,8 @@
  */
 import type { ErrorCode } from './errors.js';
 import { CtxpkgError } from './errors.js';
-import { ed25519PublicKey, ed25519Sign, verifyEd25519Strict } from './ed25519.js';
+import { ed25519PublicKey, ed25519Sign, verifyEd25519Strict, type StrictVerifyResult } from './ed25519.js';
+import { verifyEd25519StrictAsync } from './ed25519-verify.js';
 import { sha256Hex, utf8 } from './hash.js';
 import { bytesToHex, hexToBytes, isLowerHex } from './hex.js';
 
@@ -63,34 +64,35 @@ export function signManifest(fields: SignedFields, seed: Uint8Array | string): M
   };
 }
 
-/**
- * Strictly verify `signature` (the manifest's `signature` member, any shape) over `fields`.
- * Never throws. `unsigned` when `signature` is null/undefined. Failures:
- * `E_UNSUPPORTED_ALGORITHM` (algorithm other than exactly `ed25519`), `E_SIGNATURE_ENCODING`
- * (not an object, or public_key/value not exactly 64/128 lowercase hex characters),
- * `E_SIGNATURE_INVALID` (non-canonical S, small-order or non-canonical key or R, or mismatch).
- */
-export function verifySignature(fields: SignedFields, signature: unknown): SignatureVerdict {
-  if (signature === null || signature === undefined) return { status: 'unsigned' };
+type Prepared = { verdict: SignatureVerdict } | { sig: Uint8Array; message: Uint8Array; pub: Uint8Array; publicKey: string };
+
+/** The encoding checks shared by both verifiers, in order; then the bytes to verify. */
+function prepare(fields: SignedFields, signature: unknown): Prepared {
+  if (signature === null || signature === undefined) return { verdict: { status: 'unsigned' } };
   if (typeof signature !== 'object' || Array.isArray(signature)) {
-    return { status: 'invalid', code: 'E_SIGNATURE_ENCODING', message: 'signature must be an object {algorithm, public_key, value}' };
+    return { verdict: { status: 'invalid', code: 'E_SIGNATURE_ENCODING', message: 'signature must be an object {algorithm, public_key, value}' } };
   }
   const sig = signature as Record<string, unknown>;
   if (sig.algorithm !== 'ed25519') {
     return {
-      status: 'invalid',
-      code: 'E_UNSUPPORTED_ALGORITHM',
-      message: `unsupported signature algorithm: ${JSON.stringify(sig.algorithm)} (only "ed25519")`,
+      verdict: {
+        status: 'invalid',
+        code: 'E_UNSUPPORTED_ALGORITHM',
+        message: `unsupported signature algorithm: ${JSON.stringify(sig.algorithm)} (only "ed25519")`,
+      },
     };
   }
   if (!isLowerHex(sig.public_key, 64)) {
-    return { status: 'invalid', code: 'E_SIGNATURE_ENCODING', message: 'signature.public_key must be exactly 64 lowercase hex characters' };
+    return { verdict: { status: 'invalid', code: 'E_SIGNATURE_ENCODING', message: 'signature.public_key must be exactly 64 lowercase hex characters' } };
   }
   if (!isLowerHex(sig.value, 128)) {
-    return { status: 'invalid', code: 'E_SIGNATURE_ENCODING', message: 'signature.value must be exactly 128 lowercase hex characters' };
+    return { verdict: { status: 'invalid', code: 'E_SIGNATURE_ENCODING', message: 'signature.value must be exactly 128 lowercase hex characters' } };
   }
-  const message = signingMessage(fields.name, fields.version, fields.integrity.sha256);
-  const result = verifyEd25519Strict(hexToBytes(sig.value), utf8(message), hexToBytes(sig.public_key));
+  const message = utf8(signingMessage(fields.name, fields.version, fields.integrity.sha256));
+  return { sig: hexToBytes(sig.value), message, pub: hexToBytes(sig.public_key), publicKey: sig.public_key };
+}
+
+function finish(publicKey: string, result: StrictVerifyResult): SignatureVerdict {
   if (!result.ok) {
     return {
       status: 'invalid',
@@ -98,5 +100,29 @@ export function verifySignature(fields: SignedFields, signature: unknown): Signa
       message: `signature verification failed: ${result.reason} — the package was modified after signing or the signature is forged`,
     };
   }
-  return { status: 'valid', publicKey: sig.public_key };
+  return { status: 'valid', publicKey };
+}
+
+/**
+ * Strictly verify `signature` (the manifest's `signature` member, any shape) over `fields`, in
+ * pure JS (`verifyEd25519Strict`). Never throws. `unsigned` when `signature` is null/undefined.
+ * Failures: `E_UNSUPPORTED_ALGORITHM` (algorithm other than exactly `ed25519`),
+ * `E_SIGNATURE_ENCODING` (not an object, or public_key/value not exactly 64/128 lowercase hex
+ * characters), `E_SIGNATURE_INVALID` (non-canonical S, small-order or non-canonical key or R,
+ * or mismatch). `verifySignatureAsync` gives the same verdicts faster.
+ */
+export function verifySignature(fields: SignedFields, signature: unknown): SignatureVerdict {
+  const p = prepare(fields, signature);
+  if ('verdict' in p) return p.verdict;
+  return finish(p.publicKey, verifyEd25519Strict(p.sig, p.message, p.pub));
+}
+
+/**
+ * `verifySignature` with the platform's Ed25519 where it qualifies (`verifyEd25519StrictAsync`,
+ * ed25519-verify.ts): the same verdicts, codes and messages. Never rejects.
+ */
+export async function verifySignatureAsync(fields: SignedFields, signature: unknown): Promise<SignatureVerdict> {
+  const p = prepare(fields, signature);
+  if ('verdict' in p) return p.verdict;
+  return finish(p.publicKey, await verifyEd25519StrictAsync(p.sig, p.message, p.pub));
 }

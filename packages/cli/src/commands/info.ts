@@ -93,7 +93,7 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
   let form: 'json' | 'zip' | undefined;
   try {
     const parts = await f.decodePackageParts(bytes);
-    const v = f.verifyParts(parts);
+    const v = await f.verifyParts(parts);
     ({ manifest, content, checks, valid, signer } = v);
     form = parts.form;
     errors = v.issues.map((i) => ({ code: i.code, message: i.path ? `${i.path}: ${i.message}` : i.message, ...(i.path ? { path: i.path } : {}) }));

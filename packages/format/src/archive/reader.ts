@@ -8,7 +8,7 @@ import { CtxpkgError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import { classifyEntries, type LayoutEntry } from './names.js';
-import { readLayoutEntries, type EntryConsumer } from './read-entries.js';
+import type { EntryConsumer } from './read-entries.js';
 import { concatBytes } from './zstd.js';
 import { scanZip } from './zip-scan.js';
 
@@ -104,6 +104,9 @@ export async function readArchive(bytes: Uint8Array, options: ReadArchiveOptions
       },
     };
   };
+  // The entry reader (yauzl cross-check, inflate backends) loads on first use, so importing the
+  // format core stays cheap for callers that never read a ZIP (bench/install).
+  const { readLayoutEntries } = await import('./read-entries.js');
   await readLayoutEntries(bytes, scanned.entries, names, layout, limits, consumerFor);
 
   const sortMap = <V>(m: Map<string, V>): Map<string, V> =>

@@ -8,7 +8,7 @@
  * entries are stored. The texts are written byte for byte as given (UTF-8): the writer never
  * re-serializes, so the content hash of `contentText` is what the manifest claims.
  */
-import yazl from 'yazl';
+import type yazl from 'yazl';
 import { CtxpkgError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
 import { hasLoneSurrogate } from '../json/strings.js';
@@ -119,7 +119,9 @@ export async function writeArchive(input: ArchiveInput, options: WriteArchiveOpt
     stored.push({ name: f.name + ZSTD_SUFFIX, data: frame, compress: false });
   }
 
-  const zip = new yazl.ZipFile();
+  // yazl loads on first use (importing the format core stays cheap; bench/install).
+  const { default: yazlLib } = await import('yazl');
+  const zip = new yazlLib.ZipFile();
   for (const s of stored) {
     // `forceDosTimestamp` (yazl ≥ 2.5) is missing from @types/yazl.
     const entryOptions = { mtime: FIXED_MTIME, mode: FILE_MODE, compress: s.compress, forceDosTimestamp: true };
