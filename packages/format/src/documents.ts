@@ -4,8 +4,9 @@
  *
  * Rules: 1–256 files; each path non-empty, ≤ 512 UTF-8 bytes, relative with `/` separators, no
  * `\` or `:`, no empty, `.`, `..` or `..`-prefixed component, no control characters; paths unique
- * — exactly, and (stricter than the reference) also after Unicode NFC normalization and case
- * folding, so no two files collide on a case-insensitive or normalizing file system;
+ * — exactly, and (stricter than the reference) also after Unicode NFKC normalization and case
+ * folding (`documentPathKey`), so no two files collide on a case-insensitive or normalizing file
+ * system;
  * `encoding` is `zstd+base64`; `body` (trimmed) is canonical standard base64 with padding of one
  * zstd frame; decoded size ≤ 1 MiB per file and ≤ 8 MiB in total, enforced while decoding;
  * `sha256` is the hex SHA-256 of the decoded plaintext (either case, as the reference compares).
@@ -39,6 +40,17 @@ export function documentPathProblem(path: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The key under which two document paths name the same file on a case-insensitive or
+ * normalizing file system: NFKC (compatibility forms such as fullwidth letters), then upper- and
+ * lower-casing, which folds what `toLowerCase` alone misses but APFS/NTFS case-insensitivity
+ * merges (`ſ` and `s`, `ı` and `i`, the Kelvin sign and `k`), then NFKC again.
+ */
+export function documentPathKey(path: string): string {
+  return path.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
+}
+const collisionKey = documentPathKey;
 
 const B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const B64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -91,7 +103,7 @@ export function documentIssues(docs: SkillsDocuments): { issues: Issue[]; files:
       add(`${at}.path`, 'E_UNSAFE_DOCUMENT_PATH', `unsafe document path ${JSON.stringify(f.path)}: ${problem}`);
       return;
     }
-    const key = f.path.normalize('NFC').toLowerCase();
+    const key = collisionKey(f.path);
     if (exact.has(f.path)) return add(`${at}.path`, 'E_DUPLICATE_DOCUMENT', `duplicate document path ${JSON.stringify(f.path)}`);
     if (folded.has(key)) {
       return add(`${at}.path`, 'E_DUPLICATE_DOCUMENT', `document path ${JSON.stringify(f.path)} collides with ${JSON.stringify(folded.get(key))} (case or Unicode normalization)`);
