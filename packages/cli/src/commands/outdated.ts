@@ -1,6 +1,7 @@
 /**
  * `ctxpkg outdated`: for each declared dependency, the locked version, the newest version its
- * range allows ("wanted") and the newest non-yanked version ("latest").
+ * range allows ("wanted") and the newest non-yanked stable version ("latest"; a prerelease only
+ * when there is no stable version).
  */
 import type { Command } from 'commander';
 import { compareVersions, maxSatisfying } from '@ctxpkg/format';
@@ -8,6 +9,17 @@ import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { examples, openSession } from '../session.js';
+
+/**
+ * The version `outdated` calls latest: the highest non-yanked stable version; a prerelease only
+ * when no stable version exists (prereleases are opt-in, ADVERSARIAL HB-01; the same rule as the
+ * registry's `latest`, spec/registry.md "Index"). Null for an empty list.
+ */
+export function latestOf(versions: readonly string[]): string | null {
+  const sorted = [...versions].sort(compareVersions);
+  const stable = sorted.filter((v) => !/^[^+]*-/.test(v));
+  return stable.pop() ?? sorted.pop() ?? null;
+}
 
 export async function runOutdated(opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { readLock } = await import('../install/lockio.js');
@@ -20,7 +32,7 @@ export async function runOutdated(opts: { registry?: string }, deps: CliDeps): P
     if (range.startsWith('file:')) continue;
     const idx = await session.client.index(registryFor(name, session.settings), name);
     const live = idx.versions.filter((v) => !v.yanked).map((v) => v.version);
-    const latest = [...live].sort(compareVersions).pop() ?? null;
+    const latest = latestOf(live);
     const wanted = maxSatisfying(live, range);
     const current = lock.packages.get(name)?.version ?? null;
     rows.push({ name, range, current, wanted, latest, outdated: current !== wanted || current !== latest });
