@@ -8,11 +8,14 @@
  * edges, hostile index values (non-hex hashes, traversal versions), oversized downloads, tokens in
  * registry URLs and redirects.
  */
+import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { publicKeyFromSeed } from '@ctxpkg/format';
 import { cli, makePackage, type RunResult } from '../support/cli.js';
+import { REPO_ROOT } from '../support/shared.js';
 import { evilHost, liveRegistry, OTHER_SEED, projectSnapshot, putHttp, SEED, sha256, temp, treeSnapshot, type EvilHost, type LiveRegistry } from './support.js';
 
 const NAME = '@acme/auth-context';
@@ -502,5 +505,47 @@ describe('hostile project files (variants): symlinks, duplicate keys', () => {
     const r = await run(['install', '@acme/base@^1.0.0'], p);
     expect(r.code, r.stderr).toBe(0);
     expect(treeSnapshot(outside)).toEqual(before);
+  });
+});
+
+describe('the spawned ctxpkg binary (source run) against real servers', () => {
+  function ctxpkg(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const tsx = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+      const child = spawn(process.execPath, ['--conditions=source', '--import', tsx, join(REPO_ROOT, 'packages', 'cli', 'src', 'bin.ts'), ...args], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: home, CTXPKG_HOME: home, NO_COLOR: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it('HB-26(a) and HB-28: a tampered lock and a bound scope never reach the evil port; exit codes 5 and 4', async () => {
+    const evil = await evilHost();
+    try {
+      const p = await installedProject({ [NAME]: '^1.0.0' });
+      const c = clone(p, (l) => {
+        l.packages[NAME].registry = `${evil.url}/api`;
+      });
+      const before = projectSnapshot(c);
+      const a = await ctxpkg(['install', '--frozen-lockfile'], c, { CTXPKG_REGISTRY: R.api });
+      expect(a.code, a.stderr).toBe(5);
+      expect(a.stderr).toContain('E_LOCK_REGISTRY_MISMATCH');
+      expect(projectSnapshot(c)).toEqual(before);
+      const q = temp('ctxpkg-adv-proj-');
+      writeFileSync(join(q, 'ctxpkg.json'), JSON.stringify({ dependencies: { '@acme/ghost': '^1' }, registries: { '@acme': R.api } }));
+      const b = await ctxpkg(['install'], q, { CTXPKG_REGISTRY: `${evil.url}/api`, CTXPKG_TOKEN: 'ctxp_' + 'B'.repeat(43) });
+      expect(b.code, b.stderr).toBe(4);
+      expect(b.stderr).toContain(R.api);
+      expect(evil.requests).toEqual([]);
+    } finally {
+      await evil.close();
+    }
   });
 });
