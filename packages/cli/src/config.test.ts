@@ -2,7 +2,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadUserConfig, normalizeRegistryUrl, registryFor, saveUserConfig, tokenFor, type RegistrySettings } from './config.js';
+import { loadUserConfig, normalizeRegistryUrl, redactUrlText, registryFor, saveUserConfig, tokenFor, type RegistrySettings } from './config.js';
 
 function settings(over: Partial<RegistrySettings> = {}): RegistrySettings {
   return { project: { registries: {} }, user: { registries: {}, tokens: {} }, env: {}, ...over };
@@ -17,6 +17,18 @@ describe('registry URLs', () => {
     expect(() => normalizeRegistryUrl('https://u:p@r.example/api')).toThrow(/credentials/);
     expect(() => normalizeRegistryUrl('ftp://r.example')).toThrow(/http/);
     expect(() => normalizeRegistryUrl('not a url')).toThrow(/not a registry URL/);
+  });
+  it('never echoes credentials or a query from a refused URL', () => {
+    for (const raw of ['ftp://u:s3cret@r.example/api', 'http://u:s3cret@[::1/api', 'gopher://r.example/?token=s3cret', 'https://u:s3cret@r.example/api']) {
+      expect(() => normalizeRegistryUrl(raw)).toThrow();
+      try {
+        normalizeRegistryUrl(raw);
+      } catch (e) {
+        expect((e as Error).message).not.toContain('s3cret');
+      }
+    }
+    expect(redactUrlText('ftp://user:pw@host/x?t=1')).toBe('ftp://…@host/x?…');
+    expect(redactUrlText('http://host/api')).toBe('http://host/api');
   });
 });
 

@@ -24,3 +24,18 @@ describe('ctxpkg.json', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('ctxpkg.json is parsed strictly (a reviewed file must mean what it shows)', () => {
+  it('a repeated member (a second "registries" rebinding a scope) is E_DUPLICATE_KEY, not "last one wins"', () => {
+    const text = '{"registries":{"@acme":"https://p.example/api"},"dependencies":{},"registries":{"@acme":"https://evil.example/api"}}';
+    expect(() => parseManifest(text)).toThrow(expect.objectContaining({ code: 'E_DUPLICATE_KEY' }));
+    expect(() => parseManifest('{"dependencies":{"@acme/a":"^1","@acme/a":"^2"}}')).toThrow(expect.objectContaining({ code: 'E_DUPLICATE_KEY' }));
+  });
+  it('forbidden keys, lone surrogates and deep nesting are refused; a BOM is tolerated', () => {
+    expect(() => parseManifest('{"dependencies":{"__proto__":{"@evil/x":"*"}}}')).toThrow(expect.objectContaining({ code: 'E_FORBIDDEN_KEY' }));
+    expect(() => parseManifest('{"context":{"x":"\\ud800"}}')).toThrow(expect.objectContaining({ code: 'E_INVALID_JSON' }));
+    expect(() => parseManifest('{"x":' + '['.repeat(100) + ']'.repeat(100) + '}')).toThrow(expect.objectContaining({ code: 'E_JSON_DEPTH' }));
+    expect(parseManifest('\ufeff{"dependencies":{"@acme/a":"^1"}}').dependencies).toEqual({ '@acme/a': '^1' });
+  });
+});
+

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeZstdFrame } from './archive/zstd.js';
 import type { DocumentBlob, PackageContent } from './content.js';
 import { CtxpkgError } from './errors.js';
-import { decodeCanonicalBase64, documentIssues, documentPathProblem, MAX_DOCUMENT_BYTES } from './documents.js';
+import { decodeCanonicalBase64, documentIssues, documentPathKey, documentPathProblem, MAX_DOCUMENT_BYTES } from './documents.js';
 import { sha256Hex } from './hash.js';
 import { readPackage } from './package.js';
 import { buildPackage } from './package-write.js';
@@ -99,5 +99,23 @@ describe('skills documents', () => {
     const head = '"schema_version":2,"kind":"skills","name":"@tt/s","version":"1.2.3","description":"","created_at":"2026-01-02T03:04:05Z","layers":[]';
     const text = craftBundle({ name: '@tt/s', version: '1.2.3', head, contentText: JSON.stringify({ documents: { files } }) });
     await expect(readPackage(bytes(text))).rejects.toMatchObject({ code: 'E_UNSAFE_DOCUMENT_PATH' });
+  });
+});
+
+describe('documentPathKey: paths that one case-insensitive or normalizing file system would merge', () => {
+  it.each([
+    ['skills/A.md', 'skills/a.md'],
+    ['skills/caf\u00e9.md', 'skills/cafe\u0301.md'],
+    ['skills/\u017f.md', 'skills/s.md'],
+    ['skills/\u0131.md', 'skills/i.md'],
+    ['skills/\u212a.md', 'skills/k.md'],
+    ['skills/\uff41.md', 'skills/a.md'],
+  ])('%j and %j share a key and are E_DUPLICATE_DOCUMENT', (a, b) => {
+    expect(documentPathKey(a)).toBe(documentPathKey(b));
+    expect(codes([doc(a), doc(b)])).toContain('E_DUPLICATE_DOCUMENT');
+  });
+  it('distinct names keep distinct keys', () => {
+    expect(documentPathKey('skills/a.md')).not.toBe(documentPathKey('skills/b.md'));
+    expect(documentPathKey('skills/i.md')).not.toBe(documentPathKey('skills/j.md'));
   });
 });
