@@ -8,12 +8,11 @@
  * (`[REDACTED:kind]`). The final node contents are scanned again; nothing that scans as a
  * secret is ever written. Provenance hashes stay those of the original source lines.
  */
-import { basename } from 'node:path';
 import {
   CtxpkgError, buildPackage, parsePackageName, parseRange, redactSecrets, scanSecrets, validateVersion,
   type ContextGraph, type SecretFinding,
 } from '@ctxpkg/format';
-import { collectSources } from './importers/collect.js';
+import { collectSources, type SkippedSource, type UnresolvedImport } from './importers/collect.js';
 import { buildGraph } from './importers/index.js';
 import { TOOL_NAME, CLI_VERSION } from './version.js';
 
@@ -39,6 +38,23 @@ export interface CreatedGraph {
   files: string[];
   warnings: string[];
   redacted: Array<{ file: string; line: number; kind: string }>;
+  /** ctxpkg's own output left out of the package (managed blocks, generated files, `.ctxpkg/`). */
+  skipped: SkippedSource[];
+  /** CLAUDE.md `@imports` that were not followed (their text stays in the nodes). */
+  unresolved: UnresolvedImport[];
+}
+
+/**
+ * The description written when `--description` is not given: the imported files by name
+ * (`Context from AGENTS.md and CLAUDE.md`, `Context from AGENTS.md, CLAUDE.md and 3 more files`),
+ * taken from the graph's `file_path`s in sorted order.
+ */
+export function defaultDescription(graph: ContextGraph): string {
+  const files = [...new Set(graph.nodes.map((n) => n.file_path).filter((p): p is string => typeof p === 'string'))].sort();
+  if (files.length === 0) return 'Context package';
+  if (files.length === 1) return `Context from ${files[0]}`;
+  if (files.length <= 3) return `Context from ${files.slice(0, -1).join(', ')} and ${files[files.length - 1]}`;
+  return `Context from ${files.slice(0, 2).join(', ')} and ${files.length - 2} more files`;
 }
 
 /** Default output file name: `<scope>-<name>-<version>.ctxpkg` (fixes FORMAT-FACTS §12.4). */
@@ -86,12 +102,14 @@ export function importForCreate(input: CreateInput): CreatedGraph {
     files: collected.files.map((f) => f.path),
     warnings: collected.warnings,
     redacted: findings.map((x) => ({ file: x.file, line: x.f.line, kind: x.f.kind })),
+    skipped: collected.skipped,
+    unresolved: collected.unresolved,
   };
 }
 
 /** Build the signed package bytes for an imported graph. Throws the writer's codes. */
 export function buildCreated(input: CreateInput, graph: ContextGraph, seed: Uint8Array): Uint8Array {
-  const description = input.description ?? `Context imported from ${input.from.map((p) => basename(p)).join(', ')}`;
+  const description = input.description ?? defaultDescription(graph);
   const built = buildPackage(
     {
       manifest: {

@@ -43,12 +43,16 @@ export function createProgram(deps: CliDeps, state: { exitCode: number } = { exi
     .name('ctxpkg')
     .description('Create, publish and install signed context packages (.ctxpkg) for AI agents')
     .version(CLI_VERSION, '-V, --version', 'print the ctxpkg version')
+    // `ctxpkg --json install` works like `ctxpkg install --json` (flagsOf reads both levels).
+    .option('--json', 'print machine-readable JSON on stdout (also accepted after the command)')
+    .option('--debug', 'print stack traces for unexpected errors (also accepted after the command)')
     // Program options only before the command: `ctxpkg create --version 2.0.0` is create's option.
     .enablePositionalOptions()
-    .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => deps.stdout.write(s),
       writeErr: (s) => deps.stderr.write(s),
+      // Usage errors are printed by `runCli` through the one error printer (E_USAGE, exit 2).
+      outputError: () => undefined,
     })
     .exitOverride();
 
@@ -63,8 +67,8 @@ export function createProgram(deps: CliDeps, state: { exitCode: number } = { exi
         .configureOutput({
           writeOut: (s) => deps.stdout.write(s),
           writeErr: (s) => deps.stderr.write(s),
+          outputError: () => undefined,
         })
-        .showHelpAfterError('(run with --help for usage)')
         .exitOverride();
       return sub;
     },
@@ -84,13 +88,45 @@ export function createProgram(deps: CliDeps, state: { exitCode: number } = { exi
   return program;
 }
 
+/** The command path named by `argv` (`registry namespace list`), for usage hints. */
+function commandPath(program: Command, argv: string[]): string[] {
+  const path: string[] = [];
+  let cur: Command = program;
+  for (const a of argv) {
+    if (a.startsWith('-')) continue;
+    const next = cur.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!next) break;
+    path.push(next.name());
+    cur = next;
+  }
+  return path;
+}
+
+/**
+ * A commander usage error as a `CtxpkgError` (`E_USAGE`, exit 2): commander's text without its
+ * `error: ` prefix, and a hint naming the `--help` of the command that was meant.
+ */
+export function usageError(err: CommanderError, program: Command, argv: string[]): CtxpkgError {
+  const message = err.message.replace(/^error:\s*/i, '');
+  const path = commandPath(program, argv);
+  return new CtxpkgError('E_USAGE', message, {
+    hint: `run \`ctxpkg ${path.length ? path.join(' ') + ' ' : ''}--help\` for usage`,
+    details: { commander_code: err.code },
+  });
+}
+
 /**
  * Run the CLI with `argv` (without the `node` and script entries) and return the exit code.
- * Usage errors (unknown option, missing argument) exit 2; `--help`/`--version` exit 0.
+ * `--json`/`--debug` are accepted before the command too (`ctxpkg --json ls`). Usage errors
+ * (unknown command or option, missing argument) are `E_USAGE` printed by the one error printer
+ * — as JSON when `--json` appears anywhere in `argv` — and exit 2; `--help`/`--version` exit 0.
  */
 export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   const state = { exitCode: 0 };
   const program = createProgram(deps, state);
+  const end = argv.indexOf('--');
+  const flagArgs = end < 0 ? argv : argv.slice(0, end);
+  const flags: GlobalFlags = { json: flagArgs.includes('--json'), debug: flagArgs.includes('--debug') };
   try {
     await program.parseAsync(argv, { from: 'user' });
     return state.exitCode;
@@ -104,9 +140,8 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
       ) {
         return 0;
       }
-      // commander already printed its message; usage errors map to exit 2.
-      return 2;
+      return emitError(usageError(err, program, argv), flags, deps);
     }
-    return emitError(err instanceof Error ? err : new CtxpkgError('E_INTERNAL', String(err)), {}, deps);
+    return emitError(err instanceof Error ? err : new CtxpkgError('E_INTERNAL', String(err)), flags, deps);
   }
 }

@@ -23,8 +23,8 @@ describe('collectSources', () => {
     const c = collectSources(root, root, ['CLAUDE.md']);
     expect(c.files.map((f) => f.path)).toEqual(['CLAUDE.md', 'docs/style.md']);
     const g = buildGraph(c.files);
-    expect(g.edges).toContainEqual({ from: 'CLAUDE.md:3', to: 'docs/style.md', type: 'imports', weight: 1.0 });
-    expect(g.edges).toContainEqual({ from: 'docs/style.md:3', to: 'CLAUDE.md', type: 'imports', weight: 1.0 });
+    expect(g.edges).toContainEqual({ from: 'CLAUDE.md::5be7abd1', to: 'docs/style.md', type: 'imports', weight: 1.0 });
+    expect(g.edges).toContainEqual({ from: 'docs/style.md::0c79c064', to: 'CLAUDE.md', type: 'imports', weight: 1.0 });
   });
   it('does not follow imports out of the project or inside code', () => {
     const outside = project({ 'secret.md': 'outside\n' });
@@ -34,6 +34,19 @@ describe('collectSources', () => {
     expect(c.files.map((f) => f.path)).toEqual(['CLAUDE.md']);
     expect(c.warnings.join('\n')).toMatch(/outside the project/);
     expect(findClaudeImports('`@a.md`\n```\n@b.md\n```\n@c.md')).toEqual([{ ref: 'c.md', line: 5 }]);
+  });
+  it('lists @imports that do not resolve, keeps their text, and ignores mentions', () => {
+    const root = project({ 'CLAUDE.md': '# Main\n\n- Style: @docs/missing.md\n- Home: @~/.claude/me.md\n- Up: @../../etc/x.md\n- Ask @alice in review.\n- Dir: @docs/\n', 'docs/keep.md': 'x\n' });
+    const c = collectSources(root, root, ['CLAUDE.md']);
+    expect(c.unresolved).toEqual([
+      { file: 'CLAUDE.md', line: 3, ref: 'docs/missing.md', reason: 'names no existing file' },
+      { file: 'CLAUDE.md', line: 4, ref: '~/.claude/me.md', reason: 'is outside the project' },
+      { file: 'CLAUDE.md', line: 5, ref: '../../etc/x.md', reason: 'is outside the project' },
+      { file: 'CLAUDE.md', line: 7, ref: 'docs/', reason: 'is not a file' },
+    ]);
+    expect(c.warnings).toContain('CLAUDE.md:3: import @docs/missing.md names no existing file; kept as text, not imported');
+    const g = buildGraph(c.files);
+    expect(g.nodes.some((n) => n.content === 'Style: @docs/missing.md')).toBe(true);
   });
   it('walks folders, scopes nested AGENTS.md to their subtree, refuses outside paths', () => {
     const root = project({

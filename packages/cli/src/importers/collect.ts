@@ -8,12 +8,19 @@
  * - An `AGENTS.md` below the source root's top level applies to its own subtree: it gets the
  *   implied scope `<dir>/**` (agents.md convention: the nearest AGENTS.md wins for its directory).
  * - CLAUDE.md files are scanned for `@path` imports outside code; imports are followed up to
- *   depth 5, each file once (cycle-safe), and only when the target exists inside the source root;
- *   imports of home-directory or outside paths are skipped with a warning.
+ *   depth 5, each file once (cycle-safe), and only when the target exists inside the source root.
+ *   An import that does not resolve (a home-directory, absolute or outside path, a missing file,
+ *   a folder, a non-Markdown file) stays literal text and is listed in `unresolved` with a warning;
+ *   a bare `@word` without `/` or a file extension is a mention, not an import, and is not listed.
+ * - ctxpkg's own output is never imported (generated.ts): `.ctxpkg/` at any depth, files `sync`
+ *   generated, and the managed blocks `sync` wrote into AGENTS.md/CLAUDE.md (their lines are
+ *   `excluded`). Each is listed in `skipped` and as a warning (`skipped: managed block AGENTS.md:8-40 …`).
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format';
+import { findProjectRoot } from '../project.js';
+import { blankLines, inCtxpkgDir, looksGenerated, managedBlockRanges, recordedGeneratedFiles, type LineRange } from './generated.js';
 import { detectKind } from './index.js';
 import type { SourceFile } from './types.js';
 
@@ -22,9 +29,27 @@ const HIDDEN_OK = new Set(['.cursor', '.github', '.claude']);
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_IMPORT_DEPTH = 5;
 
+/** Something of ctxpkg's own output that was left out (`lines` for a managed block). */
+export interface SkippedSource {
+  path: string;
+  lines?: LineRange;
+  reason: string;
+}
+
+/** A CLAUDE.md `@import` that was not followed; its text stays in the node as written. */
+export interface UnresolvedImport {
+  file: string;
+  line: number;
+  ref: string;
+  reason: string;
+}
+
 export interface Collected {
   files: SourceFile[];
+  /** Human-readable lines for the user (skips and unresolved imports included). */
   warnings: string[];
+  skipped: SkippedSource[];
+  unresolved: UnresolvedImport[];
 }
 
 function toPosix(p: string): string {
@@ -67,18 +92,70 @@ export function findClaudeImports(text: string): Array<{ ref: string; line: numb
     }
     if (fence !== undefined) return;
     const prose = line.replace(/`[^`]*`/g, ' ');
-    for (const m of prose.matchAll(/(?:^|[\s(])@((?:~\/|\.{1,2}\/|\/)?[A-Za-z0-9_][A-Za-z0-9_.\-/]*)/g)) {
+    for (const m of prose.matchAll(/(?:^|[\s(])@((?:~\/|\/|(?:\.{1,2}\/)+)?[A-Za-z0-9_.][A-Za-z0-9_.\-/]*)/g)) {
       out.push({ ref: m[1].replace(/[.,;:)]+$/, ''), line: i + 1 });
     }
   });
   return out;
 }
 
-/** Collect the sources named by `paths` (relative to `cwd`) under the source root `root`. */
+/** True when an `@ref` names a file (has a `/` or a file extension) rather than a person or handle. */
+function looksLikePath(ref: string): boolean {
+  return ref.includes('/') || /\.[A-Za-z0-9]{1,10}$/.test(ref);
+}
+
+/**
+ * Collect the sources named by `paths` (relative to `cwd`) under the source root `root`.
+ * Throws `E_SOURCE` (outside path, no importer for an explicit file, nothing left to import),
+ * `E_TOO_LARGE` (a file above 2 MiB).
+ */
 export function collectSources(root: string, cwd: string, paths: string[]): Collected {
   const rootReal = realpathSync(resolve(root));
   const byPath = new Map<string, SourceFile>();
   const warnings: string[] = [];
+  const skipped: SkippedSource[] = [];
+  const unresolved: UnresolvedImport[] = [];
+  const skippedPaths = new Set<string>();
+  const project = findProjectRoot(rootReal);
+  const recorded = recordedGeneratedFiles([...new Set([rootReal, ...(project.exists ? [project.root] : [])])]);
+
+  const skip = (path: string, reason: string, lines?: LineRange): void => {
+    skipped.push({ path, reason, ...(lines ? { lines } : {}) });
+    warnings.push(`skipped: ${lines ? `managed block ${path}:${lines.start}-${lines.end}` : path} (${reason})`);
+  };
+
+  /** Read a file and drop ctxpkg's own output from it; undefined when nothing of it is the user's. */
+  const admit = (abs: string, rel: string, kind: SourceFile['kind']): SourceFile | undefined => {
+    if (skippedPaths.has(rel)) return undefined;
+    if (inCtxpkgDir(rel)) {
+      skippedPaths.add(rel);
+      skip(rel, 'ctxpkg\'s installed output under .ctxpkg/ is never imported');
+      return undefined;
+    }
+    const text = readSource(abs, rel);
+    let real = abs;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      /* keep abs */
+    }
+    if (recorded.has(real) || looksGenerated(rel, text)) {
+      skippedPaths.add(rel);
+      skip(rel, 'generated by `ctxpkg sync` from installed packages');
+      return undefined;
+    }
+    const file: SourceFile = { path: rel, kind, text };
+    const ranges = kind === 'json-source' ? [] : managedBlockRanges(text);
+    if (ranges.length > 0) {
+      for (const r of ranges) skip(rel, 'written by `ctxpkg sync` from installed packages', r);
+      if (blankLines(text, ranges).trim() === '') {
+        skippedPaths.add(rel);
+        return undefined;
+      }
+      file.excluded = ranges;
+    }
+    return file;
+  };
 
   const addFile = (abs: string, rel: string, explicit: boolean): SourceFile | undefined => {
     const kind = detectKind(rel);
@@ -89,7 +166,8 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
     if (!explicit && kind === 'json-source') return undefined;
     const existing = byPath.get(rel);
     if (existing) return existing;
-    const file: SourceFile = { path: rel, kind, text: readSource(abs, rel) };
+    const file = admit(abs, rel, kind);
+    if (!file) return undefined;
     const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
     if (kind === 'agents-md' && dir !== '') file.impliedScope = [`${dir}/**`];
     byPath.set(rel, file);
@@ -118,19 +196,26 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
         hint: 'run ctxpkg create from the project root, or pass --root',
       });
     }
-    if (statSync(abs).isDirectory()) walk(abs);
+    if (rel !== '' && inCtxpkgDir(rel)) {
+      if (!skippedPaths.has(rel)) skip(rel, 'ctxpkg\'s installed output under .ctxpkg/ is never imported');
+      skippedPaths.add(rel);
+    } else if (statSync(abs).isDirectory()) walk(abs);
     else addFile(abs, rel, true);
   }
 
   // Follow CLAUDE.md imports breadth-first, each file once.
+  const unresolvedImport = (file: string, line: number, ref: string, reason: string): void => {
+    unresolved.push({ file, line, ref, reason });
+    warnings.push(`${file}:${line}: import @${ref} ${reason}; kept as text, not imported`);
+  };
   let frontier = [...byPath.values()].filter((f) => f.kind === 'claude-md').map((f) => ({ f, depth: 0 }));
   while (frontier.length > 0) {
     const next: typeof frontier = [];
     for (const { f, depth } of frontier) {
       const imports: Array<{ path: string; line: number }> = [];
-      for (const imp of findClaudeImports(f.text)) {
+      for (const imp of findClaudeImports(blankLines(f.text, f.excluded ?? []))) {
         if (imp.ref.startsWith('~/') || imp.ref.startsWith('/')) {
-          warnings.push(`${f.path}:${imp.line}: import @${imp.ref} is outside the project; skipped`);
+          unresolvedImport(f.path, imp.line, imp.ref, 'is outside the project');
           continue;
         }
         const dirAbs = join(rootReal, ...f.path.split('/').slice(0, -1));
@@ -139,26 +224,35 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
         try {
           st = statSync(abs);
         } catch {
-          continue; // not a file reference (e.g. a handle): plain text
+          // A mention (`@alice`) is plain text; a path that names no file is worth a warning.
+          if (looksLikePath(imp.ref)) unresolvedImport(f.path, imp.line, imp.ref, /^\.\.($|[\\/])/.test(relative(rootReal, abs)) || isAbsolute(relative(rootReal, abs)) ? 'is outside the project' : 'names no existing file');
+          continue;
         }
-        if (!st.isFile()) continue;
+        if (!st.isFile()) {
+          if (looksLikePath(imp.ref)) unresolvedImport(f.path, imp.line, imp.ref, 'is not a file');
+          continue;
+        }
         const rel = inside(rootReal, abs);
         if (rel === undefined || rel === '') {
-          warnings.push(`${f.path}:${imp.line}: import @${imp.ref} is outside the project; skipped`);
+          unresolvedImport(f.path, imp.line, imp.ref, 'is outside the project');
           continue;
         }
         const kind = detectKind(rel);
         if (kind === undefined || kind === 'json-source') {
-          warnings.push(`${f.path}:${imp.line}: import @${imp.ref} is not Markdown; skipped`);
+          unresolvedImport(f.path, imp.line, imp.ref, 'is not Markdown');
           continue;
         }
-        imports.push({ path: rel, line: imp.line });
-        if (byPath.has(rel)) continue;
+        if (byPath.has(rel)) {
+          imports.push({ path: rel, line: imp.line });
+          continue;
+        }
         if (depth + 1 > MAX_IMPORT_DEPTH) {
-          warnings.push(`${f.path}:${imp.line}: import @${imp.ref} is deeper than ${MAX_IMPORT_DEPTH} levels; skipped`);
+          unresolvedImport(f.path, imp.line, imp.ref, `is deeper than ${MAX_IMPORT_DEPTH} levels`);
           continue;
         }
-        const added: SourceFile = { path: rel, kind: kind === 'markdown' ? 'claude-md' : kind, text: readSource(abs, rel) };
+        const added = admit(abs, rel, kind === 'markdown' ? 'claude-md' : kind);
+        if (!added) continue;
+        imports.push({ path: rel, line: imp.line });
         byPath.set(rel, added);
         next.push({ f: added, depth: depth + 1 });
       }
@@ -166,6 +260,11 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
     }
     frontier = next;
   }
-  if (byPath.size === 0) throw new CtxpkgError('E_SOURCE', 'no source files found', { hint: 'pass files or folders with AGENTS.md, CLAUDE.md, rules or Markdown' });
-  return { files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), warnings };
+  if (byPath.size === 0) {
+    throw new CtxpkgError('E_SOURCE', skipped.length > 0 ? `no source files left: ${skipped.map((x) => x.path).filter((p, i, a) => a.indexOf(p) === i).join(', ')} hold only ctxpkg's own output` : 'no source files found', {
+      hint: 'pass files or folders with AGENTS.md, CLAUDE.md, rules or Markdown that you wrote yourself',
+      ...(skipped.length > 0 ? { details: { skipped } } : {}),
+    });
+  }
+  return { files: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), warnings, skipped, unresolved };
 }

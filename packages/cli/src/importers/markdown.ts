@@ -13,14 +13,20 @@
  * - Frontmatter globs become `scope` nodes with `applies_to` edges from the root section.
  * - Links are returned for the caller to turn into `references` edges between files.
  *
- * Node ids: `<file_path>:<line_start>`, `.<k>` appended for the k-th extra node on one line;
- * scope nodes `<file_path>:<line>:scope:<k>`.
+ * Node ids are stable under edits elsewhere in the file (they never contain line numbers), see
+ * `ids.ts`: sections `<file_path>:<heading path>`, blocks `<file_path>:<heading path>:<text hash>`,
+ * frontmatter scope nodes `<file_path>:scope:<k>`.
+ *
+ * Lines in `file.excluded` (ctxpkg's own managed blocks) are treated as blank: no node comes from
+ * them; `source` hashes still cover the original lines.
  */
 import type { ContextEdge, ContextNode } from '@ctxpkg/format';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import type { Content, List, ListItem, Parent, PhrasingContent, Root } from 'mdast';
 import { classifyBlock, type BlockInfo } from './classify.js';
 import { parseFrontmatter } from './frontmatter.js';
+import { blankLines } from './generated.js';
+import { blockId, headingSlug, IdAllocator, scopeId } from './ids.js';
 import { sourceHash, splitLines } from './provenance.js';
 import type { SourceFile } from './types.js';
 
@@ -39,22 +45,23 @@ const LONG_LINE = 300;
 /** Import one Markdown-like file. Pure; throws `E_SOURCE` only for broken frontmatter. */
 export function importMarkdown(file: SourceFile): MarkdownImport {
   const lines = splitLines(file.text);
-  let last = lines.length;
-  while (last > 1 && lines[last - 1].trim() === '') last--;
-  const fm = parseFrontmatter(lines, file.path);
-  const bodyLines = lines.map((l, i) => (i < fm.lineCount ? '' : l));
+  // What the importer reads: the original lines with ctxpkg's managed blocks blanked out.
+  const visible = file.excluded?.length ? splitLines(blankLines(file.text, file.excluded)) : lines;
+  let last = visible.length;
+  while (last > 1 && visible[last - 1].trim() === '') last--;
+  const fm = parseFrontmatter(visible, file.path);
+  const bodyLines = visible.map((l, i) => (i < fm.lineCount ? '' : l));
   const body = bodyLines.join('\n');
   const tree = fromMarkdown(body) as Root;
 
   const nodes: ContextNode[] = [];
   const edges: ContextEdge[] = [];
   const links: MarkdownImport['links'] = [];
-  const used = new Set<string>();
+  const ids = new IdAllocator();
 
-  const node = (type: string, content: string, start: number, end: number, base?: string): ContextNode => {
-    let id = base ?? `${file.path}:${start}`;
-    for (let k = 2; used.has(id); k++) id = `${base ?? `${file.path}:${start}`}.${k}`;
-    used.add(id);
+  /** A node; `base` is its id before de-duplication (`ids.ts`). */
+  const node = (type: string, content: string, start: number, end: number, base: string): ContextNode => {
+    const id = ids.take(base);
     const n: ContextNode = {
       id,
       type,
@@ -87,10 +94,11 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
   const h1Root = h1s.length === 1 && top[0] === h1s[0] ? h1s[0] : undefined;
   const rootTitle = h1Root ? headingText(h1Root, body) : file.path;
   const root = node('section', rootTitle, 1, last, file.path);
-  const stack: Array<{ depth: number; id: string }> = [{ depth: h1Root ? 1 : 0, id: root.id }];
+  /** Open sections: heading depth, node id and heading path (`''` for the root). */
+  const stack: Array<{ depth: number; id: string; path: string }> = [{ depth: h1Root ? 1 : 0, id: root.id, path: '' }];
 
   fm.globs.forEach((g, i) => {
-    const s = node('scope', g.glob, g.line, g.line, `${file.path}:${g.line}:scope:${i + 1}`);
+    const s = node('scope', g.glob, g.line, g.line, scopeId(file.path, i + 1));
     edges.push({ from: root.id, to: s.id, type: 'applies_to', weight: 1.0 });
   });
 
@@ -102,63 +110,66 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
     visit(b);
   };
 
-  const emitText = (b: Block, parent: string, text: string, info: BlockInfo): void => {
+  /** Where a block goes: the node that contains it and the heading path of its section. */
+  type Place = { parent: string; path: string };
+
+  const emitText = (b: Block, at: Place, text: string, info: BlockInfo): void => {
     const s = startLine(b);
     const e = endLine(b);
     if (info.codeLang === undefined && s === e && text.length > LONG_LINE && (text.match(/\s-\s/g)?.length ?? 0) >= 3) {
       // A run-on line of pseudo-bullets (legacy .cursorrules): one node per segment.
       const segs = text.split(/\s{2,}|\s-\s/).map((x) => x.trim()).filter((x) => x.length >= 2);
-      segs.forEach((seg, k) => {
-        const n = node(classifyBlock(seg, info), seg, s, e, `${file.path}:${s}.${k + 1}`);
-        contain(parent, n.id);
-      });
+      for (const seg of segs) {
+        const n = node(classifyBlock(seg, info), seg, s, e, blockId(file.path, at.path, seg));
+        contain(at.parent, n.id);
+      }
       return;
     }
-    const n = node(classifyBlock(text, info), text, s, e);
-    contain(parent, n.id);
+    const n = node(classifyBlock(text, info), text, s, e, blockId(file.path, at.path, text));
+    contain(at.parent, n.id);
     collectLinks(n.id, b);
   };
 
-  const emitBlock = (b: Block, parent: string): void => {
+  const emitBlock = (b: Block, at: Place): void => {
     switch (b.type) {
       case 'list':
-        emitList(b, parent);
+        emitList(b, at);
         return;
       case 'paragraph':
       case 'table':
-        emitText(b, parent, dedent(slice(b), b.position?.start.column ?? 1), {});
+        emitText(b, at, dedent(slice(b), b.position?.start.column ?? 1), {});
         return;
       case 'blockquote': {
         const text = dedent(slice(b), b.position?.start.column ?? 1).replace(/^>[ \t]?/gm, '');
-        emitText(b, parent, text, {});
+        emitText(b, at, text, {});
         return;
       }
       case 'code': {
         const text = dedent(slice(b), b.position?.start.column ?? 1);
-        emitText(b, parent, text, { codeLang: (b.lang ?? '').toLowerCase() });
+        emitText(b, at, text, { codeLang: (b.lang ?? '').toLowerCase() });
         return;
       }
       case 'html': {
         const text = slice(b).trim();
         if (text.startsWith('<!--') || text === '') return;
-        emitText(b, parent, text, {});
+        emitText(b, at, text, {});
         return;
       }
       case 'heading':
-        emitText(b, parent, headingText(b, body), {});
+        emitText(b, at, headingText(b, body), {});
         return;
       default:
         return; // thematic breaks, definitions: no content of their own
     }
   };
 
-  const emitList = (list: List, parent: string): void => {
+  const emitList = (list: List, at: Place): void => {
     for (const item of list.children) {
       const kids = item.children as Block[];
       let i = 0;
       while (i < kids.length && kids[i].type !== 'list') i++;
       const lead = kids.slice(0, i);
-      let itemId = parent;
+      let itemId = at.parent;
       if (lead.length > 0) {
         const first = lead[0];
         const lastLead = lead[lead.length - 1];
@@ -170,12 +181,12 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
         const e = endLine(lastLead);
         const info: BlockInfo = { ordered: Boolean(list.ordered) };
         if (lead.length === 1 && first.type === 'code') info.codeLang = (first.lang ?? '').toLowerCase();
-        const n = node(classifyBlock(text, info), text, s, e);
-        contain(parent, n.id);
+        const n = node(classifyBlock(text, info), text, s, e, blockId(file.path, at.path, text));
+        contain(at.parent, n.id);
         for (const b of lead) collectLinks(n.id, b);
         itemId = n.id;
       }
-      for (const b of kids.slice(i)) emitBlock(b, itemId);
+      for (const b of kids.slice(i)) emitBlock(b, { parent: itemId, path: at.path });
     }
   };
 
@@ -192,14 +203,18 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
           break;
         }
       }
-      while (end > startLine(b) && lines[end - 1].trim() === '') end--;
-      const sec = node('section', headingText(b, body), startLine(b), end);
-      contain(stack[stack.length - 1].id, sec.id);
+      while (end > startLine(b) && visible[end - 1].trim() === '') end--;
+      const title = headingText(b, body);
+      const outer = stack[stack.length - 1];
+      const slug = headingSlug(title);
+      const sec = node('section', title, startLine(b), end, `${file.path}:${outer.path === '' ? slug : `${outer.path}/${slug}`}`);
+      contain(outer.id, sec.id);
       collectLinks(sec.id, b);
-      stack.push({ depth: b.depth, id: sec.id });
+      stack.push({ depth: b.depth, id: sec.id, path: sec.id.slice(file.path.length + 1) });
       continue;
     }
-    emitBlock(b, stack[stack.length - 1].id);
+    const here = stack[stack.length - 1];
+    emitBlock(b, { parent: here.id, path: here.path });
   }
   return { rootId: root.id, nodes, edges, links };
 }

@@ -23,6 +23,11 @@ export interface SourceFile {
   impliedScope?: string[];
   /** Paths (relative to the source root) this file imports (`@path` in CLAUDE.md), in text order. */
   imports?: Array<{ path: string; line: number }>;
+  /**
+   * 1-based inclusive line ranges the importer must ignore (ctxpkg's own managed blocks, see
+   * generated.ts): no node is made from them; provenance hashes still use the original lines.
+   */
+  excluded?: Array<{ start: number; end: number }>;
 }
 
 /** Importer output for one or many files. */

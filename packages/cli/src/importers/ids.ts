@@ -1,0 +1,65 @@
+/**
+ * Node ids of imported Markdown (spec/format.md §16 "Node ids"). An id must survive edits
+ * elsewhere in the file — `context.pins` and cross-package references name nodes by id — so it is
+ * built from where a node sits in the heading outline and what it says, never from a line number:
+ *
+ * - root section: `<file_path>`;
+ * - section: `<file_path>:<heading path>`, the heading path being the slugs of the enclosing
+ *   headings and its own, joined with `/` (`AGENTS.md:testing/fixtures`);
+ * - block (list item, paragraph, quote, table, code, HTML): `<file_path>:<heading path>:<hash>`
+ *   where `<hash>` is the first 8 hex characters of the SHA-256 of the block's normalized text
+ *   (`normalizeText`); top-level blocks have an empty heading path (`AGENTS.md::3f2a9c1d`);
+ * - frontmatter scope node: `<file_path>:scope:<k>` (k-th glob, 1-based).
+ *
+ * Exact duplicates (same base id within one file) get `.2`, `.3`, … in document order, so ids are
+ * unique and deterministic. Slugs keep Unicode letters and digits (lowercased, NFC) and turn every
+ * other run of characters into `-`; they never contain `.`, `:` or `#`, so the suffixes and the
+ * separators stay unambiguous and ids never look qualified (spec/merge.md §2 uses `#`).
+ */
+import { createHash } from 'node:crypto';
+
+/** Characters of a block's text hash in its id (hex, 32 bits; duplicates are disambiguated). */
+export const ID_HASH_CHARS = 8;
+
+/** Longest slug of one heading, in characters. */
+const MAX_SLUG = 48;
+
+/** The text a block id hashes: NFC, every whitespace run collapsed to one space, trimmed. */
+export function normalizeText(text: string): string {
+  return text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+}
+
+/** The slug of a heading: lowercase letters/digits with `-` between words; `section` when empty. */
+export function headingSlug(title: string): string {
+  const slug = title
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  const cut = [...slug].slice(0, MAX_SLUG).join('').replace(/-+$/, '');
+  return cut === '' ? 'section' : cut;
+}
+
+/** The base id of a block under heading path `path` (before de-duplication). */
+export function blockId(filePath: string, path: string, text: string): string {
+  const hash = createHash('sha256').update(normalizeText(text), 'utf8').digest('hex').slice(0, ID_HASH_CHARS);
+  return `${filePath}:${path}:${hash}`;
+}
+
+/** The id of the k-th (1-based) frontmatter scope node of a file. */
+export function scopeId(filePath: string, k: number): string {
+  return `${filePath}:scope:${k}`;
+}
+
+/** Hands out unique ids: the base itself first, then `<base>.2`, `<base>.3`, … */
+export class IdAllocator {
+  private readonly used = new Set<string>();
+
+  /** Reserve and return the first free id for `base`. */
+  take(base: string): string {
+    let id = base;
+    for (let k = 2; this.used.has(id); k++) id = `${base}.${k}`;
+    this.used.add(id);
+    return id;
+  }
+}

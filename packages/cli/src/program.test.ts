@@ -1,0 +1,62 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CliDeps } from './deps.js';
+import { runCli } from './program.js';
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cwd = mkdtempSync(join(tmpdir(), 'ctxpkg-prog-'));
+  let stdout = '';
+  let stderr = '';
+  const stdin = new PassThrough();
+  stdin.end();
+  const deps: CliDeps = {
+    fetch: (() => {
+      throw new Error('no network here');
+    }) as unknown as typeof fetch,
+    env: { CTXPKG_HOME: join(cwd, '.home') },
+    cwd,
+    homeDir: cwd,
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin,
+    clock: () => new Date('2026-01-02T03:04:05Z'),
+  };
+  return { code: await runCli(argv, deps), stdout, stderr };
+}
+
+describe('usage errors go through the one error printer', () => {
+  it('unknown option: error E_USAGE with a hint naming the command, exit 2', async () => {
+    const r = await run(['ls', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error E_USAGE: unknown option '--bogus'\nhint: run `ctxpkg ls --help` for usage\n");
+    expect(r.stdout).toBe('');
+  });
+  it('missing argument of a nested command, and an unknown command', async () => {
+    const a = await run(['registry', 'namespace', 'create']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain("error E_USAGE: missing required argument 'namespace'\nhint: run `ctxpkg registry namespace create --help` for usage");
+    const b = await run(['bogus']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/^error E_USAGE: unknown command 'bogus'/);
+  });
+  it('prints the JSON error form when --json appears anywhere', async () => {
+    for (const argv of [['ls', '--bogus', '--json'], ['--json', 'search']]) {
+      const r = await run(argv);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', hint: expect.stringContaining('--help') });
+    }
+  });
+});
+
+describe('global flags before the command', () => {
+  it('`ctxpkg --json <command>` works like `ctxpkg <command> --json`', async () => {
+    const before = await run(['--json', 'verify', 'missing.ctxpkg']);
+    const after = await run(['verify', 'missing.ctxpkg', '--json']);
+    expect(JSON.parse(before.stdout)).toEqual(JSON.parse(after.stdout));
+    expect(before.code).toBe(after.code);
+  });
+});
