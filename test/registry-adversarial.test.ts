@@ -105,7 +105,7 @@ describeShared('HB-21 authorization, name binding, private packages (golden)', (
     const cases: Array<[string, string, Uint8Array, string | undefined, number, string]> = [
       ['1 no Authorization', URL_GOLDEN, golden, undefined, 401, 'E_AUTH'],
       ['2 bogus token', URL_GOLDEN, golden, 'ctxp_bogus', 401, 'E_AUTH'],
-      ['3 read token', URL_GOLDEN, golden, r.tokens.acmeRead, 400, 'E_USAGE'],
+      ['3 read token', URL_GOLDEN, golden, r.tokens.acmeRead, 400, 'E_FORBIDDEN'],
       ['4 other namespace', URL_GOLDEN, golden, r.tokens.otherPublish, 403, 'E_FORBIDDEN'],
       ['5 URL names another package', '/v1/packages/acme/other/2.0.0', golden, r.tokens.acmePublish, 400, 'E_NAME_MISMATCH'],
       ['6 URL version differs', '/v1/packages/acme/auth-context/2.0.1', golden, r.tokens.acmePublish, 400, 'E_NAME_MISMATCH'],

@@ -116,7 +116,7 @@ describe('registry over HTTP: routes', () => {
   it('answers every error class with { error, code } and the mapped status', async () => {
     const cases: Array<[string, RequestInit & { token?: string }, number, string]> = [
       ['/v1/packages/acme/kb/1.1.0', { method: 'PUT', body: makePackage({ version: '1.1.0' }) }, 401, 'E_AUTH'],
-      ['/v1/packages/acme/kb/1.1.0', { method: 'PUT', body: makePackage({ version: '1.1.0' }), token: read }, 400, 'E_USAGE'],
+      ['/v1/packages/acme/kb/1.1.0', { method: 'PUT', body: makePackage({ version: '1.1.0' }), token: read }, 400, 'E_FORBIDDEN'],
       ['/v1/packages/acme/kb/1.1.0', { method: 'PUT', body: makePackage({ version: '1.1.0' }), token: otherPublish }, 403, 'E_FORBIDDEN'],
       ['/v1/packages/acme/kb/1.1.0', { method: 'PUT', body: makePackage({ version: '1.1.0', seed: OTHER_SEED }), token: publish }, 400, 'E_SIGNER_CHANGED'],
       ['/v1/packages/acme/kb/1.0.0', { method: 'PUT', body: makePackage({ version: '1.0.0', description: 'x' }), token: publish }, 409, 'E_VERSION_EXISTS'],

@@ -75,14 +75,17 @@ export function canSee(p: Principal | null, pkg: Pick<PackageRecord, 'namespace'
 /**
  * Require a publish-scope token of `namespace` for a write (publish, yank, un-yank). Decided on
  * the namespace alone, before the package is looked up or the body is read, so the answer says
- * nothing about which packages exist. Throws `E_AUTH` (401, anonymous), `E_USAGE` (400, read
- * token — the reference contract's status) or `E_FORBIDDEN` (403, another namespace).
+ * nothing about which packages exist. Throws `E_AUTH` (401, anonymous), `E_FORBIDDEN` answered
+ * with status 400 (read token: a permission problem, exit 3 in the CLI, under the reference
+ * contract's status — spec/registry.md §6 step 2, ADVERSARIAL HB-21 case 3) or `E_FORBIDDEN`
+ * (403, another namespace).
  */
 export function requirePublisher(p: Principal | null, namespace: string): Principal {
   if (p === null) throw authError('this request needs a publish token (Authorization: Bearer ctxp_…)');
   if (p.scope !== 'publish') {
-    throw new CtxpkgError('E_USAGE', 'this is a read-only token (ctxr_); publishing, yanking and un-yanking need a ctxp_ token', {
-      hint: 'create one with `ctxpkg registry token create --scope publish`',
+    throw new CtxpkgError('E_FORBIDDEN', 'this is a read-only token (ctxr_); publishing, yanking and un-yanking need a ctxp_ token', {
+      hint: `ask an owner of ${namespace} for a publish token (\`ctxpkg registry token create --namespace ${namespace} --scope publish --data <dir>\`) and save it with \`ctxpkg login\``,
+      details: { http_status: 400 },
     });
   }
   if (p.namespace !== namespace) {

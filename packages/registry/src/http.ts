@@ -37,9 +37,20 @@ export function errorBody(e: CtxpkgError): Record<string, unknown> {
   if (details) {
     delete details.www_authenticate;
     delete details.public;
+    delete details.http_status;
   }
   if (details && Object.keys(details).length > 0) body.details = details;
   return body;
+}
+
+/**
+ * The status for an error: `httpStatusFor(code)`, unless the error carries `details.http_status`
+ * (a 4xx the reference contract fixes for that case, e.g. 400 for a read token used to write while
+ * the code is `E_FORBIDDEN`). The override never reaches the body.
+ */
+function statusOf(err: CtxpkgError): number {
+  const s = err.details?.http_status;
+  return typeof s === 'number' && Number.isInteger(s) && s >= 400 && s < 500 ? s : httpStatusFor(err.code);
 }
 
 /**
@@ -50,7 +61,7 @@ export function errorBody(e: CtxpkgError): Record<string, unknown> {
 export function errorResponse(err: unknown): Response {
   if (isCtxpkgError(err)) {
     if (err.code === 'E_NOT_FOUND' && err.details?.public !== true) return packageNotFound();
-    const status = httpStatusFor(err.code);
+    const status = statusOf(err);
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', vary: VARY };
     if (status === 401) headers['www-authenticate'] = String(err.details?.www_authenticate ?? 'Bearer realm="ctxpkg"');
     return new Response(JSON.stringify(errorBody(err)), { status, headers });

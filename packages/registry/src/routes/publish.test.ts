@@ -65,7 +65,7 @@ describe('PUT publish: auth decided before the body (HB-21 1-4)', () => {
     ['no Authorization', undefined, 401, 'E_AUTH'],
     ['a bogus token', 'ctxp_bogus', 401, 'E_AUTH'],
     ['a well-formed unknown token', 'ctxp_' + 'A'.repeat(43), 401, 'E_AUTH'],
-    ['a read token', 'acmeRead', 400, 'E_USAGE'],
+    ['a read token', 'acmeRead', 400, 'E_FORBIDDEN'],
     ["another namespace's publish token", 'otherPublish', 403, 'E_FORBIDDEN'],
   ])('%s → %s without reading the body or storing anything', async (_label, tok, status, code) => {
     const before = await storageSnapshot(r.store);
@@ -140,7 +140,9 @@ describe('PUT publish: the gate (HB-21 5-7, secrets, signer keys)', () => {
     const other = makePackage({ version: '1.1.0', seed: OTHER_SEED });
     const refused = await r.put(`${URL_KB}/1.1.0`, other, r.tokens.acmePublish);
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ code: 'E_SIGNER_CHANGED', details: { registered_keys: [TEST_PUBLIC_KEY] } });
+    const refusedBody = (await refused.json()) as { hint: string; details: { signer_public_key: string } };
+    expect(refusedBody).toMatchObject({ code: 'E_SIGNER_CHANGED', details: { registered_keys: [TEST_PUBLIC_KEY] } });
+    expect(refusedBody.hint).toContain(`ctxpkg registry key add acme ${refusedBody.details.signer_public_key} --data <dir>`);
     const otherKey = ((await (await r.put(`/v1/packages/other/kb/1.0.0`, makePackage({ name: '@other/kb', seed: OTHER_SEED }), r.tokens.otherPublish)).json()) as { signer_public_key: string }).signer_public_key;
     await addSignerKey({ store: r.store }, 'acme', otherKey);
     const ok = await r.put(`${URL_KB}/1.1.0`, other, r.tokens.acmePublish);

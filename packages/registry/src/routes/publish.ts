@@ -4,7 +4,7 @@
  *
  * Order, so that cheap refusals come first and nothing is written for a refused publish:
  *   1. URL parameters (400);
- *   2. token: none/unknown 401, read token 400, other namespace 403 — before the body is read;
+ *   2. token: none/unknown 401, read token 400 `E_FORBIDDEN`, other namespace 403 — before the body is read;
  *   3. a version of equal precedence exists → 409, still before the body is read;
  *   4. the body under the size cap (413, or 400 for a malformed Content-Length);
  *   5. under a per-version in-process lock (keyed-lock.ts): the 409 check again, the publish gate
@@ -86,7 +86,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
         const keys = await deps.store.listSignerKeys(ref.namespace);
         if (keys.length > 0 && !keys.some((k) => k.public_key === gate.signer_public_key && k.revoked_at === null)) {
           throw new CtxpkgError('E_SIGNER_CHANGED', `the signing key ${gate.signer_public_key} is not registered for namespace ${ref.namespace}`, {
-            hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} <public-key> --data <dir>\``,
+            hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} ${gate.signer_public_key} --data <dir>\``,
             details: { signer_public_key: gate.signer_public_key, registered_keys: keys.filter((k) => k.revoked_at === null).map((k) => k.public_key) },
           });
         }
