@@ -218,7 +218,7 @@ describe('HB-21 authorization, name binding, private packages', () => {
     const cases: Array<[string, string, Uint8Array, string | undefined, number, string]> = [
       ['1 no Authorization', URL_, g, undefined, 401, 'E_AUTH'],
       ['2 bogus token', URL_, g, 'ctxp_bogus', 401, 'E_AUTH'],
-      ['3 read token', URL_, g, R.read, 400, 'E_USAGE'],
+      ['3 read token', URL_, g, R.read, 400, 'E_FORBIDDEN'], // status 400 per the reference contract; the code is the registry's
       ['4 other namespace', URL_, g, otherPublish, 403, 'E_FORBIDDEN'],
       ['5 URL names another package', '/v1/packages/acme/other/1.2.0', g, R.publish, 400, 'E_NAME_MISMATCH'],
       ['6 URL version 1.2.1', '/v1/packages/acme/auth-context/1.2.1', g, R.publish, 400, 'E_NAME_MISMATCH'],
