@@ -78,3 +78,26 @@ describe('roundF64To15', () => {
     );
   });
 });
+
+describe('memoized formatting', () => {
+  it('repeat calls give the same text; 0 and -0 stay apart; rounding and plain f64 are kept apart', () => {
+    for (let k = 0; k < 3; k++) {
+      for (const [x, s] of F64) expect(formatF64(x)).toBe(s);
+      for (const [x, s] of F32) expect(formatF32(x)).toBe(s);
+      expect(formatF64(-0)).toBe('-0.0');
+      expect(formatF64(0)).toBe('0.0');
+      expect(formatF32(-0)).toBe('-0.0');
+      expect(formatF64(0.9666666666666667)).toBe('0.9666666666666667');
+      expect(formatF64(0.9666666666666667, true)).toBe('0.966666666666667');
+    }
+  });
+
+  it('stays correct past the memo bound (values formatted before and after a clear)', () => {
+    const fresh = (x: number) => formatF64(Number(x.toString()));
+    const xs = Array.from({ length: 40_000 }, (_, i) => (i + 0.5) / 7);
+    const first = xs.map((x) => formatF64(x));
+    expect(xs.map(fresh)).toEqual(first);
+    expect(first[0]).toBe('0.07142857142857142');
+    expect(formatF32(0.9)).toBe('0.9');
+  });
+});

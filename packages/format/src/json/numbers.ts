@@ -46,9 +46,31 @@ function assertFinite(x: number, what: string): void {
 export function formatF64(x: number, round15 = false): string {
   assertFinite(x, 'an f64 value');
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  let d = digitsOf(Math.abs(x));
-  if (round15 && d.digits.length > 15) d = digitsOf(Math.abs(Number(x.toPrecision(15))));
-  return layout(x < 0, d.digits, d.exp, -5, 15);
+  const memo = round15 ? F64_ROUNDED : F64_PLAIN;
+  let s = memo.get(x);
+  if (s === undefined) {
+    let d = digitsOf(Math.abs(x));
+    if (round15 && d.digits.length > 15) d = digitsOf(Math.abs(Number(x.toPrecision(15))));
+    s = layout(x < 0, d.digits, d.exp, -5, 15);
+    remember(memo, x, s);
+  }
+  return s;
+}
+
+/**
+ * Memo tables of formatted numbers (pure functions of the value; zero is never stored, since a
+ * Map does not tell 0 from -0). Graphs repeat a few values — activations, weights, confidences —
+ * thousands of times, and formatting one costs several string conversions. Bounded: cleared
+ * when full.
+ */
+const F64_PLAIN = new Map<number, string>();
+const F64_ROUNDED = new Map<number, string>();
+const F32_MEMO = new Map<number, string>();
+const MEMO_MAX = 1 << 14;
+
+function remember(memo: Map<number, string>, x: number, s: string): void {
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(x, s);
 }
 
 /** Shortest decimal digits (and exponent) that parse back to exactly the f32 value `a` > 0. */
@@ -79,8 +101,13 @@ export function formatF32(x: number): string {
   const f = Math.fround(x);
   if (!Number.isFinite(f)) throw new CtxpkgError('E_CONTENT', `value ${x} overflows f32`);
   if (f === 0) return Object.is(f, -0) ? '-0.0' : '0.0';
-  const { digits, exp } = f32Digits(Math.abs(f));
-  return layout(f < 0, digits, exp, -6, 12);
+  let s = F32_MEMO.get(f);
+  if (s === undefined) {
+    const { digits, exp } = f32Digits(Math.abs(f));
+    s = layout(f < 0, digits, exp, -6, 12);
+    remember(F32_MEMO, f, s);
+  }
+  return s;
 }
 
 /**

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatJsonString, hasLoneSurrogate } from './strings.js';
-import { isValidTimestamp, normalizeTimestamp, parseTimestamp } from './timestamp.js';
+import { formatTimestamp, isValidTimestamp, normalizeTimestamp, parseTimestamp } from './timestamp.js';
 
 // FORMAT-FACTS §3.4 "Timestamps" (chrono AutoSi, Z).
 const CHRONO: Array<[string, string]> = [
@@ -39,6 +40,34 @@ describe('normalizeTimestamp', () => {
 });
 
 // FORMAT-FACTS §3.4 "Strings".
+describe('normalizeTimestamp fast path (UTC text keeps its digits)', () => {
+  it('equals formatting the parsed instant, for random valid texts in every spelling', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    const text = fc
+      .record({
+        y: fc.integer({ min: 0, max: 9999 }),
+        mo: fc.integer({ min: 1, max: 12 }),
+        d: fc.integer({ min: 1, max: 28 }),
+        h: fc.integer({ min: 0, max: 23 }),
+        mi: fc.integer({ min: 0, max: 59 }),
+        s: fc.integer({ min: 0, max: 59 }),
+        frac: fc.constantFrom('', '.0', '.000', '.5', '.120', '.000100', '.123456789', '.100000000'),
+        t: fc.constantFrom('T', 't'),
+        z: fc.constantFrom('Z', 'z', '+00:00', '+01:30', '-05:00'),
+      })
+      .map((r) => `${String(r.y).padStart(4, '0')}-${two(r.mo)}-${two(r.d)}${r.t}${two(r.h)}:${two(r.mi)}:${two(r.s)}${r.frac}${r.z}`);
+    fc.assert(
+      fc.property(text, (t) => {
+        const p = parseTimestamp(t)!;
+        const expected = formatTimestamp(p);
+        if (expected === undefined) expect(() => normalizeTimestamp(t)).toThrow();
+        else expect(normalizeTimestamp(t)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('formatJsonString', () => {
   const table: Array<[string, string]> = [
     ['plain', '"plain"'],

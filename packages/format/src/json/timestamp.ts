@@ -95,16 +95,18 @@ export function formatTimestamp(t: ParsedTimestamp): string | undefined {
   const date = new Date(t.epochSeconds * 1000);
   const y = date.getUTCFullYear();
   if (!(y >= 0 && y <= 9999)) return undefined;
-  let frac = '';
-  if (t.nanos !== 0) {
-    if (t.nanos % 1_000_000 === 0) frac = '.' + pad(t.nanos / 1_000_000, 3);
-    else if (t.nanos % 1_000 === 0) frac = '.' + pad(t.nanos / 1_000, 6);
-    else frac = '.' + pad(t.nanos, 9);
-  }
   return (
     `${pad(y, 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
-    `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}${frac}Z`
+    `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}${fractionText(t.nanos)}Z`
   );
+}
+
+/** The fraction as the reference writes it: none, or `.fff`/`.ffffff`/`.fffffffff` (shortest exact). */
+function fractionText(nanos: number): string {
+  if (nanos === 0) return '';
+  if (nanos % 1_000_000 === 0) return '.' + pad(nanos / 1_000_000, 3);
+  if (nanos % 1_000 === 0) return '.' + pad(nanos / 1_000, 6);
+  return '.' + pad(nanos, 9);
 }
 
 /** True when `text` is a timestamp the reference can parse (see module comment). */
@@ -137,9 +139,13 @@ export function normalizeTimestamp(value: string | Date, what = 'timestamp', cod
     if (out === undefined) throw new CtxpkgError(code, `${what} is outside the years 0000–9999`);
     return out;
   }
-  if (typeof value === 'string' && isCanonicalSpelling(value) && parseTimestamp(value)) return value;
   const p = typeof value === 'string' ? parseTimestamp(value) : undefined;
-  const out = p && formatTimestamp(p);
+  if (p && isCanonicalSpelling(value as string)) return value as string;
+  // A UTC text with an upper-case `T` and `Z` keeps its date and time digits (years 0000–9999 by
+  // construction): only the fraction is respelled, e.g. `…05.000Z` (Date#toISOString) → `…05Z`.
+  const text = value as string;
+  const utc = p !== undefined && text.charCodeAt(10) === 0x54 && text.charCodeAt(text.length - 1) === 0x5a;
+  const out = utc ? text.slice(0, 19) + fractionText(p.nanos) + 'Z' : p && formatTimestamp(p);
   if (!out) {
     throw new CtxpkgError(code, `${what} is not an RFC 3339 timestamp: ${JSON.stringify(value)}`, {
       hint: 'use e.g. 2026-01-02T03:04:05Z',
