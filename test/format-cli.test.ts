@@ -1,7 +1,7 @@
 /**
  * `ctxpkg keygen`, `ctxpkg info <file>` and `ctxpkg verify <file…>` driven in process.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,6 +71,8 @@ describe('ctxpkg keygen', () => {
 
     expect(await run('keygen')).toBe(5);
     expect(err).toContain('E_EXISTS');
+    expect(err).toContain(`${res.fingerprint} (public key ${res.public_key})`);
+    expect(err).not.toContain(text);
     expect(readFileSync(res.path, 'utf8')).toBe(text);
 
     expect(await run('keygen', '--force')).toBe(0);
@@ -99,7 +101,7 @@ describe('ctxpkg verify', () => {
     writeFileSync(join(dir, 'tampered.ctxpkg'), text);
     expect(await run('verify', good, 'tampered.ctxpkg', 'missing.ctxpkg')).toBe(1);
     expect(out).toMatch(/tampered.ctxpkg: INVALID\n {2}structure +pass[^\n]*\n {2}content_hash +FAIL +expected /);
-    expect(out).toContain('2 of 3 packages are invalid');
+    expect(out).toContain('1 invalid, 1 missing of 3 packages');
 
     expect(await run('verify', good, 'tampered.ctxpkg', 'missing.ctxpkg', '--json')).toBe(1);
     const res = JSON.parse(out) as Array<{ file: string; valid: boolean; checks: Record<string, { status: string }>; errors: Array<{ code: string }> }>;
@@ -108,6 +110,21 @@ describe('ctxpkg verify', () => {
     expect(res[1]!.checks.signature!.status).toBe('pass');
     expect(res[1]!.errors.map((e) => e.code)).toEqual(['E_INTEGRITY', 'E_INTEGRITY', 'E_INTEGRITY']);
     expect(res[2]!.errors[0]!.code).toBe('E_NOT_FOUND');
+  });
+
+  it('exits 4 (E_NOT_FOUND) when files are missing and every other file is valid; names the signer by fingerprint and key', async () => {
+    const good = writeFixture('good.ctxpkg');
+    expect(await run('verify', 'missing.ctxpkg')).toBe(4);
+    expect(out).toContain('missing.ctxpkg: MISSING');
+    expect(await run('verify', good, 'missing.ctxpkg')).toBe(4);
+    expect(out).toContain('1 missing of 2 packages');
+    const key = '197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61';
+    expect(out).toContain(`signed by ${keyFingerprint(key)} (public key ${key.slice(0, 16)}…)`);
+    expect(await run('verify', good, '--json')).toBe(0);
+    expect(JSON.parse(out)[0]).toMatchObject({ valid: true, missing: false, signer: key });
+    mkdirSync(join(dir, 'adir.ctxpkg'));
+    expect(await run('verify', 'adir.ctxpkg')).toBe(1);
+    expect(out).toContain('adir.ctxpkg is a directory');
   });
 
   it('unsigned is skipped (valid) unless --require-signature', async () => {
@@ -131,7 +148,7 @@ describe('ctxpkg info', () => {
     expect(out).toContain('@acme/auth-context@1.2.0');
     expect(out).toContain('graph: 2 nodes, 1 edges; node types: fact, gotcha');
     expect(out).toContain('conformance level: 3');
-    expect(out).toContain(`signer: 197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61 (fingerprint ${keyFingerprint('197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61')})`);
+    expect(out).toContain(`signer: ${keyFingerprint('197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61')} (public key 197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61)`);
     expect(await run('info', f, '--json')).toBe(0);
     const res = JSON.parse(out);
     expect(res).toMatchObject({ file: f, valid: true, form: 'json', layers: ['context_graph'], counts: { graph_nodes: 2, graph_edges: 1 }, manifest: { name: '@acme/auth-context', tags: ['security'] } });
@@ -144,5 +161,16 @@ describe('ctxpkg info', () => {
     expect(out).toMatch(/structure +FAIL/);
     expect(await run('info', 'nope.ctxpkg')).toBe(4);
     expect(err).toContain('E_NOT_FOUND');
+  });
+
+  it('does not call an unreadable file unsigned, and points a Markdown file at create', async () => {
+    writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n- Never log tokens.\n');
+    expect(await run('info', 'AGENTS.md')).toBe(1);
+    expect(out).toContain('signer: unknown (the package could not be read)');
+    expect(out).not.toContain('signer: unsigned');
+    expect(out).toContain('hint: this looks like a source file, not a package; run `ctxpkg create --name @ns/name --from AGENTS.md`');
+    writeFileSync(join(dir, 'notapkg.ctxpkg'), 'garbage\n');
+    expect(await run('info', 'notapkg.ctxpkg', '--json')).toBe(1);
+    expect(JSON.parse(out)).toMatchObject({ valid: false, signer: null, hint: expect.stringContaining('ctxpkg create') });
   });
 });

@@ -14,11 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliDeps } from 'ctxpkg';
 import { serveConfig } from '../packages/cli/src/commands/registry.js';
 import { makePackage, TEST_PUBLIC_KEY } from '../packages/registry/src/__tests__/support.js';
+import { openSqliteStore } from '@ctxpkg/registry';
 import { REPO_ROOT } from './support/shared.js';
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ctxpkg-regcli-'));
+  // Admin commands work on an existing registry only (`serve` creates one): make `reg` one.
+  await (await openSqliteStore({ dataDir: join(dir, 'reg') })).close();
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -105,6 +108,35 @@ describe('ctxpkg registry admin commands (in process)', () => {
     expect(events.map((e) => e.action)).toContain('key:revoke');
     expect(JSON.stringify(events)).not.toMatch(/ctx[pr]_/);
     expect((await cli(['registry', 'events', '--limit', '0', ...data])).code).toBe(2);
+  });
+});
+
+describe('admin commands need an existing registry and say what to run next', () => {
+  it('refuses a missing data directory or one that is not a registry, creating nothing (E_NOT_FOUND, exit 4)', async () => {
+    const { existsSync, mkdirSync, readdirSync } = await import('node:fs');
+    for (const args of [['namespace', 'list'], ['namespace', 'create', 'acme'], ['token', 'list'], ['key', 'list', 'acme'], ['events'], ['gc']]) {
+      const r = await cli(['registry', ...args, '--data', 'nonexistent']);
+      expect([args.join(' '), r.code]).toEqual([args.join(' '), 4]);
+      expect(r.err).toContain('error E_NOT_FOUND: no registry data directory at');
+      expect(r.err).toContain('hint: create a registry there by starting `ctxpkg registry serve --data nonexistent` once');
+    }
+    expect(existsSync(join(dir, 'nonexistent'))).toBe(false);
+    mkdirSync(join(dir, 'plain'));
+    const plain = await cli(['registry', 'namespace', 'list', '--data', 'plain', '--json']);
+    expect(plain.code).toBe(4);
+    expect(JSON.parse(plain.out).error.message).toContain('is not a registry data directory (no registry.sqlite)');
+    expect(readdirSync(join(dir, 'plain'))).toEqual([]);
+  });
+  it('adds hints to E_EXISTS, E_RESERVED_NAMESPACE and E_NOT_FOUND', async () => {
+    const data = ['--data', 'reg'];
+    await cli(['registry', 'namespace', 'create', 'hinted', ...data]);
+    expect((await cli(['registry', 'namespace', 'create', 'hinted', ...data])).err).toContain('hint: a namespace is claimed once; see the existing ones with `ctxpkg registry namespace list --data reg`');
+    expect((await cli(['registry', 'namespace', 'create', 'official', ...data])).err).toMatch(/hint: reserved names \(.*\) cannot be claimed/);
+    const noNs = await cli(['registry', 'token', 'create', '--namespace', 'ghost', '--scope', 'read', ...data]);
+    expect(noNs.code).toBe(4);
+    expect(noNs.err).toContain('hint: claim it first: `ctxpkg registry namespace create ghost --data reg`');
+    expect((await cli(['registry', 'visibility', '@hinted/nothing', 'private', ...data])).err).toContain('hint: nothing of that name was published');
+    expect((await cli(['registry', 'key', 'revoke', 'hinted', TEST_PUBLIC_KEY, ...data])).err).toContain('hint: see the registered keys with `ctxpkg registry key list hinted --data reg`');
   });
 });
 

@@ -63,26 +63,74 @@ function isCode(c: unknown): c is ErrorCode {
   return typeof c === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, c);
 }
 
-async function errorBody(res: Response): Promise<{ message?: string; code?: ErrorCode }> {
+/** The parts of a registry error body the client passes on (`{ error, code, hint?, details? }`). */
+interface ErrorBody {
+  message?: string;
+  code?: ErrorCode;
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+async function errorBody(res: Response): Promise<ErrorBody> {
+  let text: string;
   try {
-    const text = await res.text();
-    try {
-      const j = JSON.parse(text) as { error?: unknown; code?: unknown };
-      const errObj = j.error as { message?: unknown; code?: unknown } | string | undefined;
-      if (typeof errObj === 'string') return { message: errObj, code: isCode(j.code) ? j.code : undefined };
-      if (errObj && typeof errObj === 'object') {
-        return {
-          message: typeof errObj.message === 'string' ? errObj.message : undefined,
-          code: isCode(errObj.code) ? errObj.code : isCode(j.code) ? j.code : undefined,
-        };
-      }
-    } catch {
-      return { message: text.slice(0, 300) || undefined };
-    }
+    text = await res.text();
   } catch {
-    /* no body */
+    return {};
   }
-  return {};
+  let j: unknown;
+  try {
+    j = JSON.parse(text);
+  } catch {
+    return { message: text.slice(0, 300) || undefined };
+  }
+  if (!isObject(j)) return {};
+  // Our registry: `{ error: message, code, hint?, details? }`; others nest `{ error: { message, code } }`.
+  const inner = isObject(j.error) ? j.error : j;
+  const message = typeof j.error === 'string' ? j.error : typeof inner.message === 'string' ? inner.message : undefined;
+  const code = isCode(inner.code) ? inner.code : isCode(j.code) ? j.code : undefined;
+  const hint = typeof inner.hint === 'string' ? inner.hint : typeof j.hint === 'string' ? j.hint : undefined;
+  const details = isObject(inner.details) ? inner.details : isObject(j.details) ? j.details : undefined;
+  return { message, code, hint, details };
+}
+
+/** The cause of a failed fetch in a few words (`ECONNREFUSED`, `ENOTFOUND`, …), or ''. */
+export function networkCause(err: unknown): string {
+  const seen = new Set<unknown>();
+  let e: unknown = err;
+  while (isObject(e) && !seen.has(e)) {
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const last = isObject(e) || e instanceof Error ? (e as { message?: unknown }).message : undefined;
+  return typeof last === 'string' && last !== (err as Error)?.message ? last : '';
+}
+
+/** A registry version document (`GET …/{version}`, spec/registry.md §4), the fields the CLI shows. */
+export interface VersionDoc {
+  version: string;
+  artifact_sha256?: string;
+  size_bytes?: number;
+  signer_public_key?: string;
+  yanked?: boolean;
+  yanked_at?: string | null;
+  published_at?: string;
+  visibility?: string;
+  trust_report?: {
+    checked?: Array<{ check?: string; result?: string; detail?: string }>;
+    not_checked?: Array<{ check?: string; reason?: string }>;
+  };
+}
+
+/** The fix for `E_SIGNER_CHANGED` when the registry sent the key but no hint. */
+function signerHint(body: ErrorBody): string | undefined {
+  const key = body.details?.signer_public_key;
+  if (body.code !== 'E_SIGNER_CHANGED' || typeof key !== 'string') return undefined;
+  return `sign with a registered key, or have an owner of the namespace run \`ctxpkg registry key add <ns> ${key} --data <dir>\``;
 }
 
 /** A client bound to injected fetch and registry settings. */
@@ -102,8 +150,10 @@ export class RegistryClient {
       try {
         res = await this.opts.fetch(url, { ...init, headers, redirect: 'manual' });
       } catch (err) {
-        throw new CtxpkgError('E_NETWORK', `registry ${registry} is unreachable: ${(err as Error).message}`, {
-          hint: 'check the registry URL and your network',
+        const cause = networkCause(err);
+        throw new CtxpkgError('E_NETWORK', `registry ${registry} is unreachable: ${(err as Error).message}${cause ? ` (${cause})` : ''}`, {
+          hint: cause === 'ECONNREFUSED' ? 'nothing listens at that address: is the registry running, and is the port right?' : cause === 'ENOTFOUND' ? 'the host name does not resolve: check the registry URL' : 'check the registry URL and your network',
+          ...(cause ? { details: { cause } } : {}),
         });
       }
       if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
@@ -118,34 +168,44 @@ export class RegistryClient {
     throw new CtxpkgError('E_REGISTRY', `registry ${registry} redirected too many times`);
   }
 
+  /**
+   * Turn a non-2xx answer into a `CtxpkgError`, keeping the registry's code, hint and details
+   * (spec/registry.md "Errors"); a hint is added where the registry gives none.
+   */
   private async fail(res: Response, registry: string, what: string, name?: string): Promise<never> {
     const body = await errorBody(res);
     const detail = body.message ? `: ${body.message}` : '';
-    const tokenHint = tokenFor(registry, this.opts.settings)
-      ? 'the token sent may not have access'
-      : 'no token was sent to this registry; run `ctxpkg login --registry ' + registry + '` or set CTXPKG_TOKEN with CTXPKG_REGISTRY';
+    const sentToken = Boolean(tokenFor(registry, this.opts.settings));
+    const extra = (hint: string | undefined): { hint?: string; details?: Record<string, unknown> } => ({
+      ...(hint ? { hint } : {}),
+      ...(body.details ? { details: body.details } : {}),
+    });
     switch (res.status) {
       case 401:
-        throw new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, { hint: tokenHint });
+        throw new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, extra(
+          sentToken
+            ? `the token for this registry was refused (unknown, revoked or expired): get a new one from the registry owner and run \`ctxpkg login --registry ${registry}\``
+            : `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
+        ));
       case 403:
-        throw new CtxpkgError('E_FORBIDDEN', `registry ${registry} does not allow you to ${what}${detail}`, {
-          hint: 'use a publish token (ctxp_…) of the namespace that owns the package',
-        });
+        throw new CtxpkgError(body.code === 'E_FORBIDDEN' || body.code === undefined ? 'E_FORBIDDEN' : body.code, `registry ${registry} does not allow you to ${what}${detail}`, extra(
+          body.hint ?? 'use a publish token (ctxp_…) of the namespace that owns the package, saved with `ctxpkg login`',
+        ));
       case 404:
-        throw new CtxpkgError('E_NOT_FOUND', `${name ?? 'resource'} was not found on registry ${registry}${detail}`, {
-          hint: 'check the name and the registry for its scope; private packages need a token for this registry',
-        });
+        throw new CtxpkgError('E_NOT_FOUND', `${name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(
+          body.hint ?? 'check the name and the registry for its scope; private packages need a token for this registry',
+        ));
       case 409:
-        throw new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: it already exists${detail}`, {
-          hint: 'published versions are immutable; bump the version',
-        });
+        throw new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: it already exists${detail}`, extra(
+          body.hint ?? 'published versions are immutable; bump the version',
+        ));
       case 413:
-        throw new CtxpkgError('E_TOO_LARGE', `registry ${registry} refused to ${what}: the package is too large${detail}`);
+        throw new CtxpkgError('E_TOO_LARGE', `registry ${registry} refused to ${what}: the package is too large${detail}`, extra(body.hint));
       default:
         if (res.status >= 400 && res.status < 500) {
-          throw new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${res.status})${detail}`);
+          throw new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${res.status})${detail}`, extra(body.hint ?? signerHint(body)));
         }
-        throw new CtxpkgError('E_REGISTRY', `registry ${registry} failed to ${what} (HTTP ${res.status})${detail}`);
+        throw new CtxpkgError('E_REGISTRY', `registry ${registry} failed to ${what} (HTTP ${res.status})${detail}`, extra(body.hint));
     }
   }
 
@@ -271,6 +331,36 @@ export class RegistryClient {
       ? await this.request(registry, base, { method: 'DELETE' })
       : await this.request(registry, `${base}/unyank`, { method: 'POST' });
     if (!res.ok) return this.fail(res, registry, `${yanked ? 'yank' : 'unyank'} ${name}@${version}`, `${name}@${version}`);
+  }
+
+  /**
+   * One version's registry document with its trust report (`GET …/{version}`), or undefined when
+   * the registry has no such route (other registries answer 404/405 to it). Throws like `index`.
+   */
+  async version(registry: string, name: string, version: string): Promise<VersionDoc | undefined> {
+    const p = splitName(name);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`);
+    if (res.status === 404 || res.status === 405) return undefined;
+    if (!res.ok) return this.fail(res, registry, `read ${name}@${version}`, `${name}@${version}`);
+    const j = (await res.json().catch(() => undefined)) as unknown;
+    if (!isObject(j) || typeof j.version !== 'string') return undefined;
+    return j as unknown as VersionDoc;
+  }
+
+  /**
+   * Check the token this client would send to `registry` with one cheap authenticated request
+   * (`GET /v1/index.json?limit=1`). Returns `'valid'`, or `'unchecked'` when the registry has no
+   * such route. Throws `E_AUTH` for a refused token, `E_NETWORK` when unreachable.
+   */
+  async checkToken(registry: string): Promise<'valid' | 'unchecked'> {
+    const res = await this.request(registry, '/v1/index.json?limit=1');
+    if (res.ok) {
+      await res.body?.cancel();
+      return 'valid';
+    }
+    if (res.status === 401 || res.status === 403) return this.fail(res, registry, 'accept the token');
+    await res.body?.cancel();
+    return 'unchecked';
   }
 
   /** Search a registry; returns its result objects. */

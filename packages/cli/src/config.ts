@@ -159,22 +159,30 @@ export function registryFor(name: string, s: RegistrySettings): string {
     s.user.registry;
   if (!url) {
     throw new CtxpkgError('E_USAGE', `no registry configured for ${name}`, {
-      hint: 'pass --registry URL, set CTXPKG_REGISTRY, or add "registries": {"@scope": URL} to ctxpkg.json',
+      hint: `run \`ctxpkg login --registry URL --scope ${scope ?? '@ns'}\` (your user) or \`ctxpkg init --registry URL\` (this project), or pass --registry URL / set CTXPKG_REGISTRY`,
     });
   }
   return url;
 }
 
-/** The default registry for commands that are not about one package (search). `E_USAGE` if none. */
+/**
+ * The default registry for commands that are not about one package (search): `--registry`,
+ * `CTXPKG_REGISTRY`, `registry` in ctxpkg.json, `registry` in the user config; failing those, the
+ * one registry that scopes are bound to when every bound scope (project and user) names the same
+ * one — what a user who ran `ctxpkg login --registry URL --scope @ns` expects. `E_USAGE` if none.
+ */
 export function defaultRegistry(s: RegistrySettings): string {
   const url = s.flag || envRegistry(s.env) || s.project.registry || s.user.registry;
-  if (!url) {
-    throw new CtxpkgError('E_USAGE', 'no registry configured', {
-      hint: 'pass --registry URL or set CTXPKG_REGISTRY',
-    });
-  }
-  return url;
+  if (url) return url;
+  const bound = [...new Set([...Object.values(s.project.registries), ...Object.values(s.user.registries)])].sort();
+  if (bound.length === 1) return bound[0] as string;
+  throw new CtxpkgError('E_USAGE', bound.length === 0 ? 'no registry configured' : `no default registry, and scopes are bound to ${bound.length} registries (${bound.join(', ')})`, {
+    hint: 'run `ctxpkg login --registry URL` (sets your default registry when none is set) or `ctxpkg init --registry URL` (this project), or pass --registry URL / set CTXPKG_REGISTRY',
+  });
 }
+
+/** The shape of a token our registry issues (spec/registry.md §9): `ctxp_`/`ctxr_` + 43 base64url characters. */
+export const TOKEN_SHAPE = /^ctx[pr]_[A-Za-z0-9_-]{43}$/;
 
 /**
  * The token that may be sent to `registryUrl`, or undefined. `CTXPKG_TOKEN` is bound to the

@@ -3,7 +3,7 @@ import { parseManifest, serializeManifest } from './project.js';
 
 describe('ctxpkg.json', () => {
   it('preserves members owned by others (context) verbatim and in order', () => {
-    const text = '{"context":{"budget":1000,"targets":["claude"]},"dependencies":{"@z/b":"^1","@a/c":"2"},"zeta":1}';
+    const text = '{"context":{"max_bytes":1000,"sync":{"targets":["claude-md"]}},"dependencies":{"@z/b":"^1","@a/c":"2"}}';
     const m = parseManifest(text);
     expect(m.trust.require_signature).toBe(true);
     const out = serializeManifest(m);
@@ -11,8 +11,7 @@ describe('ctxpkg.json', () => {
       dependencies: { '@a/c': '2', '@z/b': '^1' },
       registries: {},
       trust: { require_signature: true },
-      context: { budget: 1000, targets: ['claude'] },
-      zeta: 1,
+      context: { max_bytes: 1000, sync: { targets: ['claude-md'] } },
     });
     expect(Object.keys(JSON.parse(out).dependencies)).toEqual(['@a/c', '@z/b']);
     expect(serializeManifest(parseManifest(out))).toBe(out);
@@ -39,3 +38,35 @@ describe('ctxpkg.json is parsed strictly (a reviewed file must mean what it show
   });
 });
 
+
+describe('ctxpkg.json members are checked by name (a typo never falls back to a default)', () => {
+  const codeOf = (text: string): unknown => {
+    try {
+      parseManifest(text, '/p/ctxpkg.json');
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+  it('an unknown top-level member is E_MANIFEST naming it and the file, with the valid names', () => {
+    expect(codeOf('{"dependencies":{},"contexts":{}}')).toMatchObject({
+      code: 'E_MANIFEST',
+      message: '/p/ctxpkg.json: unknown member "contexts"',
+      hint: expect.stringContaining('dependencies, registry, registries, trust, context'),
+    });
+  });
+  it('trust.require_signatures (plural) is refused instead of leaving signatures required silently', () => {
+    expect(codeOf('{"trust":{"require_signatures":false}}')).toMatchObject({
+      code: 'E_MANIFEST',
+      message: '/p/ctxpkg.json: unknown member "trust.require_signatures"',
+      hint: expect.stringContaining('require_signature'),
+    });
+  });
+  it('context members are checked by the pack policy parser: context.pinz is E_MANIFEST naming it', () => {
+    const e = codeOf('{"context":{"pinz":["@acme/x"]}}') as { code: string; message: string };
+    expect(e.code).toBe('E_MANIFEST');
+    expect(e.message).toContain('/p/ctxpkg.json: context');
+    expect(e.message).toContain('pinz');
+    expect(parseManifest('{"context":{"pins":["@acme/x#AGENTS.md:rules:0a1b2c3d"]}}').extra.context).toEqual({ pins: ['@acme/x#AGENTS.md:rules:0a1b2c3d'] });
+  });
+});

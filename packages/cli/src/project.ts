@@ -1,7 +1,13 @@
 /**
  * The project file `ctxpkg.json`: declared dependencies (name → range), registry settings and the
- * trust policy. Members this module does not own (e.g. `context`, owned by `sync`) are preserved
- * verbatim and in their original order when the file is rewritten.
+ * trust policy. Members this module does not own (`context`, owned by the pack/sync code) are
+ * preserved verbatim and in their original order when the file is rewritten.
+ *
+ * The file is validated strictly on every load, before any command writes anything: an unknown
+ * member at the top level or in `trust` (a typo such as `trust.require_signatures` or `contexts`)
+ * is `E_MANIFEST` naming the member and the file, with the valid names in the hint — a typo must
+ * never silently fall back to a default. The `context` member is validated by its owner's parser
+ * (`parseContextConfig`, spec/pack.md §2), which names unknown members the same way.
  *
  * Shape (issue 5 item 1):
  * ```json
@@ -13,7 +19,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError, parseContextConfig } from '@ctxpkg/format';
 import { normalizeRegistryUrl, parseRegistries } from './config.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
@@ -35,6 +41,18 @@ export interface ProjectManifest {
 }
 
 const OWN_KEYS = new Set(['dependencies', 'registry', 'registries', 'trust']);
+/** Members owned by other modules, validated by their parsers. */
+const OTHER_KEYS = new Set(['context']);
+/** Every member ctxpkg.json may have, in documentation order. */
+export const MANIFEST_KEYS: readonly string[] = ['dependencies', 'registry', 'registries', 'trust', 'context'];
+const TRUST_KEYS: readonly string[] = ['require_signature'];
+
+function unknownMember(what: string, path: string, valid: readonly string[]): CtxpkgError {
+  return new CtxpkgError('E_MANIFEST', `${what}: unknown member "${path}"`, {
+    hint: `valid members${path.includes('.') ? ` of "${path.slice(0, path.lastIndexOf('.'))}"` : ''}: ${valid.join(', ')} (README "Project files")`,
+    details: { file: what, member: path, valid: [...valid] },
+  });
+}
 
 /** A fresh manifest with the defaults `ctxpkg init` writes. */
 export function defaultManifest(): ProjectManifest {
@@ -57,10 +75,12 @@ export function findProjectRoot(cwd: string): { root: string; exists: boolean } 
 
 /**
  * Parse ctxpkg.json text. Dependency names and ranges are checked for shape here (strings);
- * their grammar is checked by the resolver. Throws `E_INVALID_JSON`, `E_DUPLICATE_KEY`, `E_FORBIDDEN_KEY`, `E_USAGE`.
+ * their grammar is checked by the resolver. Throws `E_INVALID_JSON`, `E_DUPLICATE_KEY`,
+ * `E_FORBIDDEN_KEY`, `E_USAGE`, `E_MANIFEST` (unknown members, see the file header).
  */
 export function parseManifest(text: string, what: string = PROJECT_FILES.manifest): ProjectManifest {
   const o = parseStrictJsonObject(text, what);
+  for (const k of Object.keys(o)) if (!OWN_KEYS.has(k) && !OTHER_KEYS.has(k)) throw unknownMember(what, k, MANIFEST_KEYS);
   const m = defaultManifest();
   if (o.dependencies !== undefined) {
     if (!isPlainObject(o.dependencies)) {
@@ -80,11 +100,20 @@ export function parseManifest(text: string, what: string = PROJECT_FILES.manifes
   m.registries = parseRegistries(o.registries, `${what}: registries`);
   if (o.trust !== undefined) {
     if (!isPlainObject(o.trust)) throw new CtxpkgError('E_INVALID_JSON', `${what}: "trust" must be an object`);
+    for (const k of Object.keys(o.trust)) if (!TRUST_KEYS.includes(k)) throw unknownMember(what, `trust.${k}`, TRUST_KEYS);
     const rs = o.trust.require_signature;
     if (rs !== undefined && typeof rs !== 'boolean') {
       throw new CtxpkgError('E_INVALID_JSON', `${what}: trust.require_signature must be true or false`);
     }
     m.trust.require_signature = rs ?? true;
+  }
+  if (o.context !== undefined) {
+    try {
+      parseContextConfig(o.context, `${what}: context`);
+    } catch (err) {
+      if (!isCtxpkgError(err)) throw err;
+      throw new CtxpkgError('E_MANIFEST', err.message, { ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}), cause: err });
+    }
   }
   for (const [k, v] of Object.entries(o)) if (!OWN_KEYS.has(k)) m.extra[k] = v;
   return m;

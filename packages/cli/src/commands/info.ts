@@ -8,9 +8,12 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Manifest, PackageContent, PackageChecks } from '@ctxpkg/format';
+import type { IndexEntry, VersionDoc } from '../client.js';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
+import { sourceFileHint } from '../package-file.js';
+import { signerLabel } from '../signer-label.js';
 import { checkLines } from './verify.js';
 
 const examples = (lines: string[]) => '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
@@ -105,9 +108,19 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
   const fingerprint = signer ? f.keyFingerprint(signer) : undefined;
   const text = [`${label}${form ? ` (${form === 'zip' ? 'ZIP form' : 'JSON bundle'}, ${bytes.length} bytes)` : ''}: ${valid ? 'VALID' : 'INVALID'}`];
   if (manifest) text.push(...manifestLines(manifest, content).map((l) => `  ${l}`));
-  text.push(`  signer: ${signer ? `${signer} (fingerprint ${fingerprint})` : manifest?.signature ? 'signature did not verify' : 'unsigned'}`);
+  // Only a package that could be read has a signer, or is known to be unsigned.
+  const signerText = signer
+    ? signerLabel(signer, { full: true })
+    : !manifest
+      ? 'unknown (the package could not be read)'
+      : manifest.signature
+        ? 'signature did not verify'
+        : 'unsigned';
+  text.push(`  signer: ${signerText}`);
   text.push('  checks:', ...checkLines(checks, '    '));
   for (const e of errors) text.push(`  error ${e.code}: ${e.message}`);
+  const hint = manifest ? undefined : sourceFileHint(label, bytes);
+  if (hint) text.push(`  hint: ${hint}`);
   return {
     text,
     json: {
@@ -122,6 +135,7 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
       fingerprint: fingerprint ?? null,
       checks,
       errors,
+      ...(hint ? { hint } : {}),
     },
     exitCode: valid ? 0 : 1,
   };
@@ -154,22 +168,60 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
   if (found !== entry.artifact_sha256) {
     throw new f.CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: downloaded bytes hash to ${found}, but the registry index says ${entry.artifact_sha256}`);
   }
+  const doc = await session.client.version(registry, name, version);
   const r = await describePackage(bytes, `${name}@${version}`);
-  r.text.push(`  registry: ${registry}${entry.yanked ? '   (this version is YANKED)' : ''}`);
+  const facts = registryFacts(entry, doc, found);
+  r.text.push(`  registry: ${registry}`, ...facts.lines.map((l) => `    ${l}`));
   r.text.push(`  versions: ${index.versions.map((v) => `${v.version}${v.yanked ? ' (yanked)' : ''}`).join(', ')}`);
-  r.json = { ...(r.json as Record<string, unknown>), registry, yanked: entry.yanked, versions: index.versions.map((v) => ({ version: v.version, yanked: v.yanked, published_at: v.published_at ?? null })) };
+  r.json = {
+    ...(r.json as Record<string, unknown>),
+    registry,
+    yanked: entry.yanked,
+    registry_facts: facts.json,
+    versions: index.versions.map((v) => ({ version: v.version, yanked: v.yanked, published_at: v.published_at ?? null })),
+  };
   return r;
 }
 
-/** `info <target>`: a package file (relative to the working directory). Throws `E_NOT_FOUND`, `E_IO`. */
+/**
+ * What the registry says about one version (spec/registry.md §4, §6.1): artifact SHA-256 (and
+ * that the download matched it), size, publish time, yank state, the signer it recorded, and a
+ * summary of its trust report (checks passed/failed and what it did not check).
+ */
+export function registryFacts(entry: IndexEntry, doc: VersionDoc | undefined, downloadedSha: string): { lines: string[]; json: Record<string, unknown> } {
+  const sha = doc?.artifact_sha256 ?? entry.artifact_sha256;
+  const size = doc?.size_bytes ?? entry.size_bytes;
+  const published = doc?.published_at ?? entry.published_at;
+  const yanked = doc?.yanked ?? entry.yanked;
+  const signer = doc?.signer_public_key ?? entry.signer_public_key;
+  const lines = [
+    `artifact sha256: ${sha} (${sha === downloadedSha ? 'the download matches' : `the download hashes to ${downloadedSha}`})`,
+    `size: ${size === undefined ? 'not given' : `${size} bytes`}   published: ${published ?? 'not given'}   yanked: ${yanked ? `yes${doc?.yanked_at ? ` (${doc.yanked_at})` : ''}` : 'no'}`,
+    `signer (as recorded by the registry): ${signer ? signerLabel(signer) : 'none recorded'}`,
+  ];
+  const report = doc?.trust_report;
+  let trust: Record<string, unknown> | null = null;
+  if (report && Array.isArray(report.checked)) {
+    const checked = report.checked.filter((c) => c && typeof c.check === 'string');
+    const failed = checked.filter((c) => c.result !== 'pass').map((c) => `${c.check}: ${c.result ?? '?'}`);
+    const notChecked = (report.not_checked ?? []).map((c) => c?.check).filter((c): c is string => typeof c === 'string');
+    lines.push(`trust report: ${checked.length - failed.length} of ${checked.length} checks passed${failed.length ? ` (${failed.join(', ')})` : ''}; not checked: ${notChecked.join(', ') || 'none'}`);
+    trust = { checks: checked.length, passed: checked.length - failed.length, failed, not_checked: notChecked };
+  } else {
+    lines.push('trust report: not offered by this registry');
+  }
+  return {
+    lines,
+    json: { artifact_sha256: sha, download_matches: sha === downloadedSha, size_bytes: size ?? null, published_at: published ?? null, yanked, yanked_at: doc?.yanked_at ?? null, signer_public_key: signer ?? null, signer: signer ? signerLabel(signer) : null, trust_report: trust },
+  };
+}
+
+/** `info <target>`: a package file (relative to the working directory). Throws `E_NOT_FOUND`, `E_USAGE` (a directory), `E_IO`. */
 export async function runInfo(target: string, deps: CliDeps, registryFlag?: string): Promise<CommandResult> {
-  const f = await import('@ctxpkg/format');
-  const { readIfExists } = await import('../fsutil.js');
+  const { readPackageFile } = await import('../package-file.js');
   const { existsSync } = await import('node:fs');
   if (target.startsWith('@') && !existsSync(resolve(deps.cwd, target))) return runRemoteInfo(target, registryFlag, deps);
-  const bytes = readIfExists(resolve(deps.cwd, target));
-  if (!bytes) throw new f.CtxpkgError('E_NOT_FOUND', `no such file: ${target}`);
-  return describePackage(bytes, target);
+  return describePackage(readPackageFile(resolve(deps.cwd, target), target), target);
 }
 
 export function register(program: Command, ctx: CommandContext): void {

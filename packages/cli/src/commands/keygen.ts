@@ -23,8 +23,9 @@ export interface KeygenOptions {
 }
 
 /**
- * Create and save a key. Throws `E_EXISTS` (key present, no `--force`) or `E_IO`. The seed is
- * never printed; the result carries the path, public key and fingerprint.
+ * Create and save a key. Throws `E_EXISTS` (key present, no `--force`; the message shows that
+ * key's fingerprint and public key) or `E_IO`. The seed is never printed; the result carries the
+ * path, public key and fingerprint.
  */
 export async function runKeygen(opts: KeygenOptions, deps: CliDeps): Promise<CommandResult> {
   const f = await import('@ctxpkg/format');
@@ -32,8 +33,19 @@ export async function runKeygen(opts: KeygenOptions, deps: CliDeps): Promise<Com
   const path = opts.out ? resolve(deps.cwd, opts.out) : defaultKeyPath(deps);
   const existed = existsSync(path);
   if (existed && !opts.force) {
-    throw new f.CtxpkgError('E_EXISTS', `a signing key already exists at ${path}`, {
+    const { signerLabel } = await import('../signer-label.js');
+    const { readFileSync } = await import('node:fs');
+    let identity = '';
+    let publicKey: string | undefined;
+    try {
+      publicKey = f.publicKeyFromSeed(f.parseKeyFile(readFileSync(path, 'utf8')));
+      identity = `: ${signerLabel(publicKey, { full: true })}`;
+    } catch {
+      identity = ' (it cannot be read as a key)';
+    }
+    throw new f.CtxpkgError('E_EXISTS', `a signing key already exists at ${path}${identity}`, {
       hint: 'keep it (it is your publisher identity), or pass --force to replace it with a new key',
+      ...(publicKey ? { details: { path, public_key: publicKey, fingerprint: f.keyFingerprint(publicKey) } } : { details: { path } }),
     });
   }
   const seed = f.generateSeed();

@@ -3,8 +3,8 @@
  * name, strict version), then upload to the registry configured for the package's scope, with a
  * progress bar on a TTY. `--dry-run` runs every local check and uploads nothing.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
@@ -17,30 +17,46 @@ export interface PublishOptions {
   dryRun?: boolean;
 }
 
-function pickFile(cwd: string, file?: string): string {
-  if (file) return resolve(cwd, file);
-  const found = readdirSync(cwd).filter((f) => f.endsWith('.ctxpkg')).sort();
+/** True when `path` is a regular file (symlinks followed); false for directories and the rest. */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The package file to publish: `file` as given, else the only regular `*.ctxpkg` file in `cwd`
+ * (the project's `.ctxpkg/` directory is not a package). Returns the absolute path and the label
+ * to show. Throws `E_USAGE` when there is none or several.
+ */
+export function pickFile(cwd: string, file?: string): { path: string; label: string } {
+  if (file) return { path: resolve(cwd, file), label: file };
+  const found = readdirSync(cwd).filter((f) => f.endsWith('.ctxpkg') && isRegularFile(join(cwd, f))).sort();
   if (found.length !== 1) {
     throw new CtxpkgError('E_USAGE', found.length === 0 ? 'no .ctxpkg file given and none in the current directory' : `several .ctxpkg files here (${found.join(', ')}); name one`, {
-      hint: 'ctxpkg publish <file.ctxpkg>',
+      hint: found.length === 0 ? 'ctxpkg publish <file.ctxpkg> (create one with `ctxpkg create --name @ns/name --from AGENTS.md`)' : 'ctxpkg publish <file.ctxpkg>',
     });
   }
-  return resolve(cwd, found[0]);
+  return { path: resolve(cwd, found[0]), label: found[0] };
 }
 
 export async function runPublish(file: string | undefined, opts: PublishOptions, deps: CliDeps): Promise<CommandResult> {
-  const { readPackage, parsePackageName, validateVersion, keyFingerprint } = await import('@ctxpkg/format');
+  const { readPackage, parsePackageName, validateVersion } = await import('@ctxpkg/format');
   const { registryFor, tokenFor } = await import('../config.js');
   const { sha256Bytes } = await import('../store.js');
   const { createProgress } = await import('../progress.js');
-  const path = pickFile(deps.cwd, file);
-  let bytes: Uint8Array;
+  const { readPackageFile, withFileContext } = await import('../package-file.js');
+  const { signerLabel } = await import('../signer-label.js');
+  const { path, label } = pickFile(deps.cwd, file);
+  const bytes = readPackageFile(path, label);
+  let pkg: Awaited<ReturnType<typeof readPackage>>;
   try {
-    bytes = new Uint8Array(readFileSync(path));
+    pkg = await readPackage(bytes, { requireSignature: true });
   } catch (err) {
-    throw new CtxpkgError('E_NOT_FOUND', `cannot read ${path}: ${(err as Error).message}`);
+    throw withFileContext(err, label, bytes);
   }
-  const pkg = await readPackage(bytes, { requireSignature: true });
   const name = pkg.manifest.name;
   const version = pkg.manifest.version;
   parsePackageName(name);
@@ -48,10 +64,10 @@ export async function runPublish(file: string | undefined, opts: PublishOptions,
   const session = openSession(deps, opts.registry);
   const registry = registryFor(name, session.settings);
   const sha = sha256Bytes(bytes);
-  const signer = pkg.signer ? keyFingerprint(pkg.signer) : 'unsigned';
+  const signer = signerLabel(pkg.signer);
   if (opts.dryRun) {
     return {
-      text: [`${name}@${version} passed every local check (structure, integrity, signature ${signer}); would publish ${bytes.length} bytes to ${registry} — dry run, nothing uploaded`],
+      text: [`${name}@${version} passed every local check (structure, integrity, signature; signed by ${signer}); would publish ${bytes.length} bytes to ${registry} — dry run, nothing uploaded`],
       json: { name, version, registry, bytes: bytes.length, artifact_sha256: sha, signer: pkg.signer ?? null, dry_run: true },
     };
   }

@@ -21,18 +21,42 @@ export interface QuickstartOptions {
   keep?: boolean;
 }
 
-/** The instruction file to package: `--from`, else ./AGENTS.md, else the repository's AGENTS.md. */
-function sourceFile(opts: QuickstartOptions, deps: CliDeps): string {
-  if (opts.from) return resolve(deps.cwd, opts.from);
+/** Where the packaged file came from: `--from`, ./AGENTS.md, or the one bundled with ctxpkg. */
+export type QuickstartSource = { path: string; origin: 'from' | 'cwd' | 'bundled' };
+
+/**
+ * The instruction file to package: `--from`, else ./AGENTS.md, else the AGENTS.md of the ctxpkg
+ * checkout this command runs from (bundled with ctxpkg; the `--help` text says so and the output
+ * names the file used). Throws `E_NOT_FOUND` when `--from` names no file or neither exists.
+ */
+export function quickstartSource(opts: QuickstartOptions, deps: Pick<CliDeps, 'cwd'>, bundled = bundledAgentsMd()): QuickstartSource {
+  if (opts.from) {
+    const path = resolve(deps.cwd, opts.from);
+    if (!existsSync(path)) throw new CtxpkgError('E_NOT_FOUND', `no such file: ${opts.from}`, { hint: 'pass --from <instruction file>' });
+    return { path, origin: 'from' };
+  }
   const here = resolve(deps.cwd, 'AGENTS.md');
-  if (existsSync(here)) return here;
-  const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'AGENTS.md');
-  if (existsSync(repo)) return repo;
-  throw new CtxpkgError('E_USAGE', 'no AGENTS.md here; pass --from <instruction file>');
+  if (existsSync(here)) return { path: here, origin: 'cwd' };
+  if (bundled && existsSync(bundled)) return { path: bundled, origin: 'bundled' };
+  throw new CtxpkgError('E_NOT_FOUND', 'no AGENTS.md in the current directory, and no AGENTS.md is bundled with this ctxpkg', {
+    hint: 'run it in a directory with AGENTS.md, or pass --from <instruction file>',
+  });
+}
+
+/** The AGENTS.md of the ctxpkg checkout (`packages/cli/{src,dist}/commands/` → repository root). */
+function bundledAgentsMd(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'AGENTS.md');
+}
+
+function describeSource(s: QuickstartSource): string {
+  if (s.origin === 'from') return `${s.path} (--from)`;
+  if (s.origin === 'cwd') return `${s.path} (./AGENTS.md)`;
+  return `${s.path} (no AGENTS.md in the current directory: the AGENTS.md bundled with ctxpkg)`;
 }
 
 export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Promise<CommandResult> {
-  const source = sourceFile(opts, deps);
+  const src = quickstartSource(opts, deps);
+  const source = src.path;
   const work = mkdtempSync(join(tmpdir(), 'ctxpkg-quickstart-'));
   const dataDir = join(work, 'registry');
   const project = join(work, 'project');
@@ -45,6 +69,7 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
     const registry = `${reg.url}/api`;
     await createNamespace({ store: reg.store }, 'demo');
     const token = await createToken({ store: reg.store }, { namespace: 'demo', scope: 'publish' });
+    text.push(`source: ${describeSource(src)}`);
     text.push(`1. started a registry at ${registry} (data in ${dataDir}); namespace @demo, publish token ${token.token.slice(0, 9)}…`);
     const sub: CliDeps = {
       ...deps,
@@ -81,13 +106,13 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
     if (!opts.keep) rmSync(work, { recursive: true, force: true });
   }
   text.push(opts.keep ? `kept everything in ${work}` : 'cleaned up (the registry, its data and the temporary project are gone)');
-  return { text, json: { source, kept: opts.keep ? work : null, ...steps } };
+  return { text, json: { source, source_origin: src.origin, kept: opts.keep ? work : null, ...steps } };
 }
 
 export function register(program: Command, ctx: CommandContext): void {
   ctx
     .command(program, 'quickstart', 'run the whole flow on an embedded registry: AGENTS.md → signed pack → publish → install')
-    .option('--from <file>', 'instruction file to package (default: ./AGENTS.md)')
+    .option('--from <file>', 'instruction file to package (default: ./AGENTS.md; without one, the AGENTS.md bundled with ctxpkg — the output names the file used)')
     .option('--keep', 'keep the temporary registry and project for inspection')
     .addHelpText('after', examples(['ctxpkg quickstart', 'npm run demo', 'ctxpkg quickstart --from CLAUDE.md --keep']))
     .action(ctx.action(async (opts: QuickstartOptions) => runQuickstart(opts, ctx.deps)));

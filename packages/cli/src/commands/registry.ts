@@ -12,30 +12,27 @@
  *   registry events [--namespace <ns>] [--limit 50]
  *   registry gc [--grace 1h]
  *
- * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`). `@ctxpkg/registry` is imported
- * only inside these actions, so no other command loads the server.
+ * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`); all but `serve` refuse a
+ * directory that is not an existing registry (`E_NOT_FOUND`, registry-admin.ts) and add hints to
+ * the registry's errors. `@ctxpkg/registry` is imported only inside these actions, so no other
+ * command loads the server.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
+import { signerLabel } from '../signer-label.js';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
+import { dataDirOf, onRegistry } from './registry-admin.js';
+
+export { dataDirOf } from './registry-admin.js';
 
 type Registry = typeof import('@ctxpkg/registry');
 const load = (): Promise<Registry> => import('@ctxpkg/registry');
 
 function examples(lines: string[]): string {
   return '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
-}
-
-/** The data directory from `--data` or `CTXPKG_REGISTRY_DATA`, absolute. Throws `E_USAGE`. */
-export function dataDirOf(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>): string {
-  const d = opt ?? deps.env.CTXPKG_REGISTRY_DATA;
-  if (!d || d.trim() === '') {
-    throw new CtxpkgError('E_USAGE', 'no data directory: pass --data <dir> or set CTXPKG_REGISTRY_DATA');
-  }
-  return resolve(deps.cwd, d);
 }
 
 function intOption(name: string, raw: string | undefined, min: number, max: number): number | undefined {
@@ -114,13 +111,13 @@ function registerNamespace(reg: Command, ctx: CommandContext): void {
     .addHelpText('after', examples(['ctxpkg registry namespace create acme --owner platform-team --data ./registry-data']))
     .action(
       ctx.action(async (name: string, opts: { data?: string; owner: string }) => {
-        const rec = await (await load()).createNamespace({ dataDir: dataDirOf(opts.data, ctx.deps) }, name, opts.owner);
+        const rec = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).createNamespace({ dataDir }, name, opts.owner));
         return { text: [`created namespace ${rec.name} (owner ${rec.owner})`], json: rec };
       }),
     );
   dataOpt(ctx.command(ns, 'list', 'list namespaces')).action(
     ctx.action(async (opts: { data?: string }) => {
-      const list = await (await load()).listNamespaces({ dataDir: dataDirOf(opts.data, ctx.deps) });
+      const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listNamespaces({ dataDir }));
       return { text: list.length ? list.map((n) => `${n.name}\towner ${n.owner}\tcreated ${n.created_at}`) : ['no namespaces'], json: list };
     }),
   );
@@ -137,9 +134,10 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .action(
       ctx.action(async (opts: { data?: string; namespace: string; scope: string; expires: string; label?: string }) => {
         if (opts.scope !== 'publish' && opts.scope !== 'read') throw new CtxpkgError('E_USAGE', '--scope must be publish or read');
-        const t = await (await load()).createToken({ dataDir: dataDirOf(opts.data, ctx.deps) }, {
-          namespace: opts.namespace, scope: opts.scope, expires: opts.expires, label: opts.label,
-        });
+        const scope = opts.scope;
+        const t = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).createToken({ dataDir }, {
+          namespace: opts.namespace, scope, expires: opts.expires, label: opts.label,
+        }));
         return {
           text: [t.token],
           json: t,
@@ -149,7 +147,7 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     );
   dataOpt(ctx.command(tok, 'revoke <id-or-token>', 'revoke a token by its id (tok_…) or its text')).action(
     ctx.action(async (idOrToken: string, opts: { data?: string }) => {
-      const t = await (await load()).revokeToken({ dataDir: dataDirOf(opts.data, ctx.deps) }, idOrToken);
+      const t = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).revokeToken({ dataDir }, idOrToken));
       return { text: [`revoked ${t.id} (${t.scope}, namespace ${t.namespace}) at ${t.revoked_at}`], json: t };
     }),
   );
@@ -157,7 +155,7 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .option('--namespace <ns>', 'only this namespace')
     .action(
       ctx.action(async (opts: { data?: string; namespace?: string }) => {
-        const list = (await (await load()).listTokens({ dataDir: dataDirOf(opts.data, ctx.deps) }, opts.namespace)).map(({ token_sha256: _h, ...t }) => t);
+        const list = (await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listTokens({ dataDir }, opts.namespace))).map(({ token_sha256: _h, ...t }) => t);
         const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active');
         return { text: list.length ? list.map((t) => `${t.id}\t${t.namespace}\t${t.scope}\t${state(t)}${t.label ? `\t${t.label}` : ''}`) : ['no tokens'], json: list };
       }),
@@ -170,17 +168,16 @@ function registerKey(reg: Command, ctx: CommandContext): void {
     dataOpt(ctx.command(key, `${verb} <namespace> <public-key>`, desc)).action(
       ctx.action(async (ns: string, publicKey: string, opts: { data?: string }) => {
         const reg2 = await load();
-        const target = { dataDir: dataDirOf(opts.data, ctx.deps) };
-        const k = verb === 'add' ? await reg2.addSignerKey(target, ns, publicKey) : await reg2.revokeSignerKey(target, ns, publicKey);
-        return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${k.public_key} for namespace ${k.namespace}`], json: k };
+        const k = await onRegistry(opts.data, ctx.deps, (dataDir) => (verb === 'add' ? reg2.addSignerKey({ dataDir }, ns, publicKey) : reg2.revokeSignerKey({ dataDir }, ns, publicKey)));
+        return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${signerLabel(k.public_key, { full: true })} for namespace ${k.namespace}`], json: k };
       }),
     );
   }
   dataOpt(ctx.command(key, 'list <namespace>', 'list signer keys of a namespace')).action(
     ctx.action(async (ns: string, opts: { data?: string }) => {
-      const list = await (await load()).listSignerKeys({ dataDir: dataDirOf(opts.data, ctx.deps) }, ns);
+      const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listSignerKeys({ dataDir }, ns));
       return {
-        text: list.length ? list.map((k) => `${k.public_key}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
+        text: list.length ? list.map((k) => `${signerLabel(k.public_key, { full: true })}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
         json: list,
       };
     }),
@@ -197,7 +194,7 @@ export function register(program: Command, ctx: CommandContext): void {
   dataOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)')).action(
     ctx.action(async (name: string, visibility: string, opts: { data?: string }) => {
       if (visibility !== 'public' && visibility !== 'private') throw new CtxpkgError('E_USAGE', 'visibility must be public or private');
-      const p = await (await load()).setPackageVisibility({ dataDir: dataDirOf(opts.data, ctx.deps) }, name, visibility);
+      const p = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).setPackageVisibility({ dataDir }, name, visibility));
       return { text: [`@${p.namespace}/${p.name} is now ${p.visibility}`], json: p };
     }),
   );
@@ -207,7 +204,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .action(
       ctx.action(async (opts: { data?: string; namespace?: string; limit: string }) => {
         const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
-        const list = await (await load()).listEvents({ dataDir: dataDirOf(opts.data, ctx.deps) }, { namespace: opts.namespace, limit });
+        const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listEvents({ dataDir }, { namespace: opts.namespace, limit }));
         const where = (e: (typeof list)[number]) => (e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : e.namespace);
         return { text: list.length ? list.map((e) => `${e.at}\t${e.action}\t${where(e)}\t${e.actor}${e.detail ? `\t${e.detail}` : ''}`) : ['no events'], json: list };
       }),
@@ -219,7 +216,7 @@ export function register(program: Command, ctx: CommandContext): void {
         const m = /^([0-9]{1,6})([mhd])$/.exec(opts.grace);
         if (!m) throw new CtxpkgError('E_USAGE', '--grace must look like 90m, 12h or 1d');
         const ms = Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
-        const r = await (await load()).collectGarbage({ dataDir: dataDirOf(opts.data, ctx.deps) }, ms);
+        const r = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).collectGarbage({ dataDir }, ms));
         return { text: [`removed ${r.removed} unreferenced file(s)`], json: r };
       }),
     );

@@ -2,9 +2,11 @@
  * `ctxpkg verify <file…> [--json] [--require-signature]`: verify package files (JSON bundle or
  * ZIP form) and print each check — structure, content_hash, sha256, byte_size, signature — as
  * `pass`, `FAIL` or `skipped` (the reference's `pack verify`, FORMAT-FACTS §10; checks in
- * spec/format.md §3). Exit 0 when every file is valid, 1 when any is invalid or unreadable,
- * 2 for a usage error. `--json` prints an array with one `{ file, valid, checks, errors }` per
- * file, in argument order.
+ * spec/format.md §3). Exit codes (README "Exit codes"): 0 when every file is valid; 1 when any
+ * file is invalid or unreadable (a directory, an I/O error); 4 (`E_NOT_FOUND`) when one or more
+ * files do not exist and every file that does exist is valid; 2 for a usage error. `--json`
+ * prints an array with one `{ file, valid, missing, signer, checks, errors }` per file, in
+ * argument order. A passing signature check names the signer as `fingerprint (public key …)`.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -24,6 +26,10 @@ export interface VerifyCommandOptions {
 export interface FileVerdict {
   file: string;
   valid: boolean;
+  /** True when the file does not exist (exit 4 when no other file is invalid). */
+  missing: boolean;
+  /** The signer's public key (64 hex) when the signature verified, else null. */
+  signer: string | null;
   checks: PackageChecks;
   errors: Array<{ code: string; message: string; path?: string }>;
 }
@@ -41,45 +47,54 @@ export function checkLines(checks: PackageChecks, indent = '  '): string[] {
 
 async function verifyOne(file: string, opts: VerifyCommandOptions, deps: CliDeps): Promise<FileVerdict> {
   const f = await import('@ctxpkg/format');
-  const { readIfExists } = await import('../fsutil.js');
-  let bytes: Uint8Array | undefined;
+  const { readPackageFile } = await import('../package-file.js');
+  const { signerLabel } = await import('../signer-label.js');
+  let bytes: Uint8Array;
   try {
-    bytes = readIfExists(resolve(deps.cwd, file));
+    bytes = readPackageFile(resolve(deps.cwd, file), file);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    return { file, valid: false, checks: f.failedChecks('E_IO', message), errors: [{ code: 'E_IO', message }] };
-  }
-  if (!bytes) {
-    const message = `no such file: ${file}`;
-    return { file, valid: false, checks: f.failedChecks('E_NOT_FOUND', message), errors: [{ code: 'E_NOT_FOUND', message }] };
+    if (!f.isCtxpkgError(e)) throw e;
+    return { file, valid: false, missing: e.code === 'E_NOT_FOUND', signer: null, checks: f.failedChecks(e.code, e.message), errors: [{ code: e.code, message: e.message }] };
   }
   const report: VerifyReport = await f.verifyPackage(bytes, { requireSignature: opts.requireSignature ?? false });
+  const checks = { ...report.checks };
+  const signed = Boolean(report.signer) && checks.signature.status === 'pass';
+  if (signed) checks.signature = { ...checks.signature, detail: `signed by ${signerLabel(report.signer)}` };
   return {
     file,
     valid: report.valid,
-    checks: report.checks,
+    missing: false,
+    signer: signed ? (report.signer ?? null) : null,
+    checks,
     errors: report.errors.map((e) => ({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) })),
   };
 }
 
-/** Verify every file; never throws for bad packages (they are reported). */
+/**
+ * Verify every file; never throws for bad packages (they are reported). Exit code: 0 all valid,
+ * 1 any invalid or unreadable, 4 some missing and the rest valid.
+ */
 export async function runVerify(files: string[], opts: VerifyCommandOptions, deps: CliDeps): Promise<CommandResult> {
   const verdicts: FileVerdict[] = [];
   for (const file of files) verdicts.push(await verifyOne(file, opts, deps));
   const text: string[] = [];
   for (const v of verdicts) {
-    text.push(`${v.file}: ${v.valid ? 'VALID' : 'INVALID'}`, ...checkLines(v.checks));
+    text.push(`${v.file}: ${v.missing ? 'MISSING' : v.valid ? 'VALID' : 'INVALID'}`, ...checkLines(v.checks));
     for (const e of v.errors) text.push(`  error ${e.code}: ${e.message}`);
   }
-  const bad = verdicts.filter((v) => !v.valid).length;
-  if (files.length > 1) text.push(bad === 0 ? `all ${files.length} packages are valid` : `${bad} of ${files.length} packages are invalid`);
-  return { text, json: verdicts, exitCode: bad === 0 ? 0 : 1 };
+  const missing = verdicts.filter((v) => v.missing).length;
+  const invalid = verdicts.filter((v) => !v.valid && !v.missing).length;
+  if (files.length > 1) {
+    const parts = [invalid > 0 && `${invalid} invalid`, missing > 0 && `${missing} missing`].filter(Boolean);
+    text.push(parts.length === 0 ? `all ${files.length} packages are valid` : `${parts.join(', ')} of ${files.length} packages`);
+  }
+  return { text, json: verdicts, exitCode: invalid > 0 ? 1 : missing > 0 ? 4 : 0 };
 }
 
 export function register(program: Command, ctx: CommandContext): void {
   ctx
     .command(program, 'verify <files...>', 'verify package files: structure, content_hash, sha256, byte_size, signature')
     .option('--require-signature', 'treat unsigned packages as invalid')
-    .addHelpText('after', examples(['ctxpkg verify acme-auth-context-2.0.0.ctxpkg', 'ctxpkg verify *.ctxpkg --json']) + '\nExit codes: 0 all valid, 1 any invalid, 2 usage error.\n')
+    .addHelpText('after', examples(['ctxpkg verify acme-auth-context-2.0.0.ctxpkg', 'ctxpkg verify *.ctxpkg --json']) + '\nExit codes: 0 all valid; 1 any file invalid or unreadable; 4 a file is missing and every other file is valid; 2 usage error.\n')
     .action(ctx.action(async (files: string[], opts: VerifyCommandOptions) => runVerify(files, opts, ctx.deps)));
 }

@@ -1,0 +1,87 @@
+/**
+ * Shared rules of the `ctxpkg registry` admin subcommands (spec/registry.md "Bootstrap and
+ * administration"): which data directory they work on, and the hints their errors carry.
+ *
+ * - Every admin subcommand except `serve` works only on an existing registry: the data directory
+ *   must exist and hold the registry database (`registry.sqlite`). A typo in `--data` must not
+ *   silently create an empty registry and report "no namespaces". `serve` creates a new one.
+ * - Errors from the registry's admin functions that come without a hint get one naming the next
+ *   command to run, with the data directory as the user gave it.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CtxpkgError, isCtxpkgError, RESERVED_NAMESPACES } from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+
+/** The file that makes a directory a registry data directory (packages/registry/src/store/sqlite.ts). */
+export const REGISTRY_DB_FILE = 'registry.sqlite';
+
+/** A data directory: the absolute path and the text to show in hints (`--data` as given). */
+export interface DataDir {
+  path: string;
+  shown: string;
+}
+
+/** The data directory from `--data` or `CTXPKG_REGISTRY_DATA`, absolute. Throws `E_USAGE`. */
+export function dataDirOf(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>): string {
+  const d = opt ?? deps.env.CTXPKG_REGISTRY_DATA;
+  if (!d || d.trim() === '') {
+    throw new CtxpkgError('E_USAGE', 'no data directory: pass --data <dir> or set CTXPKG_REGISTRY_DATA');
+  }
+  return resolve(deps.cwd, d);
+}
+
+/**
+ * The data directory of an existing registry (every admin subcommand but `serve`). Throws
+ * `E_USAGE` (none given) or `E_NOT_FOUND` (missing, not a directory, or no `registry.sqlite`).
+ */
+export function existingDataDir(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>): DataDir {
+  const path = dataDirOf(opt, deps);
+  const shown = opt ?? deps.env.CTXPKG_REGISTRY_DATA ?? path;
+  const create = `create a registry there by starting \`ctxpkg registry serve --data ${shown}\` once, or check --data / CTXPKG_REGISTRY_DATA`;
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new CtxpkgError('E_NOT_FOUND', `no registry data directory at ${path}`, { hint: create });
+  }
+  if (!isDir) throw new CtxpkgError('E_NOT_FOUND', `${path} is not a directory`, { hint: create });
+  if (!existsSync(join(path, REGISTRY_DB_FILE))) {
+    throw new CtxpkgError('E_NOT_FOUND', `${path} is not a registry data directory (no ${REGISTRY_DB_FILE})`, { hint: create });
+  }
+  return { path, shown };
+}
+
+/**
+ * The same error with a hint when it has none: what to run next for `E_EXISTS`,
+ * `E_RESERVED_NAMESPACE` and the `E_NOT_FOUND`s of namespaces, packages and signer keys.
+ */
+export function withAdminHint(err: unknown, data: DataDir | undefined): unknown {
+  if (!isCtxpkgError(err) || err.hint !== undefined) return err;
+  const d = data?.shown ?? '<dir>';
+  const m = err.message;
+  let hint: string | undefined;
+  if (err.code === 'E_EXISTS' && /^namespace /.test(m)) {
+    hint = `a namespace is claimed once; see the existing ones with \`ctxpkg registry namespace list --data ${d}\``;
+  } else if (err.code === 'E_RESERVED_NAMESPACE') {
+    hint = `reserved names (${RESERVED_NAMESPACES.slice(0, 6).join(', ')}, …) cannot be claimed, so nobody can pose as the registry; pick another namespace`;
+  } else if (err.code === 'E_NOT_FOUND') {
+    const ns = /^namespace (\S+) does not exist/.exec(m);
+    const key = /^key \S+ is not registered for namespace (\S+)/.exec(m);
+    if (ns) hint = `claim it first: \`ctxpkg registry namespace create ${ns[1]} --data ${d}\``;
+    else if (key) hint = `see the registered keys with \`ctxpkg registry key list ${key[1]} --data ${d}\``;
+    else if (/^package /.test(m) || /^@/.test(m)) hint = 'nothing of that name was published to this registry; check the @ns/name spelling';
+  }
+  if (hint === undefined) return err;
+  return new CtxpkgError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), cause: err });
+}
+
+/** Run an admin action on an existing data directory, adding hints to its errors. */
+export async function onRegistry<T>(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>, fn: (dataDir: string) => Promise<T>): Promise<T> {
+  const data = existingDataDir(opt, deps);
+  try {
+    return await fn(data.path);
+  } catch (err) {
+    throw withAdminHint(err, data);
+  }
+}
