@@ -78,7 +78,7 @@ export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<
       const where = n.line_start ? `${n.file_path}:${n.line_start}${n.line_end !== n.line_start ? `-${n.line_end}` : ''}` : n.file_path;
       text.push(`  [${n.type}] ${n.content.replace(/\s+/g, ' ').slice(0, 100)}  (${where})`);
     }
-    return { text, json: { name: input.name, version: input.version, dry_run: true, files: imported.files, nodes: nodesJson, edges: imported.graph.edges.length }, warnings };
+    return { text, json: { name: input.name, version: input.version, dry_run: true, files: imported.files, nodes: nodesJson, edges: imported.graph.edges.length, skipped: imported.skipped, unresolved_imports: imported.unresolved }, warnings };
   }
   const { loadSigningKey } = await import('../signing-key.js');
   const key = loadSigningKey(deps, opts.key);
@@ -112,14 +112,14 @@ export async function runCreate(opts: CreateCliOptions, deps: CliDeps): Promise<
     ...(key.created ? [`created signing key ${key.path}`] : []),
     `wrote ${out} (${bytes.length} bytes, ${check.form === 'zip' ? `ZIP form, ${blobCount} blob${blobCount === 1 ? '' : 's'}` : 'JSON bundle'})`,
     `${input.name}@${input.version}: ${imported.graph.nodes.length} nodes (${countText}), ${imported.graph.edges.length} edges from ${imported.files.length} file(s)`,
-    `signed by ${key.fingerprint}`,
+    `signed by ${(await import('../signer-label.js')).signerLabel(key.publicKey)}`,
   ];
   return {
     text,
     json: {
       name: input.name, version: input.version, file: out, bytes: bytes.length, form: check.form, blobs: blobCount, artifact_sha256: sha256Bytes(bytes),
       signer: { public_key: key.publicKey, fingerprint: key.fingerprint, key_created: key.created },
-      files: imported.files, nodes: imported.graph.nodes.length, edges: imported.graph.edges.length, types: counts,
+      files: imported.files, nodes: imported.graph.nodes.length, edges: imported.graph.edges.length, types: counts, skipped: imported.skipped, unresolved_imports: imported.unresolved,
     },
     warnings,
   };
