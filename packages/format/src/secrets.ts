@@ -25,7 +25,8 @@
  * are not reported. Values already redacted (`[REDACTED:kind]`) are not reported again.
  */
 
-import { DOC_EXAMPLES, hasTokenRun, isHighEntropyToken, looksLikeCredential, mixedToken, PLACEHOLDER, safeAtob } from './secret-heuristics.js';
+import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN } from './secret-gate.js';
+import { DOC_EXAMPLES, isHighEntropyToken, looksLikeCredential, mixedToken, PLACEHOLDER, safeAtob } from './secret-heuristics.js';
 
 export { isHighEntropyToken, shannonEntropy } from './secret-heuristics.js';
 
@@ -48,10 +49,10 @@ interface Rule {
   re: RegExp;
   /**
    * Cheap pre-check: the rule runs only when the text contains one of these literals (exact case,
-   * as the rule's own regex requires), matches this regex, or passes this function. Must accept
-   * every text the rule can match.
+   * as the rule's own regex requires), matches `ASSIGNMENT_HINT`, or has a run of `TOKEN_RUN_LENGTH`
+   * token characters. Must accept every text the rule can match.
    */
-  hint: readonly string[] | typeof ASSIGNMENT | ((text: string) => boolean);
+  hint: readonly string[] | typeof ASSIGNMENT | typeof TOKEN_RUN;
   /** Capture group holding the secret (0 = the whole match). */
   group?: number;
   /** Extra check on the secret text; false drops the candidate. */
@@ -67,6 +68,10 @@ const ASSIGNMENT_HINT = /(?:pass|pwd|secret|key|token|credential)[a-z0-9_.-]*["'
 
 /** Marker hint: the rule runs when `ASSIGNMENT_HINT` matched (tested once per text). */
 const ASSIGNMENT = 'assignment' as const;
+
+/** Marker hint: the rule runs when the text has a run of `TOKEN_RUN_LENGTH` `[A-Za-z0-9+/_-]` characters. */
+const TOKEN_RUN = 'token_run' as const;
+const TOKEN_RUN_LENGTH = 24;
 
 const RULES: Rule[] = [
   {
@@ -128,7 +133,7 @@ const RULES: Rule[] = [
     accept: (v) => looksLikeCredential(v),
   },
   {
-    kind: 'high_entropy', hint: (t) => hasTokenRun(t, 24),
+    kind: 'high_entropy', hint: TOKEN_RUN,
     re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g,
     accept: (v) => isHighEntropyToken(v),
   },
@@ -141,16 +146,17 @@ interface Candidate {
   rank: number;
 }
 
-/** One pass over the lowercased text for all literal hints at once; per-rule checks only on a hit. */
-const LITERAL_GATE = new RegExp(
-  [...new Set(RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : [])))].map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+/** One pass per text decides which rule groups can match (`secret-gate.ts`; exact, never hides a match). */
+const gate = buildSecretGate(
+  RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : [])),
+  TOKEN_RUN_LENGTH,
 );
 
 /** Rule indices (= ranks) by the kind of hint that gates them. */
 const LITERAL_RULES: number[] = [];
 const ASSIGNMENT_RULES: number[] = [];
-const FUNCTION_RULES: number[] = [];
-RULES.forEach((r, i) => (typeof r.hint === 'function' ? FUNCTION_RULES : r.hint === ASSIGNMENT ? ASSIGNMENT_RULES : LITERAL_RULES).push(i));
+const RUN_RULES: number[] = [];
+RULES.forEach((r, i) => (r.hint === TOKEN_RUN ? RUN_RULES : r.hint === ASSIGNMENT ? ASSIGNMENT_RULES : LITERAL_RULES).push(i));
 
 /** Run one rule over `text`, appending its candidates. */
 function runRule(rule: Rule, rank: number, text: string, out: Candidate[]): void {
@@ -179,18 +185,17 @@ function runRule(rule: Rule, rank: number, text: string, out: Candidate[]): void
 
 /** All rule candidates of `text`; rules whose hint is absent are not run at all. */
 function collect(text: string): Candidate[] | undefined {
+  const flags = gate(text);
+  if (flags === 0) return undefined;
   let out: Candidate[] | undefined;
-  if (LITERAL_GATE.test(text)) {
+  if (flags & GATE_LITERAL) {
     for (const i of LITERAL_RULES) {
       const rule = RULES[i] as Rule;
       if ((rule.hint as readonly string[]).some((h) => text.includes(h))) runRule(rule, i, text, (out ??= []));
     }
   }
-  if (ASSIGNMENT_HINT.test(text)) for (const i of ASSIGNMENT_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []));
-  for (const i of FUNCTION_RULES) {
-    const rule = RULES[i] as Rule;
-    if ((rule.hint as (t: string) => boolean)(text)) runRule(rule, i, text, (out ??= []));
-  }
+  if (flags & GATE_ASSIGN && ASSIGNMENT_HINT.test(text)) for (const i of ASSIGNMENT_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []));
+  if (flags & GATE_RUN) for (const i of RUN_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []));
   return out;
 }
 

@@ -11,11 +11,9 @@ import {
   CtxpkgError,
   escapeInline,
   estimateTokens,
-  LOOKAHEAD,
   neighborhood,
   renderAnswer,
-  renderMarkdown,
-  searchIndex,
+  searchHits,
   STRUCTURAL_TYPES,
   truncateUtf8,
   type RenderItem,
@@ -33,12 +31,16 @@ export function answerBudget(requested: number | undefined): number {
   return Math.min(requested, MAX_ANSWER_BYTES);
 }
 
-/** `search_context(query, max_bytes)`: ranked matching nodes. */
+/** The render items of `hits`, produced as the answer reads them. */
+function* itemsOf(state: McpState, hits: Iterable<{ doc: number }>): Generator<RenderItem, void, undefined> {
+  for (const h of hits) yield state.index.item(h.doc);
+}
+
+/** `search_context(query, max_bytes)`: ranked matching nodes (ranked lazily: only as many as the answer reads). */
 export function searchContext(state: McpState, query: string, maxBytes?: number): string {
   const budget = answerBudget(maxBytes);
-  // No answer can show more than budget / smallest block items (+ the answer's lookahead).
-  const { total, results } = searchIndex(state.index, query, Math.ceil(budget / renderMarkdown.minBlockBytes) + LOOKAHEAD);
-  const items = results.map((r) => state.index.items[r.doc] as RenderItem);
+  const { total, hits } = searchHits(state.index, query);
+  const items = itemsOf(state, hits);
   const notes = [
     `query: ${query}`,
     `matches: ${total} (searchable nodes: ${state.index.docs.length}; withheld by screening: ${state.index.withheld.size})`,
@@ -50,18 +52,18 @@ export function searchContext(state: McpState, query: string, maxBytes?: number)
 /** `get_node(id)`: one node with provenance and its edges. */
 export function getNode(state: McpState, id: string, maxBytes?: number): string {
   const budget = answerBudget(maxBytes);
-  const node = state.index.byId.get(id);
+  const node = state.index.node(id);
   if (!node) throw new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`, { hint: 'ids look like @ns/name#local-id; use search_context to find them' });
   const held = state.index.withheld.get(id);
   if (held) {
     const kinds = held.kinds ? ` (${held.kinds.join(', ')})` : '';
     return `node ${escapeInline(id)} from ${escapeInline(node.package)}@${escapeInline(node.version)} is withheld: ${held.reason}${kinds}\n`;
   }
-  const doc = state.index.docOf.get(id) ?? -1;
-  const edges = [...(state.index.out.get(id) ?? []).map((e) => `edge: ${e.type} → ${e.to}`), ...(state.index.in.get(id) ?? []).map((e) => `edge: ${e.type} ← ${e.from}`)];
+  const doc = state.index.docIndex(id);
+  const edges = [...state.index.edgesFrom(id).map((e) => `edge: ${e.type} → ${e.to}`), ...state.index.edgesTo(id).map((e) => `edge: ${e.type} ← ${e.from}`)];
   const item: RenderItem =
     doc >= 0
-      ? (state.index.items[doc] as RenderItem)
+      ? state.index.item(doc)
       : { id, package: node.package, version: node.version, local_id: node.local_id, type: node.type, content: node.content, scope: [], breadcrumb: [], flags: [], disputed_with: [], section: 'facts' };
   const structural = STRUCTURAL_TYPES.has(node.type) ? ['(structural node: organizes other nodes)'] : [];
   const shown = { ...item, content: truncateUtf8(item.content, Math.max(256, budget - 2048)) };
@@ -72,18 +74,18 @@ export function getNode(state: McpState, id: string, maxBytes?: number): string 
 export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: number): string {
   const budget = answerBudget(maxBytes);
   if (!Number.isSafeInteger(depth) || depth < 1 || depth > MAX_DEPTH) throw new CtxpkgError('E_USAGE', `depth must be an integer from 1 to ${MAX_DEPTH}`);
-  if (!state.index.byId.has(id)) throw new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`);
+  if (!state.index.node(id)) throw new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`);
   const found = neighborhood(state.index, id, depth);
   const via = new Map(found.map((f) => [f.id, f]));
   const items: RenderItem[] = [];
   let hidden = 0;
   for (const f of found) {
-    const i = state.index.docOf.get(f.id);
-    if (i === undefined) {
+    const i = state.index.docIndex(f.id);
+    if (i < 0) {
       hidden++;
       continue;
     }
-    const it = state.index.items[i] as RenderItem;
+    const it = state.index.item(i);
     items.push({ ...it, content: truncateUtf8(it.content, 600) });
   }
   const notes = [`start: ${id}`, `depth: ${depth}; reached: ${found.length} (structural or withheld, not shown: ${hidden})`];

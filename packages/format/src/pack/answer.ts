@@ -45,17 +45,18 @@ function frame(title: string, notes: readonly string[], shown: number, total: nu
 }
 
 /**
- * Render `items` (already ordered) within `maxBytes`. `extra` (optional, per item) is trusted
- * text from ctxpkg appended to the item's block (e.g. edge lists), escaped per line.
- * Throws `E_USAGE` (bad budget) or `E_BUDGET` (the frame alone does not fit).
+ * Render `items` (already ordered) within `maxBytes`. `items` may be a lazy sequence: it is read
+ * only as far as the scan goes. `extra` (optional, per item) is trusted text from ctxpkg appended
+ * to the item's block (e.g. edge lists), escaped per line. `total` is required unless `items` is
+ * an array. Throws `E_USAGE` (bad budget) or `E_BUDGET` (the frame alone does not fit).
  */
 export function renderAnswer(
   title: string,
   notes: readonly string[],
-  items: readonly RenderItem[],
+  items: Iterable<RenderItem>,
   maxBytes: number,
   extra?: (item: RenderItem) => string[],
-  total = items.length,
+  total = Array.isArray(items) ? items.length : 0,
 ): Answer {
   checkByteBudget(maxBytes, 'max_bytes');
   const size = (shown: number): number => {

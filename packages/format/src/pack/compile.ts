@@ -1,21 +1,28 @@
 /**
  * The context-pack compiler (spec/pack.md): merged graph + policy + budget + `now` (+ workspace
  * reader for freshness) → deterministic pack text and receipt. Pure: no I/O, no clock, no model.
+ *
+ * Cost model (bench/render): every node is screened (superseded, expired, secret, disputed —
+ * the secret scan and hashes are remembered per node object, `node-facts.ts`) and hashed for the
+ * receipt; only the candidates the budget selection reaches are ordered (`LazyOrder`), checked
+ * for freshness under `stale: "flag"`, rendered and measured.
  */
 import { CtxpkgError } from '../errors.js';
-import type { MergedGraph } from '../graph-types.js';
+import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { checkByteBudget, utf8Length } from './budget.js';
-import { checkFreshness } from './freshness.js';
+import { checkFreshness, freshnessResolver } from './freshness.js';
 import { itemOf } from './item.js';
-import { compareKeys, priorityOf, sectionOf, typeRank, type OrderKey } from './order.js';
+import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
+import { nodeContentHash, nodeSecretKinds } from './node-facts.js';
+import { decayedActivation, priorityOf, sectionOf, typeRank } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
 import type { FrameInfo, RenderItem, Renderer } from './render.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import { breadcrumbResolver, computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
-import { conflictPartners, resolvePins, screenNodes, type Screened } from './screen.js';
-import { selectWithinBudget } from './select.js';
+import { conflictPartners, omissionReason, resolvePins, screenNode, type ScreenContext } from './screen.js';
+import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
 
 export interface PackInput {
@@ -64,11 +71,8 @@ export function parseNow(now: string): { ms: number; iso: string } {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A candidate with its order keys and where it stands in `live`. */
-interface Keyed extends OrderKey {
-  li: number;
-  section: SectionName;
-}
+/** Section index (into `SECTIONS`) of each candidate. */
+const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
 /**
  * Compile a context pack. Deterministic: the same graph (in any node/edge order), policy,
@@ -89,62 +93,100 @@ export function compilePack(input: PackInput): CompiledPack {
   // No sort needed here: the total order (ending in the unique id) fixes the output order, and
   // the receipt sorts its omissions.
   const nodes = graph.nodes;
-  const structural = nodes.filter((n) => STRUCTURAL_TYPES.has(n.type)).length;
-  const deliverable = nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
+  let structural = 0;
+  const deliverable: MergedNode[] = [];
+  for (const n of nodes) {
+    if (STRUCTURAL_TYPES.has(n.type)) structural++;
+    else deliverable.push(n);
+  }
   const pinned = resolvePins(policy.pins, graph, deliverable);
-  const inScope = deliverable.filter((n) => (!onlyPackages || onlyPackages.has(n.package)) && (!input.pinnedOnly || pinned.has(n.id)));
+  const inScope =
+    onlyPackages || input.pinnedOnly ? deliverable.filter((n) => (!onlyPackages || onlyPackages.has(n.package)) && (!input.pinnedOnly || pinned.has(n.id))) : deliverable;
 
-  const screened = screenNodes(inScope, {
-    policy,
-    nowMs: now.ms,
-    freshness: checkFreshness(deliverable, input.read, policy.freshness),
-    partners: conflictPartners(graph),
-    pinned,
+  // Screening (§3). Freshness omits only under stale "omit": then every node is checked;
+  // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
+  let freshness: ScreenContext['freshness'];
+  if (policy.stale === 'omit') {
+    const map = checkFreshness(deliverable, input.read, policy.freshness);
+    freshness = (n) => map.get(n.id) ?? 'unchecked';
+  } else {
+    freshness = freshnessResolver(deliverable, input.read, policy.freshness);
+  }
+  const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned };
+  const reasons: Array<OmissionReason | undefined> = new Array(inScope.length);
+  const handleOf = new Int32Array(inScope.length).fill(-1);
+  const live: MergedNode[] = [];
+  const activation: number[] = [];
+  inScope.forEach((n, i) => {
+    const decayed = decayedActivation(n, now.ms);
+    const reason = omissionReason(n, sctx, decayed);
+    if (reason) {
+      reasons[i] = reason;
+      return;
+    }
+    handleOf[i] = live.length;
+    live.push(n);
+    activation.push(decayed ?? (Number.isFinite(n.activation) ? n.activation : 0));
   });
-  const live = screened.filter((s) => !s.reason);
 
+  // Order keys (§5) and the candidates of each section, ordered lazily.
   const focus = input.focus !== undefined ? parseFocus(input.focus) : undefined;
   const scopes = computeScopes(graph);
   const crumbs = breadcrumbResolver(graph);
   const hasPriorities = Object.keys(policy.priorities).length > 0;
-  const keyed = live.map((s, li): Keyed => {
-    const n = s.node;
-    return {
-      li,
-      pinned: s.pinned,
-      focus: focus ? focusScore(focus, n, scopes.get(n.id)) : 0,
-      priority: hasPriorities ? priorityOf(policy.priorities, n) : 0,
-      rank: typeRank(n.type),
-      activation: s.activation,
-      package: n.package,
-      id: n.id,
-      section: s.pinned ? 'pinned' : sectionOf(n.type),
-    };
+  const keys = candidateKeys(live);
+  const sectionIdx = new Uint8Array(live.length);
+  const perSection = new Int32Array(SECTIONS.length);
+  live.forEach((n, h) => {
+    const isPinned = pinned.has(n.id);
+    keys.pinned[h] = isPinned ? 1 : 0;
+    if (focus) keys.focus[h] = focusScore(focus, n, scopes.get(n.id));
+    if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
+    keys.rank[h] = typeRank(n.type);
+    keys.activation[h] = activation[h] as number;
+    const si = isPinned ? 0 : SECTION_INDEX[sectionOf(n.type)];
+    sectionIdx[h] = si;
+    perSection[si]++;
   });
-  keyed.sort(compareKeys);
+  const compare = handleComparator(keys);
+  const members = SECTIONS.map((_, si) => new Int32Array(perSection[si] as number));
+  const fill = new Int32Array(SECTIONS.length);
+  for (let h = 0; h < live.length; h++) {
+    const si = sectionIdx[h] as number;
+    (members[si] as Int32Array)[fill[si]++] = h;
+  }
+  const pinnedOrder = Array.from(members[0] as Int32Array).sort(compare);
+  const sections = new Map<SectionName, LazyOrder>();
+  SECTIONS.forEach((s, si) => {
+    if (si > 0 && (perSection[si] as number) > 0) sections.set(s, new LazyOrder(members[si] as Int32Array, compare));
+  });
 
   // Items and blocks are built lazily: only candidates the selection looks at are rendered.
-  const items: Array<RenderItem | undefined> = new Array(keyed.length);
-  const blocks: Array<string | undefined> = new Array(keyed.length);
-  const itemAt = (i: number): RenderItem => {
-    let it = items[i];
+  const items: Array<RenderItem | undefined> = new Array(live.length);
+  const blocks: Array<string | undefined> = new Array(live.length);
+  const itemAt = (h: number): RenderItem => {
+    let it = items[h];
     if (!it) {
-      const k = keyed[i] as Keyed;
-      const s = live[k.li] as Screened;
-      it = itemOf(s, scopes.get(s.node.id), crumbs(s.node.id));
-      it.section = k.section;
-      items[i] = it;
+      const n = live[h] as MergedNode;
+      it = itemOf(screenNode(n, sctx), scopes.get(n.id), crumbs(n.id));
+      it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
+      items[h] = it;
     }
     return it;
   };
-  const blockAt = (i: number): string => (blocks[i] ??= renderer.block(itemAt(i)));
-
+  const blockAt = (h: number): string => (blocks[h] ??= renderer.block(itemAt(h)));
   const inputs = [...(graph.inputs ?? [])]
     .filter((i) => !onlyPackages || onlyPackages.has(i.package))
     .sort((a, b) => cmp(a.package, b.package) || cmp(a.version, b.version))
     .map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
-  const preCounts = countByReason(screened.filter((s) => s.reason).map((s) => ({ reason: s.reason as OmissionReason })));
-  const pinnedOmitted = screened.filter((s) => s.reason && s.pinned).length;
+  let pinnedOmitted = 0;
+  const omittedEarly: Array<{ reason: OmissionReason }> = [];
+  reasons.forEach((reason, i) => {
+    if (!reason) return;
+    omittedEarly.push({ reason });
+    if (pinned.has((inScope[i] as MergedNode).id)) pinnedOmitted++;
+  });
+  const preCounts = countByReason(omittedEarly);
   const frameInfo = (nb: number): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
     now: input.stamp === false ? undefined : now.iso,
@@ -161,10 +203,12 @@ export function compilePack(input: PackInput): CompiledPack {
 
   const { selected } = selectWithinBudget(
     {
-      count: keyed.length,
-      sectionAt: (i) => (keyed[i] as Keyed).section,
-      pinnedAt: (i) => (keyed[i] as Keyed).pinned,
-      sizeAt: (i) => utf8Length(blockAt(i)),
+      count: live.length,
+      pinned: pinnedOrder,
+      sections: sections as ReadonlyMap<SectionName, OrderedSequence>,
+      compare,
+      sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,
+      sizeAt: (h) => utf8Length(blockAt(h)),
     },
     {
       maxBytes,
@@ -177,54 +221,46 @@ export function compilePack(input: PackInput): CompiledPack {
   );
 
   // Omissions in input order (screening reasons and byte_budget alike).
-  const takenLive = new Uint8Array(live.length);
-  keyed.forEach((k, i) => {
-    if (selected[i]) takenLive[k.li] = 1;
-  });
   const omissions: Omission[] = [];
   let nb = 0;
-  let li = 0;
-  for (const s of screened) {
-    if (s.reason) {
-      omissions.push(omissionOf(s.node, s.reason, s.pinned, s.secretKinds));
-      continue;
-    }
-    if (!takenLive[li]) {
+  inScope.forEach((n, i) => {
+    const reason = reasons[i];
+    if (reason) {
+      omissions.push(omissionOf(n, reason, pinned.has(n.id), reason === 'secret' ? nodeSecretKinds(n) : undefined));
+    } else if (!selected[handleOf[i] as number]) {
       nb++;
-      omissions.push(omissionOf(s.node, 'byte_budget', false));
+      omissions.push(omissionOf(n, 'byte_budget', false));
     }
-    li++;
-  }
-
-  // Render: sections in order, nodes in the total order within each section.
-  const bySection = new Map<SectionName, number[]>();
-  keyed.forEach((k, i) => {
-    if (!selected[i]) return;
-    const l = bySection.get(k.section);
-    if (l) l.push(i);
-    else bySection.set(k.section, [i]);
   });
+
+  // Render: sections in order, nodes in the total order within each section (every selected
+  // candidate lies in the materialized prefix of its section's order).
   const parts: string[] = [];
   const delivered: Delivered[] = [];
-  for (const section of SECTIONS) {
-    const list = bySection.get(section);
-    if (!list) continue;
-    parts.push(renderer.sectionHeader(section));
-    for (const i of list) {
-      const b = blockAt(i);
-      const it = itemAt(i);
+  SECTIONS.forEach((section, si) => {
+    const seq = si === 0 ? undefined : sections.get(section);
+    const list = si === 0 ? pinnedOrder : seq ? Array.from({ length: seq.materialized }, (_, k) => seq.at(k)) : [];
+    let opened = false;
+    for (const h of list) {
+      if (!selected[h]) continue;
+      if (!opened) {
+        parts.push(renderer.sectionHeader(section));
+        opened = true;
+      }
+      const b = blockAt(h);
+      const it = itemAt(h);
       parts.push(delivered.length > 0 ? renderer.separator + b : b);
       delivered.push({
         package: it.package,
         version: it.version,
         id: it.id,
-        content_hash: contentHash(it.content),
+        content_hash: nodeContentHash(live[h] as MergedNode),
         delivered_hash: contentHash(b),
         section,
         flags: [...it.flags],
       });
     }
-  }
+  });
   const frame = renderer.frame(frameInfo(nb));
   const text = frame.prefix + parts.join('') + frame.suffix;
   const bytes = utf8Length(text);

@@ -93,3 +93,61 @@ export function checkFreshness(nodes: readonly MergedNode[], read: WorkspaceRead
   }
   return out;
 }
+
+/**
+ * The lazy form of `checkFreshness`: `resolve(node)` equals
+ * `checkFreshness(nodes, read, scope).get(node.id) ?? 'unchecked'` for every node of `nodes`, but
+ * reads and hashes only what that answer needs — the node's own lines and, under `auto`, its
+ * package's nodes up to the first fresh one (each answer is remembered). Used by the pack
+ * compiler when freshness cannot omit a node (policy `stale: "flag"`), so only considered nodes
+ * are checked. Throws nothing.
+ */
+export function freshnessResolver(nodes: readonly MergedNode[], read: WorkspaceReader | undefined, scope: FreshnessScope): (node: MergedNode) => Freshness {
+  if (!read || scope === 'none') return () => 'unchecked';
+  const files = new Map<string, string[] | null | undefined>();
+  const linesOf = (path: string): string[] | null | undefined => {
+    if (files.has(path)) return files.get(path);
+    const text = read(path);
+    const v = typeof text === 'string' ? provenanceLines(text) : text;
+    files.set(path, v);
+    return v;
+  };
+  const listed = Array.isArray(scope) ? new Set(scope) : undefined;
+  /** Own status, before the package rule; `undefined` = not judged. */
+  const own = new Map<MergedNode, Freshness | undefined>();
+  const ownOf = (n: MergedNode): Freshness | undefined => {
+    if (own.has(n)) return own.get(n);
+    let f: Freshness | undefined;
+    if ((!listed || listed.has(n.package)) && checkable(n)) {
+      const lines = linesOf(n.file_path as string);
+      if (lines === null) f = 'absent';
+      else if (lines !== undefined) f = (n.line_end as number) > lines.length ? 'stale' : linesHash(lines, n.line_start as number, n.line_end as number) === n.source ? 'fresh' : 'stale';
+    }
+    own.set(n, f);
+    return f;
+  };
+  let byPackage: Map<string, MergedNode[]> | undefined;
+  const evidence = new Map<string, boolean>();
+  const packageChecked = (pkg: string): boolean => {
+    let v = evidence.get(pkg);
+    if (v === undefined) {
+      if (!byPackage) {
+        byPackage = new Map();
+        for (const n of nodes) {
+          const l = byPackage.get(n.package);
+          if (l) l.push(n);
+          else byPackage.set(n.package, [n]);
+        }
+      }
+      v = (byPackage.get(pkg) ?? []).some((m) => ownOf(m) === 'fresh');
+      evidence.set(pkg, v);
+    }
+    return v;
+  };
+  return (n) => {
+    const f = ownOf(n);
+    if (f === undefined) return 'unchecked';
+    if (scope === 'auto' && !packageChecked(n.package)) return 'unchecked';
+    return f;
+  };
+}

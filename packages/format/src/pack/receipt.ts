@@ -6,8 +6,8 @@
  */
 import { sha256Hex } from '../hash.js';
 import type { MergedNode } from '../graph-types.js';
-import { redactSecrets } from '../secrets.js';
 import { estimateTokens } from './budget.js';
+import { nodeOmissionHash } from './node-facts.js';
 import { BYTES_PER_TOKEN, OMISSION_REASONS, TOKEN_NOTE, type Delivered, type FreshnessScope, type Omission, type OmissionReason, type PackFormat } from './types.js';
 
 export interface PackReceipt {
@@ -52,14 +52,14 @@ export function contentHash(content: string): string {
 }
 
 /**
- * The omission record of a node. For `secret` the hash is over the *redacted* content, so the
- * receipt cannot be used to confirm a guessed secret.
+ * The omission record of a node. When the content contains a secret (whatever the reason) the
+ * hash is over the *redacted* content, so the receipt cannot be used to confirm a guessed secret
+ * (`nodeOmissionHash`).
  */
-export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, kinds?: string[]): Omission {
-  const hashed = reason === 'secret' ? redactSecrets(node.content).text : node.content;
-  const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: contentHash(hashed), reason };
+export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, kinds?: readonly string[]): Omission {
+  const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: nodeOmissionHash(node), reason };
   if (pinned) o.pinned = true;
-  if (kinds && kinds.length > 0) o.secret_kinds = kinds;
+  if (kinds && kinds.length > 0) o.secret_kinds = [...kinds];
   return o;
 }
 

@@ -6,7 +6,7 @@
  */
 import { CtxpkgError } from '../errors.js';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
-import { scanSecrets, secretKinds, type SecretFinding } from '../secrets.js';
+import { nodeSecretKinds } from './node-facts.js';
 import { decayedActivation } from './order.js';
 import type { Freshness, OmissionReason, PackPolicy } from './types.js';
 
@@ -23,16 +23,6 @@ export interface Screened {
   flags: string[];
   /** Qualified ids this node conflicts with (sorted). */
   disputedWith: string[];
-}
-
-/**
- * Secret findings in everything a pack would show of a node: its content, then its id, category
- * and file path (one line each, scanned together).
- */
-export function nodeSecrets(n: MergedNode): SecretFinding[] {
-  const found = scanSecrets(n.content);
-  for (const x of scanSecrets(`${n.id}\n${n.category ?? ''}\n${n.file_path ?? ''}`)) found.push(x);
-  return found;
 }
 
 /**
@@ -85,47 +75,56 @@ export function conflictPartners(graph: Pick<MergedGraph, 'conflicts'>): Map<str
 /** Shared empty flag list (most nodes): never mutated. */
 const NO_FLAGS: string[] = [];
 
-/** Screen each node (see module docstring). Pure; keeps the input order. */
-export function screenNodes(
-  nodes: readonly MergedNode[],
-  ctx: {
-    policy: PackPolicy;
-    nowMs: number;
-    freshness: ReadonlyMap<string, Freshness>;
-    partners: ReadonlyMap<string, string[]>;
-    pinned: ReadonlySet<string>;
-  },
-): Screened[] {
-  return nodes.map((node) => {
-    const decayed = decayedActivation(node, ctx.nowMs);
-    const disputedWith = ctx.partners.get(node.id) ?? [];
-    const activation = decayed ?? (Number.isFinite(node.activation) ? node.activation : 0);
-    const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation, flags: NO_FLAGS, disputedWith };
-    if (node.superseded_by && node.superseded_by.length > 0) {
-      s.reason = 'superseded';
-      return s;
-    }
-    if (decayed !== undefined && decayed < ctx.policy.min_activation) {
-      s.reason = 'expired';
-      return s;
-    }
-    const findings = nodeSecrets(node);
-    if (findings.length > 0) {
-      s.reason = 'secret';
-      s.secretKinds = secretKinds(findings);
-      return s;
-    }
-    const fresh = ctx.freshness.get(node.id) ?? 'unchecked';
-    const disputed = node.disputed === true || disputedWith.length > 0;
-    if (disputed && ctx.policy.disputed === 'omit') s.reason = 'disputed';
-    else if (fresh === 'absent' && ctx.policy.stale === 'omit') s.reason = 'absent';
-    else if (fresh === 'stale' && ctx.policy.stale === 'omit') s.reason = 'stale';
-    if (s.reason) return s;
-    if (disputed || fresh === 'absent' || fresh === 'stale') {
-      s.flags = [];
-      if (disputed) s.flags.push('disputed');
-      if (fresh === 'absent' || fresh === 'stale') s.flags.push(fresh);
-    }
+/** What screening needs besides the node. */
+export interface ScreenContext {
+  policy: PackPolicy;
+  nowMs: number;
+  /** Freshness of a node (`checkFreshness` looked up, or a lazy `freshnessResolver`). */
+  freshness: (node: MergedNode) => Freshness;
+  partners: ReadonlyMap<string, string[]>;
+  pinned: ReadonlySet<string>;
+}
+
+/**
+ * The first reason (§3 precedence) that omits `node` before budgeting, or `undefined` when it is a
+ * candidate. `decayed` is `decayedActivation(node, nowMs)`. Freshness is consulted only under
+ * `stale: "omit"` (under `flag` it never omits). Secret kinds come from `nodeSecretKinds`.
+ */
+export function omissionReason(node: MergedNode, ctx: ScreenContext, decayed: number | undefined): OmissionReason | undefined {
+  if (node.superseded_by && node.superseded_by.length > 0) return 'superseded';
+  if (decayed !== undefined && decayed < ctx.policy.min_activation) return 'expired';
+  if (nodeSecretKinds(node).length > 0) return 'secret';
+  if (ctx.policy.disputed === 'omit' && (node.disputed === true || (ctx.partners.get(node.id)?.length ?? 0) > 0)) return 'disputed';
+  if (ctx.policy.stale === 'omit') {
+    const f = ctx.freshness(node);
+    if (f === 'absent' || f === 'stale') return f;
+  }
+  return undefined;
+}
+
+/** Screen one node (see module docstring): its reason, or its flags when it is delivered. Pure. */
+export function screenNode(node: MergedNode, ctx: ScreenContext): Screened {
+  const decayed = decayedActivation(node, ctx.nowMs);
+  const disputedWith = ctx.partners.get(node.id) ?? [];
+  const activation = decayed ?? (Number.isFinite(node.activation) ? node.activation : 0);
+  const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation, flags: NO_FLAGS, disputedWith };
+  const reason = omissionReason(node, ctx, decayed);
+  if (reason) {
+    s.reason = reason;
+    if (reason === 'secret') s.secretKinds = [...nodeSecretKinds(node)];
     return s;
-  });
+  }
+  const disputed = node.disputed === true || disputedWith.length > 0;
+  const fresh = ctx.freshness(node);
+  if (disputed || fresh === 'absent' || fresh === 'stale') {
+    s.flags = [];
+    if (disputed) s.flags.push('disputed');
+    if (fresh === 'absent' || fresh === 'stale') s.flags.push(fresh);
+  }
+  return s;
+}
+
+/** Screen each node (see module docstring). Pure; keeps the input order. */
+export function screenNodes(nodes: readonly MergedNode[], ctx: ScreenContext): Screened[] {
+  return nodes.map((node) => screenNode(node, ctx));
 }

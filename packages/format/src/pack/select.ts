@@ -19,6 +19,11 @@
  * A pass stops early once the bytes left (plus what the frame could still shrink) are fewer than
  * `minBlockBytes` (no further candidate could fit), or after `MISS_LIMIT` consecutive candidates
  * that did not fit (so a large graph is not rendered node by node to fill the last few bytes).
+ *
+ * Candidates are handles; each section's non-pinned candidates come as a sequence in the total
+ * order that may be produced lazily (`LazyOrder`), and the pool pass walks the total order by
+ * merging the section sequences — so only the candidates a pass actually reaches are ordered,
+ * rendered and measured.
  */
 
 /** Consecutive candidates that did not fit after which a pass stops looking. */
@@ -27,13 +32,24 @@ import { CtxpkgError } from '../errors.js';
 import { splitBudget } from './budget.js';
 import { SECTIONS, type SectionName } from './types.js';
 
-/** The candidates, in the total order, as accessors (no per-candidate objects for large graphs). */
+/** Handles of one section in the total order: `at(k)` is the k-th (-1 past the end). */
+export interface OrderedSequence {
+  readonly length: number;
+  at(k: number): number;
+}
+
+/** The candidates as handles `0 … count-1` (no per-candidate objects for large graphs). */
 export interface SelectCandidates {
   count: number;
-  sectionAt(i: number): SectionName;
-  pinnedAt(i: number): boolean;
+  /** The pinned candidates, in the total order. */
+  pinned: readonly number[];
+  /** The non-pinned candidates of each section (`pinned` excluded), each in the total order. */
+  sections: ReadonlyMap<SectionName, OrderedSequence>;
+  /** The total order (negative: `a` first); merges the sections in the pool pass. */
+  compare(a: number, b: number): number;
+  sectionOf(h: number): SectionName;
   /** UTF-8 bytes of the rendered block (called lazily, at most once per candidate). */
-  sizeAt(i: number): number;
+  sizeAt(h: number): number;
 }
 
 export interface SelectOptions {
@@ -52,39 +68,34 @@ export interface SelectOptions {
 }
 
 /**
- * Select candidates (given in the total order). Returns a flag per candidate and the exact
- * total size. Throws `E_BUDGET` when the mandatory structure plus pinned nodes do not fit.
+ * Select candidates. Returns a flag per handle and the exact total size in bytes. Throws
+ * `E_BUDGET` when the mandatory structure plus pinned nodes do not fit.
  */
 export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): { selected: Uint8Array; total: number } {
-  const n = cands.count;
-  const selected = new Uint8Array(n);
-  const sizes = new Int32Array(n).fill(-1);
-  const sizeOf = (i: number): number => {
-    let v = sizes[i] as number;
+  const selected = new Uint8Array(cands.count);
+  const sizes = new Int32Array(cands.count).fill(-1);
+  const sizeOf = (h: number): number => {
+    let v = sizes[h] as number;
     if (v < 0) {
-      v = cands.sizeAt(i);
-      sizes[i] = v;
+      v = cands.sizeAt(h);
+      sizes[h] = v;
     }
     return v;
   };
   const open = new Set<SectionName>();
   let blocks = 0;
-  let nb = 0;
   let body = 0;
-  for (let i = 0; i < n; i++) {
-    if (!cands.pinnedAt(i)) {
-      nb++;
-      continue;
-    }
-    selected[i] = 1;
-    const section = cands.sectionAt(i);
+  for (const h of cands.pinned) {
+    selected[h] = 1;
+    const section = cands.sectionOf(h);
     if (!open.has(section)) {
       open.add(section);
       body += o.headerSize(section);
     }
-    body += sizeOf(i) + (blocks > 0 ? o.separatorSize : 0);
+    body += sizeOf(h) + (blocks > 0 ? o.separatorSize : 0);
     blocks++;
   }
+  let nb = cands.count - cands.pinned.length;
   const frameMemo = new Map<number, number>();
   const frame = (n: number): number => {
     let v = frameMemo.get(n);
@@ -102,13 +113,13 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     });
   }
   let total = required;
-  const cost = (i: number): number => {
-    const section = cands.sectionAt(i);
-    return sizeOf(i) + (blocks > 0 ? o.separatorSize : 0) + (open.has(section) ? 0 : o.headerSize(section));
+  const cost = (h: number): number => {
+    const section = cands.sectionOf(h);
+    return sizeOf(h) + (blocks > 0 ? o.separatorSize : 0) + (open.has(section) ? 0 : o.headerSize(section));
   };
-  const take = (i: number, bytes: number): void => {
-    selected[i] = 1;
-    open.add(cands.sectionAt(i));
+  const take = (h: number, bytes: number): void => {
+    selected[h] = 1;
+    open.add(cands.sectionOf(h));
     blocks++;
     total += bytes + frame(nb - 1) - frame(nb);
     nb--;
@@ -117,26 +128,19 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   const exhausted = (): boolean => o.maxBytes - total + (frame(nb) - frame(0)) < o.minBlockBytes;
 
   // 2. Section pass.
-  const bySection = new Map<SectionName, number[]>();
-  for (let i = 0; i < n; i++) {
-    if (selected[i]) continue;
-    const section = cands.sectionAt(i);
-    const l = bySection.get(section);
-    if (l) l.push(i);
-    else bySection.set(section, [i]);
-  }
-  const present = SECTIONS.filter((s) => bySection.has(s));
+  const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
   if (present.length > 0) {
     const shares = splitBudget(o.maxBytes - total, present.map((s) => [s, o.weights[s] ?? 0] as const));
     for (const s of present) {
+      const seq = cands.sections.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
       let misses = 0;
-      for (const i of bySection.get(s) as number[]) {
+      for (let k = 0, h = seq.at(0); h >= 0; h = seq.at(++k)) {
         if (left < o.minBlockBytes || misses >= MISS_LIMIT || exhausted()) break;
-        const bytes = cost(i);
+        const bytes = cost(h);
         if (bytes <= left && total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
           left -= bytes;
-          take(i, bytes);
+          take(h, bytes);
           misses = 0;
         } else {
           misses++;
@@ -145,16 +149,29 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     }
   }
 
-  // 3. Pool pass, until a fixed point.
+  // 3. Pool pass over the total order (the sections merged), until a fixed point.
+  const seqs = present.map((s) => cands.sections.get(s) as OrderedSequence);
   for (let changed = true; changed; ) {
     changed = false;
     let misses = 0;
-    for (let i = 0; i < n; i++) {
-      if (selected[i]) continue;
+    const cursor = seqs.map(() => 0);
+    for (;;) {
+      let best = -1;
+      let from = -1;
+      for (let i = 0; i < seqs.length; i++) {
+        const h = (seqs[i] as OrderedSequence).at(cursor[i] as number);
+        if (h >= 0 && (best < 0 || cands.compare(h, best) < 0)) {
+          best = h;
+          from = i;
+        }
+      }
+      if (best < 0) break;
+      cursor[from]++;
+      if (selected[best]) continue;
       if (misses >= MISS_LIMIT || exhausted()) break;
-      const bytes = cost(i);
+      const bytes = cost(best);
       if (total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
-        take(i, bytes);
+        take(best, bytes);
         changed = true;
         misses = 0;
       } else {

@@ -1,0 +1,111 @@
+/**
+ * Candidates in the total order, produced on demand (spec/pack.md §4–§5). A pack of a few KiB
+ * takes a few hundred of tens of thousands of candidates, so the compiler does not sort them all:
+ * each section's candidates sit in a binary heap (built in O(n)), and `at(k)` pops them into a
+ * sorted prefix only as far as the selection looks — O(n + k log n) instead of O(n log n), and
+ * the comparator runs on numbers in typed arrays, not on per-candidate objects.
+ *
+ * Handles are indices into the `CandidateKeys` arrays. The order is the total order of
+ * `order.ts` (`compareKeys`): pinned, focus, priority, type rank, activation, package, id.
+ */
+import type { MergedNode } from '../graph-types.js';
+
+/** Order keys of the candidates, one slot per handle. */
+export interface CandidateKeys {
+  nodes: readonly MergedNode[];
+  pinned: Uint8Array;
+  focus: Float64Array;
+  priority: Float64Array;
+  rank: Int32Array;
+  activation: Float64Array;
+}
+
+/** Allocate keys for `n` candidates (filled by the caller). */
+export function candidateKeys(nodes: readonly MergedNode[]): CandidateKeys {
+  const n = nodes.length;
+  return { nodes, pinned: new Uint8Array(n), focus: new Float64Array(n), priority: new Float64Array(n), rank: new Int32Array(n), activation: new Float64Array(n) };
+}
+
+/** The total-order comparator over handles (negative: `a` first); equal only for `a === b` (ids are unique). */
+export function handleComparator(k: CandidateKeys): (a: number, b: number) => number {
+  const { nodes, pinned, focus, priority, rank, activation } = k;
+  return (a, b) => {
+    if (pinned[a] !== pinned[b]) return pinned[a] ? -1 : 1;
+    const fa = focus[a] as number;
+    const fb = focus[b] as number;
+    if (fa !== fb) return fb - fa;
+    const pa = priority[a] as number;
+    const pb = priority[b] as number;
+    if (pa !== pb) return pb - pa;
+    const ra = rank[a] as number;
+    const rb = rank[b] as number;
+    if (ra !== rb) return ra - rb;
+    const aa = activation[a] as number;
+    const ab = activation[b] as number;
+    if (aa !== ab) return ab - aa;
+    const na = nodes[a] as MergedNode;
+    const nb = nodes[b] as MergedNode;
+    if (na.package !== nb.package) return na.package < nb.package ? -1 : 1;
+    return na.id < nb.id ? -1 : na.id > nb.id ? 1 : 0;
+  };
+}
+
+/** A sequence of handles in the total order, materialized lazily. */
+export class LazyOrder {
+  private readonly heap: Int32Array;
+  private size: number;
+  private readonly sorted: number[] = [];
+
+  /** `handles` is taken over (reordered in place). */
+  constructor(
+    handles: Int32Array,
+    private readonly cmp: (a: number, b: number) => number,
+  ) {
+    this.heap = handles;
+    this.size = handles.length;
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  /** Number of handles in the sequence. */
+  get length(): number {
+    return this.sorted.length + this.size;
+  }
+
+  /** How many handles are materialized (positions `0 … materialized-1` are final). */
+  get materialized(): number {
+    return this.sorted.length;
+  }
+
+  /** The handle at position `k` of the order, or -1 past the end. */
+  at(k: number): number {
+    while (this.sorted.length <= k && this.size > 0) this.sorted.push(this.pop());
+    return k < this.sorted.length ? (this.sorted[k] as number) : -1;
+  }
+
+  private pop(): number {
+    const h = this.heap;
+    const top = h[0] as number;
+    this.size--;
+    if (this.size > 0) {
+      h[0] = h[this.size] as number;
+      this.down(0);
+    }
+    return top;
+  }
+
+  private down(i: number): void {
+    const h = this.heap;
+    const n = this.size;
+    const x = h[i] as number;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && this.cmp(h[r] as number, h[l] as number) < 0 ? r : l;
+      if (this.cmp(h[c] as number, x) >= 0) break;
+      h[i] = h[c] as number;
+      i = c;
+    }
+    h[i] = x;
+  }
+}

@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN } from './secret-gate.js';
+import { hasTokenRun } from './secret-heuristics.js';
+import { scanSecrets } from './secrets.js';
+
+const HINTS = ['PRIVATE KEY', 'AKIA', 'ya29.', 'AccountKey=', 'Q~', 'ghp_', 'glpat-', 'xoxb-', 'hooks.slack.com', ':_authToken=', 'sk-ant-', 'sk-', '_live_', 'SG.', 'Basic', 'eyJ', '://'];
+const gate = buildSecretGate(HINTS, 24);
+
+/** The reference meaning of each flag, computed the slow way. */
+function reference(text: string): number {
+  let f = 0;
+  if (HINTS.some((h) => text.includes(h))) f |= GATE_LITERAL;
+  if (text.includes(':') || text.includes('=')) f |= GATE_ASSIGN;
+  if (hasTokenRun(text, 24)) f |= GATE_RUN;
+  return f;
+}
+
+const pieces = fc.constantFrom(...HINTS, 'a', 'Z', '-', '.', ' ', ':', '=', '_', 'é', '\n', 'x'.repeat(23), 'ab12CD', '😀', 'k', 's', 'e', 'y');
+
+describe('secret gate', () => {
+  it('equals the slow reference on texts built from hints, their fragments and separators', () => {
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        expect(gate(text)).toBe(reference(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('equals the reference on arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(gate(text)).toBe(reference(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('finds every hint at the start, in the middle and at the end of a text', () => {
+    for (const h of HINTS) {
+      for (const text of [h, `prose ${h} prose`, `prose${h}`, `${h.slice(0, -1)}!${h}`]) expect(gate(text) & GATE_LITERAL, text).toBe(GATE_LITERAL);
+      expect(gate(h.slice(0, -1)) & GATE_LITERAL, h).toBe(HINTS.some((x) => h.slice(0, -1).includes(x)) ? GATE_LITERAL : 0);
+    }
+  });
+
+  it('counts token runs exactly (23 characters pass, 24 trigger)', () => {
+    expect(gate('a'.repeat(23)) & GATE_RUN).toBe(0);
+    expect(gate('a'.repeat(24)) & GATE_RUN).toBe(GATE_RUN);
+    expect(gate(`${'a'.repeat(12)}é${'a'.repeat(12)}`) & GATE_RUN).toBe(0);
+    expect(gate(`${'a+/_-'.repeat(5)}`) & GATE_RUN).toBe(GATE_RUN);
+  });
+
+  it('refuses an empty or non-ASCII hint (a bug in the rule table)', () => {
+    expect(() => buildSecretGate([''], 24)).toThrow();
+    expect(() => buildSecretGate(['ké'], 24)).toThrow();
+  });
+
+  it('lets the real rules see what they need (a finding in every gated rule group)', () => {
+    expect(scanSecrets('AKIAABCDEFGHIJKLMNOP').map((f) => f.kind)).toEqual(['aws_access_key_id']);
+    expect(scanSecrets('db_password = "Xk29!aPqLm"').map((f) => f.kind)).toEqual(['secret_assignment']);
+    expect(scanSecrets('token q8Zr2LmX9vTq4NcB7wYk3HsJ').map((f) => f.kind)).toEqual(['high_entropy']);
+    expect(scanSecrets('plain prose about caching, with punctuation. Nothing else!')).toEqual([]);
+  });
+});

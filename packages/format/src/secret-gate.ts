@@ -1,0 +1,101 @@
+/**
+ * The pre-check of secret screening (used by `secrets.ts`): one pass over a text that tells which
+ * groups of rules can possibly match, so that the rules themselves (regular expressions) run only
+ * on the rare texts that need them. Pure. Exact by construction — it never hides a match:
+ *
+ * - `GATE_LITERAL`: the text contains one of the rules' literal hints (exact case). Each hint is
+ *   anchored at its rarest character; the pass visits every character, so an occurrence of a hint
+ *   at offset `q` is found when the pass reaches `q + anchor` and `startsWith(hint, q)` holds.
+ * - `GATE_ASSIGN`: the text contains `:` or `=`, without which no assignment rule can match (every
+ *   assignment operator contains one of them).
+ * - `GATE_RUN`: the text has a run of at least `runLength` characters of `[A-Za-z0-9+/_-]` (the
+ *   same count as `hasTokenRun`).
+ *
+ * Cost: one `charCodeAt` loop per text instead of one regular-expression scan per rule group
+ * (bench/render measures screening 50k nodes).
+ */
+
+export const GATE_LITERAL = 1;
+export const GATE_ASSIGN = 2;
+export const GATE_RUN = 4;
+
+/** Characters ordered from rarest to most common in prose and code (a heuristic for anchors only). */
+const RARITY = '~=:_QJZXKVYWUBGHMFOPIEDRLNTCSA9876543210-./ ';
+
+interface Anchor {
+  hint: string;
+  /** Offset of the anchor character inside `hint`. */
+  at: number;
+  /** Character code before the anchor inside the hint, or -1 when the anchor is the first character. */
+  prev: number;
+}
+
+function anchorIndex(hint: string): number {
+  let best = 0;
+  let score = Number.POSITIVE_INFINITY;
+  for (let j = 0; j < hint.length; j++) {
+    const r = RARITY.indexOf(hint[j] as string);
+    const s = r === -1 ? RARITY.length : r;
+    if (s < score) {
+      score = s;
+      best = j;
+    }
+  }
+  return best;
+}
+
+/** Character classes by code (< 128): bit 1 token character `[A-Za-z0-9+/_-]`, bit 2 `:` or `=`, bit 4 anchor of a hint. */
+const TOKEN = 1;
+const ASSIGN_CHAR = 2;
+const ANCHOR = 4;
+const BASE_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z0-9+/_-]/.test(ch)) BASE_CLASS[c] |= TOKEN;
+  if (ch === ':' || ch === '=') BASE_CLASS[c] |= ASSIGN_CHAR;
+}
+
+/**
+ * Build the gate for a set of literal hints (printable ASCII, non-empty) and a token-run length.
+ * Returns a function `text → flags` (bitwise OR of `GATE_*`). Throws on a non-ASCII or empty hint
+ * (a programming error in the rule table).
+ */
+export function buildSecretGate(hints: readonly string[], runLength: number): (text: string) => number {
+  const table: Anchor[][] = Array.from({ length: 128 }, () => []);
+  const cls = BASE_CLASS.slice();
+  for (const hint of new Set(hints)) {
+    if (hint.length === 0 || !/^[\x20-\x7e]+$/.test(hint)) throw new Error(`secret gate: bad hint ${JSON.stringify(hint)}`);
+    const at = anchorIndex(hint);
+    const code = hint.charCodeAt(at);
+    (table[code] as Anchor[]).push({ hint, at, prev: at > 0 ? hint.charCodeAt(at - 1) : -1 });
+    cls[code] = (cls[code] as number) | ANCHOR;
+  }
+  return (text: string): number => {
+    let flags = 0;
+    let run = 0;
+    const n = text.length;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      const k = c < 128 ? (cls[c] as number) : 0;
+      if ((k & TOKEN) !== 0) {
+        if (++run >= runLength) flags |= GATE_RUN;
+      } else {
+        run = 0;
+      }
+      if ((k & (ASSIGN_CHAR | ANCHOR)) !== 0) {
+        if ((k & ASSIGN_CHAR) !== 0) flags |= GATE_ASSIGN;
+        if ((k & ANCHOR) !== 0 && (flags & GATE_LITERAL) === 0) {
+          for (const a of table[c] as Anchor[]) {
+            const start = i - a.at;
+            if (start >= 0 && (a.prev < 0 || text.charCodeAt(i - 1) === a.prev) && text.startsWith(a.hint, start)) {
+              flags |= GATE_LITERAL;
+              break;
+            }
+          }
+        }
+        if (flags === 7) return flags;
+      }
+    }
+    return flags;
+  };
+}
