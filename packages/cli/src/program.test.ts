@@ -60,3 +60,15 @@ describe('global flags before the command', () => {
     expect(before.code).toBe(after.code);
   });
 });
+
+describe('help texts', () => {
+  it('mcp --help never recommends `npx ctxpkg` (the npm name is not ours)', async () => {
+    const r = await run(['mcp', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('claude mcp add ctxpkg -- ctxpkg mcp');
+    expect(r.stdout).not.toMatch(/\$ .*npx|"command": "npx"/);
+  });
+  it('quickstart --help says which AGENTS.md it falls back to', async () => {
+    expect((await run(['quickstart', '--help'])).stdout).toMatch(/default: \.\/AGENTS\.md; without one,\s+the AGENTS\.md bundled with ctxpkg/);
+  });
+});

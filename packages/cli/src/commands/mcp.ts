@@ -22,7 +22,13 @@ export function register(program: Command, ctx: CommandContext): void {
     .command(program, 'mcp', 'serve installed context to agents over MCP (stdio): search_context, get_node, neighbors, render_pack')
     .addHelpText(
       'after',
-      examples(['ctxpkg mcp', 'claude mcp add ctxpkg -- npx ctxpkg mcp', '# .cursor/mcp.json: { "mcpServers": { "ctxpkg": { "command": "npx", "args": ["ctxpkg", "mcp"] } } }']),
+      examples([
+        'ctxpkg mcp',
+        'claude mcp add ctxpkg -- ctxpkg mcp',
+        '# .cursor/mcp.json: { "mcpServers": { "ctxpkg": { "command": "ctxpkg", "args": ["mcp"] } } }',
+        '# without a linked ctxpkg command: claude mcp add ctxpkg -- node /path/to/ctxpkg/packages/cli/bin/ctxpkg.js mcp',
+      ]) +
+        '\nUse the ctxpkg command you installed (README "Getting the ctxpkg command") or an absolute path to\nbin/ctxpkg.js; do not use `npx ctxpkg`: the name is not ctxpkg\'s on the npm registry, so npx could\ndownload and run someone else\'s package.\n',
     )
     .action(ctx.action(async () => runMcp(ctx.deps)));
 }
