@@ -62,7 +62,7 @@ export interface Omission {
   version: string;
   /** Qualified id `@ns/name#local`. */
   id: string;
-  /** `sha256:<hex>` of the node content as UTF-8 (of the redacted content for `secret`). */
+  /** `sha256:<hex>` of the node content as UTF-8 (of the redacted content when it holds a secret, any reason). */
   content_hash: string;
   reason: OmissionReason;
   pinned?: true;

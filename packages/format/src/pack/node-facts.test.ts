@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { redactSecrets } from '../secrets.js';
+import { compilePack } from './compile.js';
+import { nodeContentHash, nodeOmissionHash, nodeSecretKinds, nodeSecrets } from './node-facts.js';
+import { graph, node, NOW } from './__tests__/graph.js';
+
+const sha = (s: string): string => 'sha256:' + createHash('sha256').update(s, 'utf8').digest('hex');
+const LEAK = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+
+describe('node facts', () => {
+  it('finds secrets in content and metadata, and hashes the content', () => {
+    const n = node('@a/x', 'k', { content: `token ${LEAK}`, file_path: 'docs/a.md' });
+    expect(nodeSecretKinds(n)).toEqual(['github_token']);
+    expect(nodeSecrets(n).map((f) => f.kind)).toEqual(['github_token']);
+    expect(nodeContentHash(n)).toBe(sha(n.content));
+    expect(nodeOmissionHash(n)).toBe(sha(redactSecrets(n.content).text));
+    const meta = node('@a/x', 'm', { content: 'clean text', file_path: `keys/${LEAK}.md` });
+    expect(nodeSecretKinds(meta)).toEqual(['github_token']);
+    // A secret only in the path: the content itself is clean, so its hash is the plain one.
+    expect(nodeOmissionHash(meta)).toBe(sha('clean text'));
+  });
+
+  it('recomputes when a remembered node is changed in place (never a stale answer)', () => {
+    const n = node('@a/x', 'k', { content: 'nothing here' });
+    expect(nodeSecretKinds(n)).toEqual([]);
+    expect(nodeContentHash(n)).toBe(sha('nothing here'));
+    n.content = `now ${LEAK}`;
+    expect(nodeSecretKinds(n)).toEqual(['github_token']);
+    expect(nodeContentHash(n)).toBe(sha(n.content));
+    n.content = 'clean again';
+    n.file_path = `x/${LEAK}`;
+    expect(nodeSecretKinds(n)).toEqual(['github_token']);
+    n.file_path = 'x/y.md';
+    expect(nodeSecretKinds(n)).toEqual([]);
+  });
+
+  it('receipt: an omitted node holding a secret carries the redacted hash whatever the reason', () => {
+    const superseded = node('@a/x', 'old', { content: `old key ${LEAK}`, superseded_by: ['@a/x#new'] });
+    const expired = node('@a/x', 'exp', { content: `exp key ${LEAK}`, created_at: '2020-01-01T00:00:00Z', decay_half_life_days: 1 });
+    const budget = node('@a/x', 'big', { content: 'y'.repeat(5000) });
+    const p = compilePack({ graph: graph([superseded, expired, budget, node('@a/x', 'new')]), maxBytes: 2000, now: NOW });
+    const byId = new Map(p.receipt.omissions.map((o) => [o.id, o]));
+    expect(byId.get('@a/x#old')).toMatchObject({ reason: 'superseded', content_hash: sha(redactSecrets(superseded.content).text) });
+    expect(byId.get('@a/x#exp')).toMatchObject({ reason: 'expired', content_hash: sha(redactSecrets(expired.content).text) });
+    expect(byId.get('@a/x#big')).toMatchObject({ reason: 'byte_budget', content_hash: sha(budget.content) });
+    expect(JSON.stringify(p.receipt)).not.toContain(LEAK);
+  });
+});
