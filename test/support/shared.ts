@@ -3,7 +3,8 @@
  * CI but absent in a fresh clone; tests that need it use `describeShared`, which skips with a
  * printed reason when it is missing.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
@@ -19,12 +20,30 @@ export const HAS_SHARED = existsSync(join(SHARED_DIR, 'vectors', 'reference-vect
 
 let warned = false;
 
-/** `describe` that runs only when ../shared exists; otherwise skips and says why (once). */
+/**
+ * True for the first caller in this test run. Test files run in separate worker processes
+ * (`pool: 'forks'`), so a module flag alone would print once per file: the first worker to
+ * create a marker file named after the vitest main process (the workers' parent) wins.
+ */
+function firstInRun(): boolean {
+  if (warned) return false;
+  warned = true;
+  try {
+    closeSync(openSync(join(tmpdir(), `ctxpkg-shared-skip-${process.ppid}`), 'wx'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `describe` that runs only when ../shared exists; otherwise skips and says why (once per run). */
 export function describeShared(name: string, fn: () => void): void {
-  if (!HAS_SHARED && !warned) {
-    warned = true;
+  if (!HAS_SHARED && firstInRun()) {
     // eslint-disable-next-line no-console
-    console.warn(`[skip] ${SHARED_DIR} is absent (fresh clone): tests that read ../shared are skipped`);
+    console.warn(
+      `[skip] ${SHARED_DIR} is absent (fresh clone): tests that read the shared vectors, corpus and adversarial inputs are skipped; ` +
+        'set CTXPKG_SHARED_DIR=/path/to/shared to run them',
+    );
   }
   if (HAS_SHARED) {
     describe(name, fn);
