@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePack } from './compile.js';
-import { checkFreshness, isSafeRelativePath } from './freshness.js';
+import { checkFreshness, freshnessResolver, isSafeRelativePath } from './freshness.js';
 import { graph, node, NOW, srcHash } from './__tests__/graph.js';
 
 const AGENTS = ['# Rules', '', '- Never log tokens.', '- Use pnpm.', '', '## Tests', '- Run `pnpm test`.'].join('\n');
@@ -55,6 +56,38 @@ describe('checkFreshness', () => {
   });
 });
 
+describe('freshnessResolver (lazy)', () => {
+  it('answers exactly like checkFreshness, per node, for every scope', () => {
+    const texts = [AGENTS, AGENTS.replace('Use pnpm.', 'Use npm.'), 'unrelated', null] as const;
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ pkg: fc.constantFrom('@a/one', '@b/two'), line: fc.integer({ min: 1, max: 9 }), file: fc.constantFrom('AGENTS.md', 'docs/README.md', 'x.md', '../bad') }), { maxLength: 12 }),
+        fc.constantFrom(...texts),
+        fc.constantFrom(...texts),
+        fc.constantFrom<'auto' | 'all' | 'none' | string[]>('auto', 'all', 'none', ['@a/one']),
+        fc.boolean(),
+        (rows, agents, readme, scope, order) => {
+          const nodes = rows.map((r, i) => node(r.pkg, `n${i}`, { file_path: r.file, line_start: r.line, line_end: r.line, source: srcHash(AGENTS, r.line, r.line) }));
+          const files: Record<string, string | null> = { 'AGENTS.md': agents, 'docs/README.md': readme };
+          const read = (p: string): string | null | undefined => (p in files ? files[p] : p === 'x.md' ? undefined : null);
+          const eager = checkFreshness(nodes, read, scope);
+          const lazy = freshnessResolver(nodes, read, scope);
+          for (const n of order ? nodes : [...nodes].reverse()) expect(lazy(n)).toBe(eager.get(n.id) ?? 'unchecked');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads nothing for a node nobody asks about', () => {
+    const asked: string[] = [];
+    const resolve = freshnessResolver(pkgNodes(), (p) => (asked.push(p), p === 'AGENTS.md' ? AGENTS : null), 'all');
+    expect(asked).toEqual([]);
+    expect(resolve(pkgNodes()[0]!)).toBe('fresh');
+    expect(asked).toEqual(['AGENTS.md']);
+  });
+});
+
 describe('pack freshness policy', () => {
   const files: Record<string, string> = { 'AGENTS.md': AGENTS.replace('Use pnpm.', 'Use npm.') };
   const read = (p: string): string | null => files[p] ?? null;
@@ -74,5 +107,15 @@ describe('pack freshness policy', () => {
       ['@acme/own#docs', 'absent'],
       ['@acme/own#l4', 'stale'],
     ]);
+  });
+
+  it('flag: only the files of nodes the budget selection considers are read', () => {
+    const nodes = Array.from({ length: 400 }, (_, i) => node('@acme/own', `n${i}`, { content: `note ${i} `.repeat(20), file_path: `f${i}.md`, line_start: 1, line_end: 1, source: srcHash(`note ${i}`, 1, 1) }));
+    const asked = new Set<string>();
+    const p = compilePack({ graph: graph(nodes), maxBytes: 4096, now: NOW, read: (f) => (asked.add(f), f === 'f0.md' ? 'note 0' : 'changed'), policy: { freshness: 'all' } });
+    expect(p.receipt.counts.delivered).toBeGreaterThan(0);
+    for (const d of p.receipt.delivered) expect(asked.has(`f${d.id.split('#n')[1]}.md`)).toBe(true);
+    expect(asked.size).toBeLessThan(400);
+    expect(p.receipt.delivered.every((d) => d.id === '@acme/own#n0' || d.flags.includes('stale'))).toBe(true);
   });
 });

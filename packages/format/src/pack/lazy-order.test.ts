@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
+import { compareKeys } from './order.js';
+import { node } from './__tests__/graph.js';
+
+const row = fc.record({
+  pkg: fc.constantFrom('@a/x', '@b/y', '@a/x-y'),
+  pinned: fc.boolean(),
+  focus: fc.integer({ min: 0, max: 3 }),
+  priority: fc.constantFrom(0, 1, -2, 0.5),
+  rank: fc.constantFrom(0, 10, 20, 45, 50, 60),
+  activation: fc.constantFrom(0, 0.25, 0.5, 1, 0.3333333333333333),
+});
+
+describe('LazyOrder', () => {
+  it('yields exactly the full sort by compareKeys, however far it is read', () => {
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 200 }), fc.nat({ max: 220 }), (rows, depth) => {
+        const nodes = rows.map((r, i) => node(r.pkg, `n${i}`));
+        const keys = candidateKeys(nodes);
+        rows.forEach((r, h) => {
+          keys.pinned[h] = r.pinned ? 1 : 0;
+          keys.focus[h] = r.focus;
+          keys.priority[h] = r.priority;
+          keys.rank[h] = r.rank;
+          keys.activation[h] = r.activation;
+        });
+        const ref = rows
+          .map((r, h) => ({ h, pinned: r.pinned, focus: r.focus, priority: r.priority, rank: r.rank, activation: r.activation, package: r.pkg, id: (nodes[h] as { id: string }).id }))
+          .sort(compareKeys)
+          .map((k) => k.h);
+        const order = new LazyOrder(Int32Array.from(rows, (_, h) => h), handleComparator(keys));
+        expect(order.length).toBe(rows.length);
+        const prefix = Array.from({ length: Math.min(depth, rows.length) }, (_, k) => order.at(k));
+        expect(prefix).toEqual(ref.slice(0, prefix.length));
+        expect(order.materialized).toBe(prefix.length);
+        expect(order.at(rows.length)).toBe(-1);
+        expect(Array.from({ length: rows.length }, (_, k) => order.at(k))).toEqual(ref);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('materializes only as far as it is read', () => {
+    const nodes = Array.from({ length: 10_000 }, (_, i) => node('@a/x', `n${i}`, { activation: (i * 7919) % 10_000 }));
+    const keys = candidateKeys(nodes);
+    nodes.forEach((n, h) => (keys.activation[h] = n.activation));
+    const order = new LazyOrder(Int32Array.from(nodes, (_, h) => h), handleComparator(keys));
+    expect(order.at(2)).toBeGreaterThanOrEqual(0);
+    expect(order.materialized).toBe(3);
+    expect(keys.activation[order.at(0)]).toBe(9999);
+  });
+});
