@@ -33,6 +33,33 @@ describe('conformance levels (spec/format.md §7)', () => {
     expect(codes(2, g)).toEqual(['content.context_graph.edges[1].to', 'content.context_graph.edges[2]']);
   });
 
+  it('level 2 duplicates: the same (from, to, type) only, also with missing ends', () => {
+    const g = graph();
+    g.nodes.push({ id: 'c', type: 'fact', content: 'z', activation: 1 });
+    g.edges.push(
+      { from: 'a', to: 'b', type: 'other', weight: 1 }, // same ends, another type: fine
+      { from: 'b', to: 'a', type: 'has_gotcha', weight: 1 }, // reversed: fine
+      { from: 'c', to: 'b', type: 'has_gotcha', weight: 1 },
+      { from: 'b', to: 'c', type: 'has_gotcha', weight: 1 },
+      { from: 'a', to: 'b', type: 'other', weight: 0.5 }, // duplicate of [1]
+      { from: 'a', to: 'nowhere', type: 't', weight: 1 },
+      { from: 'a', to: 'nowhere', type: 't', weight: 1 }, // duplicate of [6], with a missing end
+    );
+    expect(codes(2, g)).toEqual([
+      'content.context_graph.edges[5]',
+      'content.context_graph.edges[6].to',
+      'content.context_graph.edges[7].to',
+      'content.context_graph.edges[7]',
+    ]);
+    // Many nodes and edges: each pair once, then every edge again.
+    const big: ContextGraph = { format: 'ctxpkg-graph-v2', nodes: [], edges: [] };
+    for (let i = 0; i < 300; i++) big.nodes.push({ id: `n${i}`, type: 'fact', content: 'x', activation: 1 });
+    for (let i = 1; i < 300; i++) big.edges.push({ from: `n${i}`, to: `n${i - 1}`, type: i % 2 ? 'a' : 'b', weight: 1 });
+    expect(codes(2, big)).toEqual([]);
+    big.edges.push(...big.edges.map((e) => ({ ...e })));
+    expect(codes(2, big)).toHaveLength(100); // capped report
+  });
+
   it('level 3: explicit activation and weight, values in [0,1], half-life ≥ 1', () => {
     const raw = { nodes: [{ activation: 1 }, { activation: 0.5 }], edges: [{ weight: 0.9 }] };
     expect(codes(3, graph(), raw)).toEqual([]);

@@ -56,14 +56,26 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
     if (graph.edges.length > 0) add('.edges', `a level-1 graph has no edges, found ${graph.edges.length}`);
     return issues;
   }
-  const ids = new Set(graph.nodes.map((n) => n.id));
-  const keys = new Set<string>();
+  // Duplicate (from, to, type) triples are found by number: node index × node count + node index,
+  // times the edge count, plus the type's index (exact below 2^53; string keys otherwise or for
+  // ends that are not nodes). Equal strings always map to equal numbers.
+  const index = new Map<string, number>();
+  graph.nodes.forEach((n, i) => index.has(n.id) || index.set(n.id, i));
+  const types = new Map<string, number>();
+  const n = graph.nodes.length;
+  const m = graph.edges.length;
+  const numeric = n * n * m < Number.MAX_SAFE_INTEGER;
+  const seen = new Set<number | string>();
   graph.edges.forEach((e, i) => {
-    if (!ids.has(e.from)) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is not a node of this graph`);
-    if (!ids.has(e.to)) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is not a node of this graph`);
-    const k = `${e.from}\u0000${e.to}\u0000${e.type}`;
-    if (keys.has(k)) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
-    keys.add(k);
+    const f = index.get(e.from);
+    const t = index.get(e.to);
+    if (f === undefined) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is not a node of this graph`);
+    if (t === undefined) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is not a node of this graph`);
+    let ty = types.get(e.type);
+    if (ty === undefined) types.set(e.type, (ty = types.size));
+    const k = numeric && f !== undefined && t !== undefined ? (f * n + t) * m + ty : `${e.from}\u0000${e.to}\u0000${e.type}`;
+    if (seen.has(k)) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
+    seen.add(k);
   });
   if (level < 3) return issues;
   const rawNodes = (rawGraph as { nodes?: unknown[] } | undefined)?.nodes;

@@ -63,7 +63,7 @@ function structure(message: string, hint?: string): CtxpkgError {
  */
 export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
   const text = decodeUtf8Strict(bytes);
-  const fast = fastParseDocument(text, INTEGER_KEYS);
+  const fast = fastParseDocument(text, INTEGER_KEYS, { fromUtf8: true });
   const doc = fast ?? parseJsonDocument(text, { rawNumbers: true });
   const root = doc.value;
   if (!isObject(root)) throw structure('a .ctxpkg JSON bundle must be an object {"manifest": …, "content": …}');

@@ -40,6 +40,33 @@ describe('fastParseDocument', () => {
     );
   });
 
+  it('finds string ends across escaped quotes and backslashes; duplicates behind them are still refused', () => {
+    const tricky = fc.array(fc.constantFrom('\\', '"', 'a', 'é', '\n', '😀', '\\"'), { maxLength: 8 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(tricky, tricky, fc.integer(), (k, v, n) => {
+        const K = JSON.stringify(k);
+        const V = JSON.stringify(v);
+        agrees(`{"manifest":{${K}:${V},"n":${n}},"content":{"s":${V},"t":[${V},${K}]}}`);
+        // The same key twice, with tricky string values between: never accepted by the fast path.
+        expect(fastParseDocument(`{"a":${V},"b":{"x":${V},"y":${K},"x":${n}}}`)).toBeUndefined();
+        expect(fastParseDocument(`{${K}:${V},${K}:${V}}`)).toBeUndefined();
+      }),
+      { numRuns: 400 },
+    );
+    expect(fastParseDocument('{"a":"\\\\","a":1}')).toBeUndefined();
+    expect(fastParseDocument('{"a":"\\\\"","b":1}')).toBeUndefined(); // not JSON: the string ends after the escaped backslash
+    expect(fastParseDocument('{"a":"\\"","b":1}')!.value).toEqual({ a: '"', b: 1 }); // an escaped quote does not end it
+    expect(fastParseDocument('{"a":"x\\')).toBeUndefined(); // unterminated
+    expect(fastParseDocument('{"a":"\\\\","b":"\\"x"}')!.value).toEqual({ a: '\\', b: '"x' });
+  });
+
+  it('checks well-formedness unless the text came from UTF-8', () => {
+    const lone = '{"a":"\ud800"}'.replace('\\ud800', '\ud800');
+    expect((lone as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(false);
+    expect(fastParseDocument(lone)).toBeUndefined();
+    expect(fastParseDocument('{"a":"é😀"}', new Set(), { fromUtf8: true })!.value).toEqual({ a: 'é😀' });
+  });
+
   it('takes the fast path for ordinary package text', () => {
     const text = '{\n  "manifest": {"a": 1, "b": [true, null, "x\\n"]},\n  "content": {"n": -1.5e3, "s": "é😀"}\n}';
     const doc = fastParseDocument(text)!;

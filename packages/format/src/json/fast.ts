@@ -7,7 +7,8 @@
  * text only when the strict parser in `rawNumbers` mode accepts it too, with the same values
  * (property-tested); as in that mode, unsafe integers are left to the schema layer.
  *
- * Checked in the scan: no BOM, no raw lone surrogate (`isWellFormed`), valid escapes without
+ * Checked in the scan: no BOM, no raw lone surrogate (`isWellFormed`; skipped for text decoded
+ * from valid UTF-8, which cannot contain one), valid escapes without
  * lone surrogates, no escape inside a key (left to the strict parser), unique keys per object
  * (compared in place, without creating strings), no forbidden key, nesting ≤ the cap, no number with
  * a decimal exponent beyond ±300 (overflow), and — since `JSON.parse` loses the literal — no
@@ -99,26 +100,53 @@ function isForbidden(text: string, start: number, end: number): boolean {
   return false;
 }
 
-/** End (index after the closing quote) of the string starting at `start`, or -1. */
-function stringEnd(text: string, start: number): number {
-  let from = start + 1;
-  for (;;) {
-    const q = text.indexOf('"', from);
-    if (q < 0) return -1;
-    let k = q - 1;
-    while (k > start && text.charCodeAt(k) === 0x5c) k--;
-    if ((q - 1 - k) % 2 === 0) return q + 1;
-    from = q + 1;
+/** Set by `stringEnd`: whether the last string scanned contains a backslash. */
+let sawBackslash = false;
+
+/**
+ * End (index after the closing quote) of the string starting at `start`, or -1. One forward pass
+ * that steps over each escape's next character (so `\"` does not end the string) and records in
+ * `sawBackslash` whether there was any escape. A plain loop beats `indexOf`'s per-call cost on
+ * the short strings that make up most of a package.
+ */
+function stringEnd(text: string, start: number, n: number): number {
+  let j = start + 1;
+  let escaped = false;
+  while (j < n) {
+    const d = text.charCodeAt(j);
+    if (d === 0x22) {
+      sawBackslash = escaped;
+      return j + 1;
+    }
+    if (d === 0x5c) {
+      escaped = true;
+      j += 2;
+    } else j++;
   }
+  return -1;
+}
+
+/** True when `text[start, end)` is one of `keys` (compared in place, no string created). */
+function isOneOf(keys: readonly string[], text: string, start: number, end: number): boolean {
+  const len = end - start;
+  for (let k = 0; k < keys.length; k++) if (keys[k]!.length === len && text.startsWith(keys[k]!, start)) return true;
+  return false;
 }
 
 /**
  * Scan `text` and parse it with `JSON.parse` (see module comment). Returns the document with
  * plain JS numbers and the root member spans, or `undefined` to request the strict parser.
  */
-export function fastParseDocument(text: string, integerKeys: ReadonlySet<string> = new Set()): ParsedDocument | undefined {
+export function fastParseDocument(
+  text: string,
+  integerKeys: ReadonlySet<string> = new Set(),
+  opts: { fromUtf8?: boolean } = {},
+): ParsedDocument | undefined {
   const n = text.length;
-  if (n === 0 || text.charCodeAt(0) === 0xfeff || !wellFormed(text)) return undefined;
+  // Text decoded from valid UTF-8 (`fromUtf8`) cannot hold a lone surrogate: UTF-8 has no
+  // encoding for one, so the strict decoder refused it already.
+  if (n === 0 || text.charCodeAt(0) === 0xfeff || (!opts.fromUtf8 && !wellFormed(text))) return undefined;
+  const intKeys = [...integerKeys];
   const spans = new Map<string, { start: number; end: number }>();
   // Per open container: the keys seen so far for objects (arrays reused per depth, so a large
   // document allocates almost nothing here), null for arrays.
@@ -129,7 +157,6 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
   let afterColon = false;
   let rootKey: string | undefined;
   let rootStart = -1;
-  let nextBackslash = text.indexOf('\\');
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -140,10 +167,9 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
     const depth = stack.length;
     if (depth === 1 && afterColon && rootKey !== undefined && rootStart < 0) rootStart = i;
     if (c === 0x22) {
-      const end = stringEnd(text, i);
+      const end = stringEnd(text, i, n);
       if (end < 0) return undefined;
-      if (nextBackslash >= 0 && nextBackslash < i) nextBackslash = text.indexOf('\\', i);
-      const escaped = nextBackslash >= 0 && nextBackslash < end;
+      const escaped = sawBackslash;
       if (escaped && !escapesOk(text, i + 1, end - 1)) return undefined;
       const top = depth > 0 ? stack[depth - 1] : null;
       if (top && !afterColon) {
@@ -201,7 +227,7 @@ export function fastParseDocument(text: string, integerKeys: ReadonlySet<string>
     const first = text.charCodeAt(start);
     if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
       if (expAt >= 0 && Math.abs(Number(text.slice(expAt + 1, i))) > 300) return undefined;
-      if ((fraction || expAt >= 0) && afterColon && integerKeys.has(text.slice(lastKeyStart, lastKeyEnd))) return undefined;
+      if ((fraction || expAt >= 0) && afterColon && isOneOf(intKeys, text, lastKeyStart, lastKeyEnd)) return undefined;
     }
     if (depth === 1 && afterColon) spans.set(rootKey!, { start: rootStart, end: i });
     afterColon = false;
