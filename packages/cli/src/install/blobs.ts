@@ -21,11 +21,12 @@ export interface BlobStoreSync {
 }
 
 /**
- * Store every blob of `entries` that is not already stored intact. Throws the archive codes
+ * Store every blob of `entries` that is not already stored intact, then drop the entries' blob
+ * bytes (`blobs`) so that they are not held through the merge. Throws the archive codes
  * (`E_ARCHIVE*`, `E_BLOB`) only for artifacts that changed since they were verified (never for
  * a verified entry), and `E_IO`.
  */
-export async function storeProjectBlobs(root: string, entries: readonly VerifiedEntry[]): Promise<BlobStoreSync> {
+export async function storeProjectBlobs(root: string, entries: VerifiedEntry[]): Promise<BlobStoreSync> {
   const keep = new Set<string>();
   let written = 0;
   for (const e of entries) {
@@ -42,6 +43,7 @@ export async function storeProjectBlobs(root: string, entries: readonly Verified
       }
     }
     for (const ref of refs) keep.add(blobHex(ref));
+    delete e.blobs; // stored now: the merge reads them back from the store, verified
   }
   return { keep, written };
 }
