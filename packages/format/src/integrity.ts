@@ -47,6 +47,21 @@ export function computeIntegrityOfContentBytes(name: string, version: string, co
   return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size };
 }
 
+/**
+ * `computeIntegrity` of a compacted content text given as UTF-8 pieces in order (e.g. a
+ * serializer's output chunks), hashed one piece after another without joining them.
+ */
+export function computeIntegrityOfPieces(name: string, version: string, pieces: readonly Uint8Array[]): Integrity {
+  const h = createSha256();
+  let byte_size = 0;
+  for (const p of pieces) {
+    h.update(p);
+    byte_size += p.length;
+  }
+  const content_hash = h.digestHex();
+  return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size };
+}
+
 /** One integrity field that does not match: `expected` is the manifest's value, `found` the recomputed one. */
 export interface IntegrityMismatch {
   field: 'content_hash' | 'sha256' | 'byte_size';

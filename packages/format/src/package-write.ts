@@ -10,7 +10,7 @@ import { conformanceIssues } from './conformance.js';
 import { CtxpkgError, type Issue } from './errors.js';
 import { graphSummary } from './graph.js';
 import { utf8 } from './hash.js';
-import { computeIntegrity } from './integrity.js';
+import { computeIntegrityOfPieces } from './integrity.js';
 import { roundF64To15 } from './json/numbers.js';
 import {
   manifestRuleIssues, PACKAGE_LAYERS, type Compatibility, type Dependency, type GraphSummary, type Manifest,
@@ -18,7 +18,7 @@ import {
 } from './manifest.js';
 import { MAX_PACKAGE_BYTES } from './package-container.js';
 import { decodeStruct, INVALID, newDecodeContext } from './schema/decode.js';
-import { ByteSink } from './json/bytesink.js';
+import { ByteSink, concatPieces } from './json/bytesink.js';
 import { encodeStruct, writeStruct } from './schema/encode.js';
 import { PACKAGE_CONTENT } from './schema/content-tables.js';
 import { MANIFEST } from './schema/manifest-tables.js';
@@ -175,9 +175,13 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
 
   const sink = new ByteSink(true, true);
   writeStruct(PACKAGE_CONTENT, content, { sink, ctx: { roundF64: true, pretty: true } }, 1, 'content');
-  const contentPretty = sink.bytes();
-  const compact = sink.compact(); // equals compactJsonBytes(contentPretty), without a scan
-  manifest.integrity = computeIntegrity(manifest.name, manifest.version, compact);
+  // The pretty and compact outputs stay in the sink's chunks: the compact one (equal to
+  // compactJsonBytes of the pretty one, without a scan) is hashed piece by piece, the pretty one
+  // copied once into the package bytes.
+  const contentPieces = sink.pieces();
+  const contentSize = sink.size;
+  const compactPieces = sink.compactPieces();
+  manifest.integrity = computeIntegrityOfPieces(manifest.name, manifest.version, compactPieces);
   if (opts.seed !== undefined) manifest.signature = signManifest(manifest, opts.seed);
   else delete manifest.signature;
   const msink = new ByteSink(true);
@@ -185,10 +189,14 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
   writeStruct(MANIFEST, manifest, { sink: msink, ctx: { roundF64: false, pretty: true } }, 1, 'manifest');
   msink.ascii(',\n  "content": ');
   const head = msink.bytes();
-  const bytes = new Uint8Array(head.length + contentPretty.length + 2);
+  const bytes = new Uint8Array(head.length + contentSize + 2);
   bytes.set(head, 0);
-  bytes.set(contentPretty, head.length);
-  bytes.set([0x0a, 0x7d], head.length + contentPretty.length); // LF and the closing brace
+  let o = head.length;
+  for (const p of contentPieces) {
+    bytes.set(p, o);
+    o += p.length;
+  }
+  bytes.set([0x0a, 0x7d], o); // LF and the closing brace
   if (bytes.length > MAX_PACKAGE_BYTES) {
     throw new CtxpkgError('E_TOO_LARGE', `the package would be ${bytes.length} bytes, above the limit of ${MAX_PACKAGE_BYTES} bytes`, {
       hint: 'split the content into several packages',
@@ -199,7 +207,7 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
   let text: string | undefined;
   let contentText: string | undefined;
   Object.defineProperty(built, 'text', { enumerable: true, get: () => (text ??= DECODER.decode(bytes)) });
-  Object.defineProperty(built, 'contentText', { enumerable: true, get: () => (contentText ??= DECODER.decode(compact)) });
+  Object.defineProperty(built, 'contentText', { enumerable: true, get: () => (contentText ??= DECODER.decode(concatPieces(compactPieces))) });
   return built as BuiltPackage;
 }
 

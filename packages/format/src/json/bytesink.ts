@@ -1,23 +1,38 @@
 /**
- * A UTF-8 byte writer for the serializer: JSON tokens are written straight into a growing
- * `Uint8Array` (no intermediate strings or part lists — on a 10 MiB package those cost more in
+ * A UTF-8 byte writer for the serializer: JSON tokens are written straight into `Uint8Array`
+ * chunks (no intermediate strings or part lists — on a 10 MiB package those cost more in
  * garbage collection than the serialization itself). It can keep a second, compact copy in the
  * same pass: whitespace goes only to the pretty output, so the compact text (what the content
  * hash covers) never has to be recovered by scanning.
  */
 const encoder = new TextEncoder();
 
+/** First chunk size; each later chunk is as large as everything before it, up to `MAX_CHUNK`. */
+const FIRST_CHUNK = 1 << 16;
+const MAX_CHUNK = 1 << 22;
+
+/**
+ * Bytes in a list of chunks: a full chunk is closed and a new one started, so nothing written is
+ * ever copied to grow (doubling one array copies the output about twice and leaves the old
+ * arrays to the collector). A token never straddles two chunks.
+ */
 class Buf {
-  bytes = new Uint8Array(1 << 16);
+  private readonly done: Uint8Array[] = [];
+  private doneBytes = 0;
+  bytes = new Uint8Array(FIRST_CHUNK);
   length = 0;
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.doneBytes + this.length;
+  }
 
   reserve(extra: number): void {
     if (this.length + extra <= this.bytes.length) return;
-    let cap = this.bytes.length * 2;
-    while (cap < this.length + extra) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.bytes.subarray(0, this.length));
-    this.bytes = next;
+    this.done.push(this.bytes.subarray(0, this.length));
+    this.doneBytes += this.length;
+    this.bytes = new Uint8Array(Math.max(extra, Math.min(MAX_CHUNK, this.doneBytes)));
+    this.length = 0;
   }
 
   ascii(s: string): void {
@@ -39,9 +54,27 @@ class Buf {
     this.length += encoder.encodeInto(s, this.bytes.subarray(this.length)).written;
   }
 
-  result(): Uint8Array {
-    return this.bytes.subarray(0, this.length);
+  /** The output as chunk views, in order (no copy). */
+  pieces(): Uint8Array[] {
+    return this.length > 0 || this.done.length === 0 ? [...this.done, this.bytes.subarray(0, this.length)] : [...this.done];
   }
+
+  /** The output as one array (a view when it is a single chunk, else one copy). */
+  result(): Uint8Array {
+    return concatPieces(this.pieces(), this.size);
+  }
+}
+
+/** `pieces` joined into one array of `total` bytes (the piece itself when there is one). */
+export function concatPieces(pieces: readonly Uint8Array[], total = pieces.reduce((n, p) => n + p.length, 0)): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of pieces) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }
 
 /** Pretty (and optionally compact) UTF-8 output of JSON tokens. */
@@ -121,5 +154,20 @@ export class ByteSink {
   /** The compact copy (requires `withCompact`, or a non-pretty sink). */
   compact(): Uint8Array {
     return this.c ? this.c.result() : this.p.result();
+  }
+
+  /** `bytes()` as chunk views in order, without joining them. */
+  pieces(): Uint8Array[] {
+    return this.p.pieces();
+  }
+
+  /** `compact()` as chunk views in order, without joining them. */
+  compactPieces(): Uint8Array[] {
+    return this.c ? this.c.pieces() : this.p.pieces();
+  }
+
+  /** Length in bytes of `bytes()`. */
+  get size(): number {
+    return this.p.size;
   }
 }

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ByteSink, concatPieces } from './bytesink.js';
+
+const dec = new TextDecoder();
+
+/** Write `count` key/value lines into a pretty+compact sink and, in parallel, the expected texts. */
+function fill(count: number): { sink: ByteSink; pretty: string; compact: string } {
+  const sink = new ByteSink(true, true);
+  let pretty = '';
+  let compact = '';
+  const values = ['plain', 'räksmörgås', '日本語 "quoted"', 'tab\tand\\slash', 'x'.repeat(300), '😀'];
+  for (let i = 0; i < count; i++) {
+    sink.nl(2);
+    pretty += '\n    ';
+    const key = `"k${i % 7}"`;
+    sink.ascii(key);
+    sink.colon();
+    pretty += `${key}: `;
+    compact += `${key}:`;
+    const v = values[i % values.length]!;
+    sink.string(v);
+    pretty += JSON.stringify(v);
+    compact += JSON.stringify(v);
+    sink.byte(0x2c);
+    pretty += ',';
+    compact += ',';
+  }
+  return { sink, pretty, compact };
+}
+
+describe('ByteSink', () => {
+  it('keeps every byte across chunk boundaries (pretty and compact, whole and in pieces)', () => {
+    for (const count of [0, 1, 100, 40_000]) {
+      const { sink, pretty, compact } = fill(count);
+      expect(dec.decode(sink.bytes())).toBe(pretty);
+      expect(dec.decode(sink.compact())).toBe(compact);
+      expect(dec.decode(concatPieces(sink.pieces()))).toBe(pretty);
+      expect(dec.decode(concatPieces(sink.compactPieces()))).toBe(compact);
+      expect(sink.size).toBe(new TextEncoder().encode(pretty).length);
+      if (count === 40_000) expect(sink.pieces().length).toBeGreaterThan(3); // really chunked
+    }
+  });
+
+  it('a token longer than a chunk gets a chunk of its own', () => {
+    const sink = new ByteSink(false);
+    const big = 'é'.repeat(200_000);
+    sink.ascii('[');
+    sink.string(big);
+    sink.ascii(']');
+    expect(dec.decode(sink.bytes())).toBe(`[${JSON.stringify(big)}]`);
+  });
+
+  it('concatPieces returns a single piece as is and joins several', () => {
+    const a = new Uint8Array([1, 2]);
+    expect(concatPieces([a])).toBe(a);
+    expect([...concatPieces([a, new Uint8Array([3]), new Uint8Array(0)])]).toEqual([1, 2, 3]);
+    expect(concatPieces([]).length).toBe(0);
+  });
+});
