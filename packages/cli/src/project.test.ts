@@ -62,11 +62,10 @@ describe('ctxpkg.json members are checked by name (a typo never falls back to a 
       hint: expect.stringContaining('require_signature'),
     });
   });
-  it('context members are checked by the pack policy parser: context.pinz is E_MANIFEST naming it', () => {
+  it('context members are checked by the pack policy parser on load: context.pinz is refused naming it', () => {
     const e = codeOf('{"context":{"pinz":["@acme/x"]}}') as { code: string; message: string };
-    expect(e.code).toBe('E_MANIFEST');
-    expect(e.message).toContain('/p/ctxpkg.json: context');
-    expect(e.message).toContain('pinz');
+    expect(e.code).toBe('E_INVALID_JSON');
+    expect(e.message).toBe('ctxpkg.json: context: pinz unknown member');
     expect(parseManifest('{"context":{"pins":["@acme/x#AGENTS.md:rules:0a1b2c3d"]}}').extra.context).toEqual({ pins: ['@acme/x#AGENTS.md:rules:0a1b2c3d'] });
   });
 });

@@ -7,7 +7,7 @@
  * member at the top level or in `trust` (a typo such as `trust.require_signatures` or `contexts`)
  * is `E_MANIFEST` naming the member and the file, with the valid names in the hint — a typo must
  * never silently fall back to a default. The `context` member is validated by its owner's parser
- * (`parseContextConfig`, spec/pack.md §2), which names unknown members the same way.
+ * (`parseContextConfig`, spec/pack.md §2: `E_INVALID_JSON` naming every bad or unknown member).
  *
  * Shape (issue 5 item 1):
  * ```json
@@ -19,7 +19,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CtxpkgError, isCtxpkgError, parseContextConfig } from '@ctxpkg/format';
+import { CtxpkgError, parseContextConfig } from '@ctxpkg/format';
 import { normalizeRegistryUrl, parseRegistries } from './config.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
@@ -76,7 +76,8 @@ export function findProjectRoot(cwd: string): { root: string; exists: boolean } 
 /**
  * Parse ctxpkg.json text. Dependency names and ranges are checked for shape here (strings);
  * their grammar is checked by the resolver. Throws `E_INVALID_JSON`, `E_DUPLICATE_KEY`,
- * `E_FORBIDDEN_KEY`, `E_USAGE`, `E_MANIFEST` (unknown members, see the file header).
+ * `E_FORBIDDEN_KEY`, `E_USAGE`, `E_MANIFEST` (unknown members, see the file header), and
+ * `E_INVALID_JSON` from the `context` parser.
  */
 export function parseManifest(text: string, what: string = PROJECT_FILES.manifest): ProjectManifest {
   const o = parseStrictJsonObject(text, what);
@@ -107,14 +108,9 @@ export function parseManifest(text: string, what: string = PROJECT_FILES.manifes
     }
     m.trust.require_signature = rs ?? true;
   }
-  if (o.context !== undefined) {
-    try {
-      parseContextConfig(o.context, `${what}: context`);
-    } catch (err) {
-      if (!isCtxpkgError(err)) throw err;
-      throw new CtxpkgError('E_MANIFEST', err.message, { ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}), cause: err });
-    }
-  }
+  // The owner's parser, with its own code and wording (spec/pack.md §2: `E_INVALID_JSON`
+  // "ctxpkg.json: context: …", every problem listed) — the same error render/sync/mcp give.
+  if (o.context !== undefined) parseContextConfig(o.context);
   for (const [k, v] of Object.entries(o)) if (!OWN_KEYS.has(k)) m.extra[k] = v;
   return m;
 }
