@@ -12,8 +12,11 @@
  * token when they leave that registry, downloads are capped before they are buffered, and every
  * non-2xx answer becomes a `CtxpkgError` with a clear message.
  */
-import { CtxpkgError, ERROR_CODES, parsePackageName, type ErrorCode } from '@ctxpkg/format';
+import { CtxpkgError, parsePackageName } from '@ctxpkg/format';
+import { errorBody, isObject, networkCause, responseError } from './client-errors.js';
 import { tokenFor, type RegistrySettings } from './config.js';
+
+export { networkCause } from './client-errors.js';
 
 /** Largest package we download (bytes): the 10 MiB file limit of the format (FORMAT-FACTS §1.1). */
 export const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
@@ -59,57 +62,6 @@ export interface TransferOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-function isCode(c: unknown): c is ErrorCode {
-  return typeof c === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, c);
-}
-
-/** The parts of a registry error body the client passes on (`{ error, code, hint?, details? }`). */
-interface ErrorBody {
-  message?: string;
-  code?: ErrorCode;
-  hint?: string;
-  details?: Record<string, unknown>;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-async function errorBody(res: Response): Promise<ErrorBody> {
-  let text: string;
-  try {
-    text = await res.text();
-  } catch {
-    return {};
-  }
-  let j: unknown;
-  try {
-    j = JSON.parse(text);
-  } catch {
-    return { message: text.slice(0, 300) || undefined };
-  }
-  if (!isObject(j)) return {};
-  // Our registry: `{ error: message, code, hint?, details? }`; others nest `{ error: { message, code } }`.
-  const inner = isObject(j.error) ? j.error : j;
-  const message = typeof j.error === 'string' ? j.error : typeof inner.message === 'string' ? inner.message : undefined;
-  const code = isCode(inner.code) ? inner.code : isCode(j.code) ? j.code : undefined;
-  const hint = typeof inner.hint === 'string' ? inner.hint : typeof j.hint === 'string' ? j.hint : undefined;
-  const details = isObject(inner.details) ? inner.details : isObject(j.details) ? j.details : undefined;
-  return { message, code, hint, details };
-}
-
-/** The cause of a failed fetch in a few words (`ECONNREFUSED`, `ENOTFOUND`, …), or ''. */
-export function networkCause(err: unknown): string {
-  const seen = new Set<unknown>();
-  let e: unknown = err;
-  while (isObject(e) && !seen.has(e)) {
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  const last = isObject(e) || e instanceof Error ? (e as { message?: unknown }).message : undefined;
-  return typeof last === 'string' && last !== (err as Error)?.message ? last : '';
-}
-
 /** A registry version document (`GET …/{version}`, spec/registry.md §4), the fields the CLI shows. */
 export interface VersionDoc {
   version: string;
@@ -124,13 +76,6 @@ export interface VersionDoc {
     checked?: Array<{ check?: string; result?: string; detail?: string }>;
     not_checked?: Array<{ check?: string; reason?: string }>;
   };
-}
-
-/** The fix for `E_SIGNER_CHANGED` when the registry sent the key but no hint. */
-function signerHint(body: ErrorBody): string | undefined {
-  const key = body.details?.signer_public_key;
-  if (body.code !== 'E_SIGNER_CHANGED' || typeof key !== 'string') return undefined;
-  return `sign with a registered key, or have an owner of the namespace run \`ctxpkg registry key add <ns> ${key} --data <dir>\``;
 }
 
 /** A client bound to injected fetch and registry settings. */
@@ -168,45 +113,9 @@ export class RegistryClient {
     throw new CtxpkgError('E_REGISTRY', `registry ${registry} redirected too many times`);
   }
 
-  /**
-   * Turn a non-2xx answer into a `CtxpkgError`, keeping the registry's code, hint and details
-   * (spec/registry.md "Errors"); a hint is added where the registry gives none.
-   */
+  /** Turn a non-2xx answer into a `CtxpkgError` (client-errors.ts). */
   private async fail(res: Response, registry: string, what: string, name?: string): Promise<never> {
-    const body = await errorBody(res);
-    const detail = body.message ? `: ${body.message}` : '';
-    const sentToken = Boolean(tokenFor(registry, this.opts.settings));
-    const extra = (hint: string | undefined): { hint?: string; details?: Record<string, unknown> } => ({
-      ...(hint ? { hint } : {}),
-      ...(body.details ? { details: body.details } : {}),
-    });
-    switch (res.status) {
-      case 401:
-        throw new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, extra(
-          sentToken
-            ? `the token for this registry was refused (unknown, revoked or expired): get a new one from the registry owner and run \`ctxpkg login --registry ${registry}\``
-            : `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
-        ));
-      case 403:
-        throw new CtxpkgError(body.code === 'E_FORBIDDEN' || body.code === undefined ? 'E_FORBIDDEN' : body.code, `registry ${registry} does not allow you to ${what}${detail}`, extra(
-          body.hint ?? 'use a publish token (ctxp_…) of the namespace that owns the package, saved with `ctxpkg login`',
-        ));
-      case 404:
-        throw new CtxpkgError('E_NOT_FOUND', `${name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(
-          body.hint ?? 'check the name and the registry for its scope; private packages need a token for this registry',
-        ));
-      case 409:
-        throw new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: it already exists${detail}`, extra(
-          body.hint ?? 'published versions are immutable; bump the version',
-        ));
-      case 413:
-        throw new CtxpkgError('E_TOO_LARGE', `registry ${registry} refused to ${what}: the package is too large${detail}`, extra(body.hint));
-      default:
-        if (res.status >= 400 && res.status < 500) {
-          throw new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${res.status})${detail}`, extra(body.hint ?? signerHint(body)));
-        }
-        throw new CtxpkgError('E_REGISTRY', `registry ${registry} failed to ${what} (HTTP ${res.status})${detail}`, extra(body.hint));
-    }
+    throw responseError(res.status, await errorBody(res), { registry, what, name, sentToken: Boolean(tokenFor(registry, this.opts.settings)) });
   }
 
   /** Fetch and validate a package index. Throws `E_NOT_FOUND` naming the registry, `E_REGISTRY`. */

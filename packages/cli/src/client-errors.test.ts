@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { errorBody, networkCause, responseError } from './client-errors.js';
+
+const json = (body: unknown, status = 400) => new Response(JSON.stringify(body), { status });
+
+describe('registry error answers keep their hint and details', () => {
+  it('reads our flat body, the nested form of other registries, and plain text', async () => {
+    expect(await errorBody(json({ error: 'bad key', code: 'E_SIGNER_CHANGED', hint: 'add it', details: { signer_public_key: 'ab' } }))).toEqual({
+      message: 'bad key', code: 'E_SIGNER_CHANGED', hint: 'add it', details: { signer_public_key: 'ab' },
+    });
+    expect(await errorBody(json({ error: { message: 'nope', code: 'E_FORBIDDEN' } }))).toMatchObject({ message: 'nope', code: 'E_FORBIDDEN' });
+    expect(await errorBody(json({ error: 'x', code: 'E_NOT_A_CODE' }))).toMatchObject({ code: undefined });
+    expect(await errorBody(new Response('gateway down', { status: 502 }))).toEqual({ message: 'gateway down' });
+  });
+  it('maps statuses with the registry hint first, ours otherwise', () => {
+    const req = { registry: 'http://r/api', what: 'publish @a/b@1.0.0', name: '@a/b', sentToken: true };
+    const signer = responseError(400, { code: 'E_SIGNER_CHANGED', message: 'm', details: { signer_public_key: 'k'.repeat(4) } }, req);
+    expect(signer).toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining('ctxpkg registry key add <ns> kkkk --data <dir>'), details: { signer_public_key: 'kkkk' } });
+    expect(responseError(400, { code: 'E_FORBIDDEN', hint: 'ask an owner' }, req)).toMatchObject({ code: 'E_FORBIDDEN', hint: 'ask an owner' });
+    expect(responseError(401, {}, req).hint).toContain('refused (unknown, revoked or expired)');
+    expect(responseError(401, {}, { ...req, sentToken: false }).hint).toContain('no token was sent');
+    expect(responseError(409, { code: 'E_VERSION_EXISTS', hint: 'publish 1.0.1', details: { existing_version: '1.0.0' } }, req)).toMatchObject({ hint: 'publish 1.0.1', details: { existing_version: '1.0.0' } });
+    expect(responseError(503, {}, req).code).toBe('E_REGISTRY');
+  });
+  it('names the cause of a network failure', () => {
+    const err = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }) });
+    expect(networkCause(err)).toBe('ENOTFOUND');
+    expect(networkCause(new TypeError('fetch failed'))).toBe('');
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * How the registry client turns failures into `CtxpkgError`s (spec/registry.md §3 "Errors"): the
+ * registry's own code, hint and details are kept (the CLI prints the hint), a hint is added
+ * where the registry gives none, and a network failure names its cause (`ECONNREFUSED`, …).
+ */
+import { CtxpkgError, ERROR_CODES, type ErrorCode } from '@ctxpkg/format';
+
+function isCode(c: unknown): c is ErrorCode {
+  return typeof c === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, c);
+}
+
+/** True for a plain (non-array, non-null) object. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The parts of a registry error body the client passes on (`{ error, code, hint?, details? }`). */
+export interface ErrorBody {
+  message?: string;
+  code?: ErrorCode;
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Read an error answer: our registry's `{ error: message, code, hint?, details? }`, the nested
+ * `{ error: { message, code } }` of other registries, or plain text (first 300 characters).
+ */
+export async function errorBody(res: Response): Promise<ErrorBody> {
+  let text: string;
+  try {
+    text = await res.text();
+  } catch {
+    return {};
+  }
+  let j: unknown;
+  try {
+    j = JSON.parse(text);
+  } catch {
+    return { message: text.slice(0, 300) || undefined };
+  }
+  if (!isObject(j)) return {};
+  const inner = isObject(j.error) ? j.error : j;
+  const message = typeof j.error === 'string' ? j.error : typeof inner.message === 'string' ? inner.message : undefined;
+  const code = isCode(inner.code) ? inner.code : isCode(j.code) ? j.code : undefined;
+  const hint = typeof inner.hint === 'string' ? inner.hint : typeof j.hint === 'string' ? j.hint : undefined;
+  const details = isObject(inner.details) ? inner.details : isObject(j.details) ? j.details : undefined;
+  return { message, code, hint, details };
+}
+
+/** The cause of a failed fetch in a few words (`ECONNREFUSED`, `ENOTFOUND`, …), or ''. */
+export function networkCause(err: unknown): string {
+  const seen = new Set<unknown>();
+  let e: unknown = err;
+  while (isObject(e) && !seen.has(e)) {
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const last = isObject(e) || e instanceof Error ? (e as { message?: unknown }).message : undefined;
+  return typeof last === 'string' && last !== (err as Error)?.message ? last : '';
+}
+
+/** The fix for `E_SIGNER_CHANGED` when the registry sent the key but no hint. */
+function signerHint(body: ErrorBody): string | undefined {
+  const key = body.details?.signer_public_key;
+  if (body.code !== 'E_SIGNER_CHANGED' || typeof key !== 'string') return undefined;
+  return `sign with a registered key, or have an owner of the namespace run \`ctxpkg registry key add <ns> ${key} --data <dir>\``;
+}
+
+/** What the failed request was: for messages and hints. */
+export interface FailedRequest {
+  registry: string;
+  /** Verb phrase: `publish @acme/kb@1.0.0`. */
+  what: string;
+  /** The package (or version) asked for, for not-found messages. */
+  name?: string;
+  /** Whether a token was sent (decides the 401 hint). */
+  sentToken: boolean;
+}
+
+/**
+ * The error for a non-2xx answer with `status` and parsed `body`: 401 `E_AUTH` (hint: login),
+ * 403 `E_FORBIDDEN`, 404 `E_NOT_FOUND`, 409 the registry's code or `E_VERSION_EXISTS`, 413
+ * `E_TOO_LARGE`, other 4xx the registry's code or `E_REGISTRY`, 5xx `E_REGISTRY`. The registry's
+ * hint wins over ours; its details are always kept.
+ */
+export function responseError(status: number, body: ErrorBody, req: FailedRequest): CtxpkgError {
+  const { registry, what } = req;
+  const detail = body.message ? `: ${body.message}` : '';
+  const extra = (hint: string | undefined): { hint?: string; details?: Record<string, unknown> } => ({
+    ...(hint ? { hint } : {}),
+    ...(body.details ? { details: body.details } : {}),
+  });
+  switch (status) {
+    case 401:
+      return new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, extra(
+        req.sentToken
+          ? `the token for this registry was refused (unknown, revoked or expired): get a new one from the registry owner and run \`ctxpkg login --registry ${registry}\``
+          : `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
+      ));
+    case 403:
+      return new CtxpkgError(body.code ?? 'E_FORBIDDEN', `registry ${registry} does not allow you to ${what}${detail}`, extra(
+        body.hint ?? 'use a publish token (ctxp_…) of the namespace that owns the package, saved with `ctxpkg login`',
+      ));
+    case 404:
+      return new CtxpkgError('E_NOT_FOUND', `${req.name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(
+        body.hint ?? 'check the name and the registry for its scope; private packages need a token for this registry',
+      ));
+    case 409:
+      return new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: it already exists${detail}`, extra(
+        body.hint ?? 'published versions are immutable; bump the version',
+      ));
+    case 413:
+      return new CtxpkgError('E_TOO_LARGE', `registry ${registry} refused to ${what}: the package is too large${detail}`, extra(body.hint));
+    default:
+      if (status >= 400 && status < 500) {
+        return new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${status})${detail}`, extra(body.hint ?? signerHint(body)));
+      }
+      return new CtxpkgError('E_REGISTRY', `registry ${registry} failed to ${what} (HTTP ${status})${detail}`, extra(body.hint));
+  }
+}
