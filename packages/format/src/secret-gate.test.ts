@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN } from './secret-gate.js';
 import { hasTokenRun } from './secret-heuristics.js';
-import { scanSecrets } from './secrets.js';
+import { scanSecrets, surelyClean } from './secrets.js';
 
 const HINTS = ['PRIVATE KEY', 'AKIA', 'ya29.', 'AccountKey=', 'Q~', 'ghp_', 'glpat-', 'xoxb-', 'hooks.slack.com', ':_authToken=', 'sk-ant-', 'sk-', '_live_', 'SG.', 'Basic', 'eyJ', '://'];
 const gate = buildSecretGate(HINTS, 24);
@@ -62,5 +62,17 @@ describe('secret gate', () => {
     expect(scanSecrets('db_password = "Xk29!aPqLm"').map((f) => f.kind)).toEqual(['secret_assignment']);
     expect(scanSecrets('token q8Zr2LmX9vTq4NcB7wYk3HsJ').map((f) => f.kind)).toEqual(['high_entropy']);
     expect(scanSecrets('plain prose about caching, with punctuation. Nothing else!')).toEqual([]);
+  });
+
+  it('surelyClean: never true for a text with findings; joined by LF exactly when every part is', () => {
+    const part = fc.array(pieces, { maxLength: 12 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 4 }), (parts) => {
+        const joined = parts.join('\n');
+        expect(surelyClean(joined)).toBe(parts.every((p) => surelyClean(p)));
+        if (surelyClean(joined)) expect(scanSecrets(joined)).toEqual([]);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

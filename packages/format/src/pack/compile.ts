@@ -3,7 +3,7 @@
  * reader for freshness) → deterministic pack text and receipt. Pure: no I/O, no clock, no model.
  *
  * Cost model (bench/render): every node is screened (superseded, expired, secret, disputed —
- * the secret scan and hashes are remembered per node object, `node-facts.ts`) and hashed for the
+ * the secret scan and hashes are remembered per graph object, `node-facts.ts`) and hashed for the
  * receipt; only the candidates the budget selection reaches are ordered (`LazyOrder`), checked
  * for freshness under `stale: "flag"`, rendered and measured.
  */
@@ -13,7 +13,7 @@ import { checkByteBudget, utf8Length } from './budget.js';
 import { checkFreshness, freshnessResolver } from './freshness.js';
 import { itemOf } from './item.js';
 import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
-import { nodeContentHash, nodeSecretKinds } from './node-facts.js';
+import { factsFor } from './node-facts.js';
 import { decayedActivation, priorityOf, sectionOf, typeRank } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
@@ -112,7 +112,8 @@ export function compilePack(input: PackInput): CompiledPack {
   } else {
     freshness = freshnessResolver(deliverable, input.read, policy.freshness);
   }
-  const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned };
+  const facts = factsFor(graph);
+  const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned, facts };
   const reasons: Array<OmissionReason | undefined> = new Array(inScope.length);
   const handleOf = new Int32Array(inScope.length).fill(-1);
   const live: MergedNode[] = [];
@@ -226,10 +227,10 @@ export function compilePack(input: PackInput): CompiledPack {
   inScope.forEach((n, i) => {
     const reason = reasons[i];
     if (reason) {
-      omissions.push(omissionOf(n, reason, pinned.has(n.id), reason === 'secret' ? nodeSecretKinds(n) : undefined));
+      omissions.push(omissionOf(n, reason, pinned.has(n.id), facts.omissionHash(n), reason === 'secret' ? facts.secretKinds(n) : undefined));
     } else if (!selected[handleOf[i] as number]) {
       nb++;
-      omissions.push(omissionOf(n, 'byte_budget', false));
+      omissions.push(omissionOf(n, 'byte_budget', false, facts.omissionHash(n)));
     }
   });
 
@@ -254,7 +255,7 @@ export function compilePack(input: PackInput): CompiledPack {
         package: it.package,
         version: it.version,
         id: it.id,
-        content_hash: nodeContentHash(live[h] as MergedNode),
+        content_hash: facts.contentHash(live[h] as MergedNode),
         delivered_hash: contentHash(b),
         section,
         flags: [...it.flags],

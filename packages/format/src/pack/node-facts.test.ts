@@ -2,11 +2,16 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../secrets.js';
 import { compilePack } from './compile.js';
-import { nodeContentHash, nodeOmissionHash, nodeSecretKinds, nodeSecrets } from './node-facts.js';
+import { NodeFacts, nodeSecrets } from './node-facts.js';
 import { graph, node, NOW } from './__tests__/graph.js';
 
 const sha = (s: string): string => 'sha256:' + createHash('sha256').update(s, 'utf8').digest('hex');
 const LEAK = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+
+const memo = new NodeFacts();
+const nodeSecretKinds = (n: Parameters<NodeFacts['secretKinds']>[0]) => memo.secretKinds(n);
+const nodeContentHash = (n: Parameters<NodeFacts['contentHash']>[0]) => memo.contentHash(n);
+const nodeOmissionHash = (n: Parameters<NodeFacts['omissionHash']>[0]) => memo.omissionHash(n);
 
 describe('node facts', () => {
   it('finds secrets in content and metadata, and hashes the content', () => {
@@ -19,6 +24,8 @@ describe('node facts', () => {
     expect(nodeSecretKinds(meta)).toEqual(['github_token']);
     // A secret only in the path: the content itself is clean, so its hash is the plain one.
     expect(nodeOmissionHash(meta)).toBe(sha('clean text'));
+    expect(nodeSecretKinds(node('@a/x', 'c', { category: `cat ${LEAK}` }))).toEqual(['github_token']);
+    expect(nodeSecretKinds(node('@a/x', `key-${LEAK}`))).toEqual(['github_token']);
   });
 
   it('recomputes when a remembered node is changed in place (never a stale answer)', () => {

@@ -7,7 +7,6 @@
 import { sha256Hex } from '../hash.js';
 import type { MergedNode } from '../graph-types.js';
 import { estimateTokens } from './budget.js';
-import { nodeOmissionHash } from './node-facts.js';
 import { BYTES_PER_TOKEN, OMISSION_REASONS, TOKEN_NOTE, type Delivered, type FreshnessScope, type Omission, type OmissionReason, type PackFormat } from './types.js';
 
 export interface PackReceipt {
@@ -52,12 +51,12 @@ export function contentHash(content: string): string {
 }
 
 /**
- * The omission record of a node. When the content contains a secret (whatever the reason) the
- * hash is over the *redacted* content, so the receipt cannot be used to confirm a guessed secret
- * (`nodeOmissionHash`).
+ * The omission record of a node. `contentHash` is `NodeFacts.omissionHash(node)`: when the
+ * content contains a secret (whatever the reason) it is over the *redacted* content, so the
+ * receipt cannot be used to confirm a guessed secret.
  */
-export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, kinds?: readonly string[]): Omission {
-  const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: nodeOmissionHash(node), reason };
+export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, contentHash: string, kinds?: readonly string[]): Omission {
+  const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: contentHash, reason };
   if (pinned) o.pinned = true;
   if (kinds && kinds.length > 0) o.secret_kinds = [...kinds];
   return o;

@@ -6,7 +6,7 @@
  */
 import { CtxpkgError } from '../errors.js';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
-import { nodeSecretKinds } from './node-facts.js';
+import type { NodeFacts } from './node-facts.js';
 import { decayedActivation } from './order.js';
 import type { Freshness, OmissionReason, PackPolicy } from './types.js';
 
@@ -83,17 +83,19 @@ export interface ScreenContext {
   freshness: (node: MergedNode) => Freshness;
   partners: ReadonlyMap<string, string[]>;
   pinned: ReadonlySet<string>;
+  /** Secret kinds per node (`factsFor(graph)`). */
+  facts: NodeFacts;
 }
 
 /**
  * The first reason (§3 precedence) that omits `node` before budgeting, or `undefined` when it is a
  * candidate. `decayed` is `decayedActivation(node, nowMs)`. Freshness is consulted only under
- * `stale: "omit"` (under `flag` it never omits). Secret kinds come from `nodeSecretKinds`.
+ * `stale: "omit"` (under `flag` it never omits). Secret kinds come from `ctx.facts`.
  */
 export function omissionReason(node: MergedNode, ctx: ScreenContext, decayed: number | undefined): OmissionReason | undefined {
   if (node.superseded_by && node.superseded_by.length > 0) return 'superseded';
   if (decayed !== undefined && decayed < ctx.policy.min_activation) return 'expired';
-  if (nodeSecretKinds(node).length > 0) return 'secret';
+  if (ctx.facts.secretKinds(node).length > 0) return 'secret';
   if (ctx.policy.disputed === 'omit' && (node.disputed === true || (ctx.partners.get(node.id)?.length ?? 0) > 0)) return 'disputed';
   if (ctx.policy.stale === 'omit') {
     const f = ctx.freshness(node);
@@ -111,7 +113,7 @@ export function screenNode(node: MergedNode, ctx: ScreenContext): Screened {
   const reason = omissionReason(node, ctx, decayed);
   if (reason) {
     s.reason = reason;
-    if (reason === 'secret') s.secretKinds = [...nodeSecretKinds(node)];
+    if (reason === 'secret') s.secretKinds = [...ctx.facts.secretKinds(node)];
     return s;
   }
   const disputed = node.disputed === true || disputedWith.length > 0;

@@ -12,13 +12,14 @@
  *   id — deterministic (`search-terms.ts`: impact-ordered postings, best hits first without
  *   scoring every match).
  *
- * Cost: building screens every node (the secret scan is remembered per node object); the term
+ * Cost: building screens every node (the secret scan is remembered per graph, `factsFor`); the term
  * index, render items and edge maps are built on first use, so a server answering `get_node`
  * never tokenizes the graph. Lookups by id are binary searches over the id-sorted nodes.
  */
 import type { MergedEdge, MergedGraph, MergedNode } from '../graph-types.js';
 import { checkFreshness } from './freshness.js';
 import { itemOf } from './item.js';
+import { factsFor } from './node-facts.js';
 import { typeRank } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import type { RenderItem } from './render.js';
@@ -73,6 +74,7 @@ export class SearchIndex {
       freshness: (n) => fresh.get(n.id) ?? 'unchecked',
       partners: conflictPartners(graph),
       pinned: new Set(),
+      facts: factsFor(graph),
     });
     this.withheld = new Map();
     this.docs = [];
