@@ -6,7 +6,7 @@
  * code path deletes a version row. The same DDL translates directly to PostgreSQL (the FTS table
  * becomes a tsvector column with a GIN index).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -92,6 +92,21 @@ CREATE INDEX IF NOT EXISTS version_blobs_by_blob ON version_blobs(blob_sha256);
 CREATE VIRTUAL TABLE IF NOT EXISTS package_search USING fts5(
   full_name, description, tags, body,
   tokenize = 'unicode61 remove_diacritics 2'
+);
+
+-- Schema 3: term counts of each package's search document, so that search ranks with statistics
+-- over the packages the caller may see (sqlite-rank.ts; FTS5's bm25 would count private rows).
+CREATE TABLE IF NOT EXISTS search_terms (
+  term       TEXT NOT NULL,
+  package_id INTEGER NOT NULL,
+  col        INTEGER NOT NULL CHECK (col BETWEEN 0 AND 3),
+  hits       INTEGER NOT NULL CHECK (hits > 0),
+  PRIMARY KEY (term, package_id, col)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS search_terms_by_package ON search_terms(package_id);
+CREATE TABLE IF NOT EXISTS search_docs (
+  package_id INTEGER PRIMARY KEY,
+  length     INTEGER NOT NULL CHECK (length >= 0)
 );
 
 CREATE TABLE IF NOT EXISTS events (

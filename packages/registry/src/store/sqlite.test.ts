@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256OfBytes } from './blobs.js';
 import { openSqliteStore, type SqliteStore } from './sqlite.js';
 import type { PublishRecord } from './types.js';
+import { SCHEMA_VERSION } from './schema.js';
 
 const KEY_A = 'a'.repeat(64);
 const KEY_B = 'b'.repeat(64);
@@ -240,7 +241,7 @@ describe('SqliteStore schema 2 (package blobs)', () => {
     store.db.exec("DROP TABLE version_blobs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
     await store.close();
     store = await openSqliteStore({ dataDir: dir });
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '2' });
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM version_blobs').get()).toEqual({ n: 0 });
     expect((await store.listVersions('acme', 'kb')).map((v) => v.version)).toEqual(['1.0.0']);
   });

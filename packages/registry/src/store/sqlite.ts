@@ -16,6 +16,7 @@ import { BlobDir, sha256OfBytes } from './blobs.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { prepared } from './statements.js';
 import { catalog, refreshPackage, search } from './sqlite-search.js';
+import { backfillSearchTerms, needsSearchBackfill } from './sqlite-rank.js';
 import * as access from './sqlite-access.js';
 import { findPublicBlob, insertVersionBlobs, isBlobReferenced } from './sqlite-blobs.js';
 import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
@@ -71,6 +72,8 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   else if (Number(row.value) < SCHEMA_VERSION) {
     // Schema 1 → 2 adds the version_blobs table (created above); an older ctxpkg must not open
     // the directory afterwards, since its garbage collection would not know package blobs.
+    // Schema 2 → 3 adds the search term counts (created above, filled below); an older ctxpkg
+    // would publish without maintaining them.
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
   } else if (Number(row.value) > SCHEMA_VERSION) {
     db.close();
@@ -78,6 +81,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
       hint: 'upgrade ctxpkg to serve this data directory',
     });
   }
+  if (needsSearchBackfill(db)) db.transaction(() => backfillSearchTerms(db)).immediate();
   return new SqliteStore(db, blobs);
 }
 
