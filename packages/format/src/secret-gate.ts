@@ -6,8 +6,11 @@
  * - `GATE_LITERAL`: the text contains one of the rules' literal hints (exact case). Each hint is
  *   anchored at its rarest character; the pass visits every character, so an occurrence of a hint
  *   at offset `q` is found when the pass reaches `q + anchor` and `startsWith(hint, q)` holds.
- * - `GATE_ASSIGN`: the text contains `:` or `=`, without which no assignment rule can match (every
- *   assignment operator contains one of them).
+ * - `GATE_ASSIGN`: some `:` or `=` is preceded — after optional whitespace (`\s`) and at most one
+ *   quote — by a run of `[A-Za-z0-9_.-]` containing a key-name stem (`stems`, case-insensitive):
+ *   exactly when the assignment hint `stem[a-z0-9_.-]*["']?\s*(?::=|=>|=|:)` (/i) matches, since
+ *   every operator starts with `:` or `=` and a stem inside a maximal run is followed by run
+ *   characters up to the quote.
  * - `GATE_RUN`: the text has a run of at least `runLength` characters of `[A-Za-z0-9+/_-]` (the
  *   same count as `hasTokenRun`).
  *
@@ -49,18 +52,46 @@ const TOKEN = 1;
 const ASSIGN_CHAR = 2;
 const ANCHOR = 4;
 const BASE_CLASS = new Uint8Array(128);
+/** `[A-Za-z0-9_.-]`: the characters of an assigned key name. */
+const KEY_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   if (/[A-Za-z0-9+/_-]/.test(ch)) BASE_CLASS[c] |= TOKEN;
   if (ch === ':' || ch === '=') BASE_CLASS[c] |= ASSIGN_CHAR;
+  if (/[A-Za-z0-9_.-]/.test(ch)) KEY_CHAR[c] = 1;
+}
+
+/** JavaScript `\s` by character code. */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Whether the operator character at `i` is preceded by `stem[A-Za-z0-9_.-]*["']?\s*` (see GATE_ASSIGN). */
+function keyBefore(text: string, i: number, stems: RegExp): boolean {
+  let j = i - 1;
+  while (j >= 0 && isSpace(text.charCodeAt(j))) j--;
+  if (j >= 0) {
+    const q = text.charCodeAt(j);
+    if (q === 34 || q === 39) j--;
+  }
+  let k = j;
+  while (k >= 0) {
+    const c = text.charCodeAt(k);
+    if (c >= 128 || KEY_CHAR[c] !== 1) break;
+    k--;
+  }
+  return j - k >= 3 && stems.test(text.slice(k + 1, j + 1));
 }
 
 /**
- * Build the gate for a set of literal hints (printable ASCII, non-empty) and a token-run length.
- * Returns a function `text → flags` (bitwise OR of `GATE_*`). Throws on a non-ASCII or empty hint
- * (a programming error in the rule table).
+ * Build the gate for a set of literal hints (printable ASCII, non-empty), a token-run length and
+ * the key-name stems of assignments (an alternation of ASCII words of 3+ letters, flag `i`, no
+ * `g`). Returns a function `text → flags` (bitwise OR of `GATE_*`). Throws on a non-ASCII or
+ * empty hint (a programming error in the rule table).
  */
-export function buildSecretGate(hints: readonly string[], runLength: number): (text: string) => number {
+export function buildSecretGate(hints: readonly string[], runLength: number, stems: RegExp): (text: string) => number {
+  if (stems.global || stems.sticky || !stems.ignoreCase) throw new Error('secret gate: stems must be /…/i');
   const table: Anchor[][] = Array.from({ length: 128 }, () => []);
   const cls = BASE_CLASS.slice();
   for (const hint of new Set(hints)) {
@@ -83,7 +114,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number): (t
         run = 0;
       }
       if ((k & (ASSIGN_CHAR | ANCHOR)) !== 0) {
-        if ((k & ASSIGN_CHAR) !== 0) flags |= GATE_ASSIGN;
+        if ((k & ASSIGN_CHAR) !== 0 && (flags & GATE_ASSIGN) === 0 && keyBefore(text, i, stems)) flags |= GATE_ASSIGN;
         if ((k & ANCHOR) !== 0 && (flags & GATE_LITERAL) === 0) {
           for (const a of table[c] as Anchor[]) {
             const start = i - a.at;

@@ -63,8 +63,11 @@ const SECRET_KEY_NAMES =
   'password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|' +
   'auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer[_-]?token|token|client[_-]?secret|credentials?';
 
+/** Key-name stems of the assignment hint (the gate checks them before each `:`/`=`). */
+const ASSIGNMENT_STEMS = /pass|pwd|secret|key|token|credential/i;
+
 /** Hint of `secret_assignment`: a secret-like key name followed by an assignment operator. */
-const ASSIGNMENT_HINT = /(?:pass|pwd|secret|key|token|credential)[a-z0-9_.-]*["']?\s*(?::=|=>|=|:)/i;
+const ASSIGNMENT_HINT = new RegExp(`(?:${ASSIGNMENT_STEMS.source})[a-z0-9_.-]*["']?\\s*(?::=|=>|=|:)`, 'i');
 
 /** Marker hint: the rule runs when `ASSIGNMENT_HINT` matched (tested once per text). */
 const ASSIGNMENT = 'assignment' as const;
@@ -150,6 +153,7 @@ interface Candidate {
 const gate = buildSecretGate(
   RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : [])),
   TOKEN_RUN_LENGTH,
+  ASSIGNMENT_STEMS,
 );
 
 /** Rule indices (= ranks) by the kind of hint that gates them. */
@@ -236,9 +240,8 @@ export function scanSecrets(text: string): SecretFinding[] {
 
 /**
  * True when `scanSecrets(text)` certainly finds nothing because the one-pass gate rules out every
- * rule (no literal hint, no `:`/`=`, no run of 24 token characters). A text that is not surely
- * clean may still be clean. Since no hint contains a line break and no rule's gate spans one,
- * texts joined by LF are surely clean exactly when each part is. Cheap (one pass, no allocation).
+ * rule (no literal hint, no key-named assignment, no run of 24 token characters). A text that is
+ * not surely clean may still be clean. Cheap (one pass).
  */
 export function surelyClean(text: string): boolean {
   return gate(text) === 0;

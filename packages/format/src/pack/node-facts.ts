@@ -12,7 +12,7 @@
  */
 import type { MergedNode } from '../graph-types.js';
 import { sha256Hex } from '../hash.js';
-import { redactSecrets, scanSecrets, secretKinds, surelyClean, type SecretFinding } from '../secrets.js';
+import { redactSecrets, scanSecrets, secretKinds, type SecretFinding } from '../secrets.js';
 
 interface Facts {
   content: string;
@@ -50,27 +50,12 @@ export function nodeSecrets(n: Pick<MergedNode, 'content' | 'id' | 'category' | 
 /** Remembered per-node facts (see module docstring). */
 export class NodeFacts {
   private readonly byNode = new Map<MergedNode, Facts>();
-  /** Gate answers for category and path strings, which many nodes share (bounded). */
-  private readonly clean = new Map<string, boolean>();
-
-  private surelyCleanShared(text: string | undefined): boolean {
-    if (text === undefined || text === '') return true;
-    let v = this.clean.get(text);
-    if (v === undefined) {
-      if (this.clean.size >= 4096) this.clean.clear();
-      v = surelyClean(text);
-      this.clean.set(text, v);
-    }
-    return v;
-  }
 
   private factsOf(n: MergedNode): Facts {
     const f = this.byNode.get(n);
     if (f !== undefined && f.content === n.content && f.id === n.id && f.category === n.category && f.file_path === n.file_path) return f;
     const inContent = scanSecrets(n.content);
-    // The joined metadata is surely clean exactly when each part is (`surelyClean`).
-    const metaClean = surelyClean(n.id) && this.surelyCleanShared(n.category) && this.surelyCleanShared(n.file_path);
-    const inMeta = metaClean ? [] : scanSecrets(metaText(n));
+    const inMeta = scanSecrets(metaText(n));
     const kinds = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
     const fresh: Facts = { content: n.content, id: n.id, category: n.category, file_path: n.file_path, kinds, contentSecret: inContent.length > 0 };
     this.byNode.set(n, fresh);
