@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SHA256_BACKEND, sha256Hex, sha256HexPortable } from './hash.js';
-import { compareIntegrity, computeIntegrity, packageSha256 } from './integrity.js';
+import { compareIntegrity, computeIntegrity, computeIntegrityOfContentBytes, packageSha256 } from './integrity.js';
+import { compactJsonText } from './json/text.js';
 
 // FORMAT-FACTS §11.2 computed vectors, inline.
 const EMPTY_HASH = '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a';
@@ -71,5 +72,18 @@ describe('sha256Hex', () => {
     }
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(['node', 'noble']).toContain(SHA256_BACKEND);
+  });
+});
+
+describe('computeIntegrityOfContentBytes (both compaction paths)', () => {
+  const enc = new TextEncoder();
+  it('equals computeIntegrity over compactJsonText, below and above the native-compaction size', () => {
+    const node = (i: number) => `{\n      "id": "n${i}",\n      "content": "räksmörgås \\"${i}\\"\\t日本語 with  spaces"\n    }`;
+    for (const count of [1, 50, 5000]) {
+      const text = `{\n  "context_graph": {\n    "nodes": [\n    ${Array.from({ length: count }, (_, i) => node(i)).join(',\n    ')}\n    ]\n  }\n}`;
+      const bytes = enc.encode(text);
+      if (count === 5000) expect(bytes.length).toBeGreaterThan(256 * 1024);
+      expect(computeIntegrityOfContentBytes('@a/b', '1.0.0', bytes)).toEqual(computeIntegrity('@a/b', '1.0.0', compactJsonText(text)));
+    }
   });
 });

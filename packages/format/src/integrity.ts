@@ -8,7 +8,7 @@
  * Comparison is exact string equality: uppercase hex in a manifest is a mismatch.
  */
 import { createSha256, sha256Hex, utf8 } from './hash.js';
-import { streamCompactJsonBytes } from './json/text.js';
+import { compactJsonBytesNative, streamCompactJsonBytes } from './json/text.js';
 
 /** The three integrity values of a package. */
 export interface Integrity {
@@ -41,6 +41,12 @@ export function computeIntegrity(name: string, version: string, compactContentTe
  * compacted text. Same result as `computeIntegrity(name, version, compactJsonText(text))`.
  */
 export function computeIntegrityOfContentBytes(name: string, version: string, contentBytes: Uint8Array): Integrity {
+  if (contentBytes.length <= NATIVE_COMPACT_MAX_BYTES) {
+    // Small texts (the usual package): compact with the native regular-expression engine — the
+    // byte loop below would mostly run unoptimized in a short-lived process.
+    const compact = compactJsonBytesNative(contentBytes);
+    if (compact) return computeIntegrity(name, version, compact);
+  }
   const h = createSha256();
   const byte_size = streamCompactJsonBytes(contentBytes, (chunk) => h.update(chunk));
   const content_hash = h.digestHex();
@@ -61,6 +67,9 @@ export function computeIntegrityOfPieces(name: string, version: string, pieces: 
   const content_hash = h.digestHex();
   return { sha256: packageSha256(name, version, content_hash), content_hash, byte_size };
 }
+
+/** Up to this many content bytes, `computeIntegrityOfContentBytes` compacts natively (256 KiB). */
+const NATIVE_COMPACT_MAX_BYTES = 256 * 1024;
 
 /** One integrity field that does not match: `expected` is the manifest's value, `found` the recomputed one. */
 export interface IntegrityMismatch {

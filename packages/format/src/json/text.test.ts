@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactJsonText, extractTopLevelMemberText } from './text.js';
+import { compactJsonBytes, compactJsonBytesNative, compactJsonText, extractTopLevelMemberText, streamCompactJsonBytes } from './text.js';
 
 describe('compactJsonText (reference compact_json_text)', () => {
   it('removes space, tab, LF and CR outside strings only', () => {
@@ -51,5 +52,41 @@ describe('extractTopLevelMemberText (reference extract_top_level_value_text)', (
     expect(extractTopLevelMemberText(doc, 'nope')).toBeUndefined();
     expect(extractTopLevelMemberText('[1]', 'content')).toBeUndefined();
     expect(extractTopLevelMemberText('{}', 'content')).toBeUndefined();
+  });
+});
+
+describe('compactJsonBytesNative (regular-expression form)', () => {
+  const enc = new TextEncoder();
+  const streamed = (b: Uint8Array) => {
+    const parts: number[] = [];
+    streamCompactJsonBytes(b, (c) => parts.push(...c), 7);
+    return Uint8Array.from(parts);
+  };
+
+  it('equals the byte loop on any text: JSON or not, unterminated strings, lone backslashes, UTF-8', () => {
+    const piece = fc.constantFrom(' ', '\t', '\n', '\r', '"', '\\', 'a', '{', ':', ',', 'é', '日', '😀', '\\"', '  ', '1.0');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (a) => {
+        const b = enc.encode(a.join(''));
+        const expected = compactJsonBytes(b);
+        expect([...compactJsonBytesNative(b)!]).toEqual([...expected]);
+        expect([...streamed(b)]).toEqual([...expected]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('equals the byte loop on random JSON, pretty or not, and keeps string whitespace', () => {
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 5 }), (j) => {
+        const b = enc.encode(JSON.stringify(JSON.parse(j), null, 2));
+        expect([...compactJsonBytesNative(b)!]).toEqual([...compactJsonBytes(b)]);
+      }),
+      { numRuns: 300 },
+    );
+    const b = enc.encode('{ "a b" : "c\\" d" ,\n "e":[ 1 , 2 ] }');
+    expect(new TextDecoder().decode(compactJsonBytesNative(b))).toBe('{"a b":"c\\" d","e":[1,2]}');
+    const plain = enc.encode('{"a":1}');
+    expect(compactJsonBytesNative(plain)).toBe(plain); // nothing to remove: the same array
   });
 });

@@ -174,6 +174,47 @@ export function compactJsonBytes(bytes: Uint8Array): Uint8Array {
   return out ? out.subarray(0, o) : bytes;
 }
 
+type NodeBufferCtor = {
+  from(b: ArrayBufferLike, off: number, len: number): { toString(enc: 'latin1'): string };
+  from(s: string, enc: 'latin1'): Uint8Array;
+};
+
+/** Node's Buffer, probed without importing `node:` modules (its Latin-1 codec keeps every byte). */
+const NodeBuffer: NodeBufferCtor | undefined = (() => {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    const B = typeof get === 'function' ? (get('node:buffer') as { Buffer?: NodeBufferCtor }).Buffer : undefined;
+    return B && typeof B.from === 'function' ? B : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * A string literal (a backslash takes the next character; an unterminated literal runs to the
+ * end, a trailing lone backslash included), or a run of whitespace. Every character is matched
+ * by exactly one branch, so matching is linear.
+ */
+const COMPACT_RE = /("(?:[^"\\]|\\[\s\S])*(?:"|\\?$))|[ \t\n\r]+/g;
+
+/**
+ * `compactJsonBytes` through the runtime's regular-expression engine, over the bytes read as
+ * Latin-1 (one character per byte, so UTF-8 sequences — all bytes ≥ 0x80 — pass through
+ * untouched): string literals are kept, whitespace runs outside them dropped. Same result as
+ * `compactJsonBytes` for any input. Native code, so much faster than the byte loop in a process
+ * where that loop has not been optimized yet (installing many small packages), and slower than
+ * the optimized loop on large texts. `undefined` when the runtime has no byte-preserving Latin-1
+ * codec (Node's `Buffer`; the WHATWG "latin1" decoder is windows-1252).
+ */
+export function compactJsonBytesNative(bytes: Uint8Array): Uint8Array | undefined {
+  if (!NodeBuffer) return undefined;
+  const text = NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const compact = text.replace(COMPACT_RE, '$1');
+  if (compact.length === text.length) return bytes;
+  const b = NodeBuffer.from(compact, 'latin1');
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
 /** UTF-8 byte length of `text[from, to)` (UTF-16 indices). */
 export function utf8ByteLength(text: string, from = 0, to = text.length): number {
   let n = 0;
