@@ -37,6 +37,18 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock'>): McpServer {
   const load = stateLoader(deps);
   const server = new McpServer({ name: 'ctxpkg', version: CLI_VERSION }, { capabilities: { tools: {}, resources: {} } });
+  // Build the term index while the client is idle after the handshake (requests already read
+  // are answered first: setImmediate runs after the poll phase); otherwise the first
+  // search_context would pay it. A failure here is left for the tools to report.
+  server.server.oninitialized = () => {
+    setImmediate(() => {
+      try {
+        load().index.terms();
+      } catch {
+        // the same error is reported as a tool result when a tool runs
+      }
+    });
+  };
 
   server.registerTool(
     'search_context',
