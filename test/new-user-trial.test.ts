@@ -84,6 +84,15 @@ describe('C11 + C14: create names its signer like every other command, and lists
   });
 });
 
+describe('B3: stable node ids pass every secret screen', () => {
+  it('a package with an "API key" section is created and accepted by the registry gate', async () => {
+    writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n## API key\n\n- Rotate it every month.\n\n## Password\n\n- Keep it in the vault.\n');
+    expect((await run(['create', '--name', '@acme/keys', '--from', 'AGENTS.md'])).code).toBe(0);
+    const pub = await run(['publish'], { CTXPKG_REGISTRY: P.url, CTXPKG_TOKEN: token });
+    expect(pub.code, pub.stderr).toBe(0);
+  });
+});
+
 describe('B5: publish without a file ignores the .ctxpkg/ directory', () => {
   it('picks the one package file next to a .ctxpkg/ project directory', async () => {
     mkdirSync(join(dir, '.ctxpkg', 'store'), { recursive: true });

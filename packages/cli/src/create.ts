@@ -96,6 +96,13 @@ export function importForCreate(input: CreateInput): CreatedGraph {
         hint: 'remove the secret from the source file',
       });
     }
+    // Ids carry heading slugs (importers/ids.ts); the registry screens them like content.
+    const inId = scanSecrets(n.id);
+    if (inId.length > 0) {
+      throw new CtxpkgError('E_SECRET', `the id of the node at ${n.file_path ?? '?'}:${n.line_start ?? '?'} looks like a secret (${inId[0].kind}); ids are built from headings`, {
+        hint: 'remove the secret from the heading (or, in a JSON source, from the id)',
+      });
+    }
   }
   return {
     graph,

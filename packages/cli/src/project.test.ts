@@ -66,6 +66,6 @@ describe('ctxpkg.json members are checked by name (a typo never falls back to a 
     const e = codeOf('{"context":{"pinz":["@acme/x"]}}') as { code: string; message: string };
     expect(e.code).toBe('E_INVALID_JSON');
     expect(e.message).toBe('ctxpkg.json: context: pinz unknown member');
-    expect(parseManifest('{"context":{"pins":["@acme/x#AGENTS.md:rules:0a1b2c3d"]}}').extra.context).toEqual({ pins: ['@acme/x#AGENTS.md:rules:0a1b2c3d'] });
+    expect(parseManifest('{"context":{"pins":["@acme/x#AGENTS.md:rules~0a1b2c3d"]}}').extra.context).toEqual({ pins: ['@acme/x#AGENTS.md:rules~0a1b2c3d'] });
   });
 });

@@ -23,8 +23,8 @@ describe('collectSources', () => {
     const c = collectSources(root, root, ['CLAUDE.md']);
     expect(c.files.map((f) => f.path)).toEqual(['CLAUDE.md', 'docs/style.md']);
     const g = buildGraph(c.files);
-    expect(g.edges).toContainEqual({ from: 'CLAUDE.md::5be7abd1', to: 'docs/style.md', type: 'imports', weight: 1.0 });
-    expect(g.edges).toContainEqual({ from: 'docs/style.md::0c79c064', to: 'CLAUDE.md', type: 'imports', weight: 1.0 });
+    expect(g.edges).toContainEqual({ from: 'CLAUDE.md:~5be7abd1', to: 'docs/style.md', type: 'imports', weight: 1.0 });
+    expect(g.edges).toContainEqual({ from: 'docs/style.md:~0c79c064', to: 'CLAUDE.md', type: 'imports', weight: 1.0 });
   });
   it('does not follow imports out of the project or inside code', () => {
     const outside = project({ 'secret.md': 'outside\n' });

@@ -14,7 +14,7 @@ describe('stable importer node ids', () => {
     const edited = BASE.replace('## Testing\n', 'Intro paragraph.\n\n## Testing\n\n- A new first bullet.\n').replace('Use tabs.', 'Use tabs.\n\nAlso wrap at 100.');
     const after = idsByContent(edited);
     for (const [content, id] of before) expect(after.get(content), content).toBe(id);
-    expect(before.get('Never skip tests.')).toBe('AGENTS.md:testing:' + before.get('Never skip tests.')!.split(':').pop());
+    expect(before.get('Never skip tests.')).toMatch(/^AGENTS\.md:testing~[0-9a-f]{8}$/);
     expect(before.get('Testing')).toBe('AGENTS.md:testing');
   });
   it('never contain line numbers, # or whitespace', () => {
@@ -32,7 +32,7 @@ describe('stable importer node ids', () => {
     expect(same[1]).toBe(`${same[0]}.2`);
     expect(same[2]).toBe(`${same[0]}.3`);
     expect(nodes.filter((n) => n.type === 'section').map((n) => n.id)).toEqual(['x.md', 'x.md:a', 'x.md:a.2']);
-    expect(same[3]).toMatch(/^x\.md:a\.2:[0-9a-f]{8}$/);
+    expect(same[3]).toMatch(/^x\.md:a\.2~[0-9a-f]{8}$/);
     expect(importMarkdown({ path: 'x.md', kind: 'markdown', text }).nodes.map((n) => n.id)).toEqual(ids);
   });
   it('nest heading paths and hash normalized text (whitespace-only edits keep the id)', () => {
@@ -44,6 +44,14 @@ describe('stable importer node ids', () => {
   it('name frontmatter scope nodes without line numbers', () => {
     const g = buildGraph([{ path: '.cursor/rules/py.mdc', kind: 'cursor-rule', text: '---\nglobs: src/**/*.py, tests/**\n---\n- Use type hints.\n' }]);
     expect(g.nodes.filter((n) => n.type === 'scope').map((n) => n.id)).toEqual(['.cursor/rules/py.mdc:scope:1', '.cursor/rules/py.mdc:scope:2']);
+  });
+});
+
+describe('ids never read as secrets to the secret screens', () => {
+  it('blocks under headings named like credentials do not scan as secret assignments', async () => {
+    const { scanSecrets } = await import('@ctxpkg/format');
+    const text = ['## API key', '', '- Rotate it monthly.', '', '## Password', '', '- Use the vault.', '- Use the vault.', '', '## Client secret', '', '- Never log it.', ''].join('\n');
+    for (const n of importMarkdown({ path: 'AGENTS.md', kind: 'agents-md', text }).nodes) expect(scanSecrets(n.id), n.id).toEqual([]);
   });
 });
 

@@ -6,15 +6,17 @@
  * - root section: `<file_path>`;
  * - section: `<file_path>:<heading path>`, the heading path being the slugs of the enclosing
  *   headings and its own, joined with `/` (`AGENTS.md:testing/fixtures`);
- * - block (list item, paragraph, quote, table, code, HTML): `<file_path>:<heading path>:<hash>`
+ * - block (list item, paragraph, quote, table, code, HTML): `<file_path>:<heading path>~<hash>`
  *   where `<hash>` is the first 8 hex characters of the SHA-256 of the block's normalized text
- *   (`normalizeText`); top-level blocks have an empty heading path (`AGENTS.md::3f2a9c1d`);
+ *   (`normalizeText`); top-level blocks have an empty heading path (`AGENTS.md:~3f2a9c1d`). The
+ *   `~` (not `:`) keeps an id under a heading such as "API key" from reading as a secret
+ *   assignment (`api-key:3f2a9c1d`) to the secret screens of create, the registry and packs;
  * - frontmatter scope node: `<file_path>:scope:<k>` (k-th glob, 1-based).
  *
  * Exact duplicates (same base id within one file) get `.2`, `.3`, … in document order, so ids are
  * unique and deterministic. Slugs keep Unicode letters and digits (lowercased, NFC) and turn every
- * other run of characters into `-`; they never contain `.`, `:` or `#`, so the suffixes and the
- * separators stay unambiguous and ids never look qualified (spec/merge.md §2 uses `#`).
+ * other run of characters into `-`; they never contain `.`, `:`, `~` or `#`, so the suffixes and
+ * the separators stay unambiguous and ids never look qualified (spec/merge.md §2 uses `#`).
  */
 import { createHash } from 'node:crypto';
 
@@ -43,7 +45,7 @@ export function headingSlug(title: string): string {
 /** The base id of a block under heading path `path` (before de-duplication). */
 export function blockId(filePath: string, path: string, text: string): string {
   const hash = createHash('sha256').update(normalizeText(text), 'utf8').digest('hex').slice(0, ID_HASH_CHARS);
-  return `${filePath}:${path}:${hash}`;
+  return `${filePath}:${path}~${hash}`;
 }
 
 /** The id of the k-th (1-based) frontmatter scope node of a file. */

@@ -38,20 +38,20 @@ describe('importMarkdown', () => {
     expect(r.edges).toContainEqual({ from: 'AGENTS.md', to: 'AGENTS.md:commands', type: 'contains', weight: 1.0 });
   });
   it('types bullets, keeps continuation lines, nests items and keeps fences intact', () => {
-    expect(byId.get('AGENTS.md:commands:950ea4f3')).toMatchObject({ type: 'procedure', content: 'Install: `npm ci`' });
-    expect(byId.get('AGENTS.md:gotchas:310b316e')).toMatchObject({ type: 'gotcha', content: 'Never commit `dist/`.\nIt is generated.', line_start: 10, line_end: 11 });
-    expect(byId.get('AGENTS.md:gotchas:da9020bc')).toMatchObject({ type: 'gotcha', line_start: 12 });
-    expect(r.edges).toContainEqual({ from: 'AGENTS.md:gotchas:310b316e', to: 'AGENTS.md:gotchas:da9020bc', type: 'contains', weight: 1.0 });
-    expect(byId.get('AGENTS.md:gotchas:cb8d2084')).toMatchObject({ type: 'procedure', content: '```sh\nnpm run build\n```', line_end: 16 });
+    expect(byId.get('AGENTS.md:commands~950ea4f3')).toMatchObject({ type: 'procedure', content: 'Install: `npm ci`' });
+    expect(byId.get('AGENTS.md:gotchas~310b316e')).toMatchObject({ type: 'gotcha', content: 'Never commit `dist/`.\nIt is generated.', line_start: 10, line_end: 11 });
+    expect(byId.get('AGENTS.md:gotchas~da9020bc')).toMatchObject({ type: 'gotcha', line_start: 12 });
+    expect(r.edges).toContainEqual({ from: 'AGENTS.md:gotchas~310b316e', to: 'AGENTS.md:gotchas~da9020bc', type: 'contains', weight: 1.0 });
+    expect(byId.get('AGENTS.md:gotchas~cb8d2084')).toMatchObject({ type: 'procedure', content: '```sh\nnpm run build\n```', line_end: 16 });
   });
   it('records provenance as the SHA-256 of the exact lines', () => {
-    const n = byId.get('AGENTS.md:gotchas:310b316e')!;
+    const n = byId.get('AGENTS.md:gotchas~310b316e')!;
     const expected = createHash('sha256').update('- Never commit `dist/`.\n  It is generated.').digest('hex');
     expect(n.source).toBe(`sha256:${expected}`);
     expect(n.source).toBe(sourceHash(splitLines(AGENTS), 10, 11));
   });
   it('reports links for reference edges', () => {
-    expect(r.links).toContainEqual({ from: 'AGENTS.md:gotchas:08310f8b', url: 'spec/format.md', line: 18 });
+    expect(r.links).toContainEqual({ from: 'AGENTS.md:gotchas~08310f8b', url: 'spec/format.md', line: 18 });
   });
   it('ignores CRLF line endings and a BOM for hashing', () => {
     const crlf = importMarkdown({ path: 'AGENTS.md', kind: 'agents-md', text: '\ufeff' + AGENTS.replace(/\n/g, '\r\n') });
@@ -85,13 +85,13 @@ describe('buildGraph', () => {
     const g1 = buildGraph([a, b]);
     const g2 = buildGraph([b, a]);
     expect(g1).toEqual(g2);
-    expect(g1.edges).toContainEqual({ from: 'docs/a.md::c2428311', to: 'docs/b.md', type: 'references', weight: 1.0 });
+    expect(g1.edges).toContainEqual({ from: 'docs/a.md:~c2428311', to: 'docs/b.md', type: 'references', weight: 1.0 });
   });
   it('splits run-on legacy .cursorrules lines into nodes on the same line', () => {
     const text = 'You are an expert.  Key Principles - Write concise code. - Avoid classes where possible. - Prefer iteration over duplication. - Use descriptive names with auxiliary verbs for readability of the code in all the modules and files that make up the service. - Handle errors at the beginning of functions with guard clauses and early returns.';
     expect(text.length).toBeGreaterThan(300);
     const g = buildGraph([{ path: '.cursorrules', kind: 'cursorrules', text }]);
-    const kids = g.nodes.filter((n) => n.id.startsWith('.cursorrules::'));
+    const kids = g.nodes.filter((n) => n.id.startsWith('.cursorrules:~'));
     expect(kids.length).toBeGreaterThanOrEqual(5);
     expect(kids.find((n) => n.content.startsWith('Avoid'))?.type).toBe('gotcha');
     for (const n of kids) expect(text).toContain(n.content);
