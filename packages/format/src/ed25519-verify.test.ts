@@ -1,17 +1,8 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it, vi } from 'vitest';
-import { ED25519_L, verifyEd25519Strict } from './ed25519.js';
-import {
-  ed25519VerifyBackend,
-  isCanonicalNonIdentityR,
-  probeEd25519Backend,
-  PROBE_MESSAGE,
-  PROBE_MIXED_R,
-  PROBE_PUBLIC_KEY,
-  PROBE_VALID,
-  verifyEd25519StrictAsync,
-} from './ed25519-verify.js';
+import { ED25519_L, PROBE_MESSAGE, PROBE_MIXED_R, PROBE_PUBLIC_KEY, PROBE_VALID, verifyEd25519Strict } from './ed25519.js';
+import { ed25519VerifyBackend, isCanonicalNonIdentityR, probeEd25519Backend, verifyEd25519StrictAsync } from './ed25519-verify.js';
 import { utf8 } from './hash.js';
 import { bytesToHex, hexToBytes } from './hex.js';
 import { signManifest, signingMessage, verifySignature, verifySignatureAsync } from './signature.js';

@@ -8,7 +8,7 @@
  *    small order, torsion-free — memoized per key, see `ed25519PublicKeyProblem`).
  * 2. The platform checks the group equation. It is used only when a one-time probe shows it is a
  *    **cofactorless** verifier: it accepts a valid signature, rejects it over another message, and
- *    rejects a signature whose R carries an order-8 component (`PROBE_MIXED_R`, valid under the
+ *    rejects a signature whose R carries an order-8 component (`PROBE_MIXED_R` in ed25519.ts, valid under the
  *    cofactored equation). Otherwise every call uses the pure-JS path.
  * 3. When the platform accepts, [S]B − [k]A equals the point R. A is torsion-free, so R lies in the
  *    prime-order subgroup: it is torsion-free, and of small order only if it is the identity. What
@@ -18,7 +18,16 @@
  *    pure-JS path, which also names the reason. So a forged or tampered signature costs what it
  *    always did; a valid one costs one native verification.
  */
-import { ed25519PrecheckProblem, ed25519PublicKeyProblem, verifyEd25519Strict, type StrictVerifyResult } from './ed25519.js';
+import {
+  ed25519PrecheckProblem,
+  ed25519PublicKeyProblem,
+  PROBE_MESSAGE,
+  PROBE_MIXED_R,
+  PROBE_PUBLIC_KEY,
+  PROBE_VALID,
+  verifyEd25519Strict,
+  type StrictVerifyResult,
+} from './ed25519.js';
 import { utf8 } from './hash.js';
 import { bytesToHex, hexToBytes } from './hex.js';
 
@@ -30,20 +39,6 @@ export interface SubtleEd25519 {
   importKey(format: 'raw', key: Uint8Array, alg: { name: 'Ed25519' }, extractable: false, usages: ['verify']): Promise<unknown>;
   verify(alg: { name: 'Ed25519' }, key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
 }
-
-/**
- * Probe vectors. Key: seed 32 × 0x11. `PROBE_VALID` is its RFC 8032 signature of
- * `PROBE_MESSAGE`. `PROBE_MIXED_R` = R ‖ S with R = [r]B + T (T the order-8 point
- * c7176a70…ac037a, r = 0x1234567890abcdef1234567890abcdef), k = SHA-512(R ‖ A ‖ M) mod L,
- * S = r + k·a mod L: the cofactored equation holds, the cofactorless one does not
- * (ed25519-verify.test.ts re-derives both with @noble/ed25519).
- */
-export const PROBE_PUBLIC_KEY = 'd04ab232742bb4ab3a1368bd4615e4e6d0224ab71a016baf8520a332c9778737';
-export const PROBE_MESSAGE = 'ctxpkg ed25519 backend probe: cofactorless verification';
-export const PROBE_VALID =
-  '4dc9cd76be593461bee19a2eb3c69bfed1e8a60d85c68e2348386b80ed2129937cd27bd96e59435dba3d846ccfe4130090f78666a04dff14202fca6181a60c05';
-export const PROBE_MIXED_R =
-  '11cafa6189fadaeb44521804c87f0e5cbc49236185e67e41742c3dbcfc553d920bb8835976a93a562285d6cf3cdcf115a916eccc55cd13de78d6fcd5aab4970c';
 
 const ALG = { name: 'Ed25519' } as const;
 const P = 2n ** 255n - 19n;

@@ -12,7 +12,9 @@
  * (e.g. the identity key with an all-zero signature, which verifies under ZIP-215).
  *
  * This file is the reference behaviour and the fallback; `ed25519-verify.ts` reaches the same
- * verdicts faster with the platform's WebCrypto Ed25519 where available.
+ * verdicts faster with the platform's WebCrypto Ed25519 where available. Signing uses the
+ * runtime's native Ed25519 when it reproduces a known vector (same bytes: Ed25519 is
+ * deterministic), else noble.
  */
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
@@ -102,13 +104,93 @@ export function verifyEd25519Strict(signature: Uint8Array, message: Uint8Array, 
   return valid ? { ok: true } : { ok: false, reason: 'signature does not match' };
 }
 
-/** Deterministic Ed25519 signature (RFC 8032) of `message` with the 32-byte `seed`. */
+/**
+ * Probe vectors (shared with ed25519-verify.ts). Key: seed 32 × 0x11. `PROBE_VALID` is its
+ * RFC 8032 signature of `PROBE_MESSAGE`. `PROBE_MIXED_R` = R ‖ S with R = [r]B + T (T the
+ * order-8 point c7176a70…ac037a, r = 0x1234567890abcdef1234567890abcdef),
+ * k = SHA-512(R ‖ A ‖ M) mod L, S = r + k·a mod L: the cofactored equation holds, the
+ * cofactorless one does not (ed25519-verify.test.ts re-derives both with @noble/ed25519).
+ */
+export const PROBE_SEED_BYTE = 0x11;
+export const PROBE_PUBLIC_KEY = 'd04ab232742bb4ab3a1368bd4615e4e6d0224ab71a016baf8520a332c9778737';
+export const PROBE_MESSAGE = 'ctxpkg ed25519 backend probe: cofactorless verification';
+export const PROBE_VALID =
+  '4dc9cd76be593461bee19a2eb3c69bfed1e8a60d85c68e2348386b80ed2129937cd27bd96e59435dba3d846ccfe4130090f78666a04dff14202fca6181a60c05';
+export const PROBE_MIXED_R =
+  '11cafa6189fadaeb44521804c87f0e5cbc49236185e67e41742c3dbcfc553d920bb8835976a93a562285d6cf3cdcf115a916eccc55cd13de78d6fcd5aab4970c';
+
+type KeyObject = { export(o: { format: 'der'; type: 'spki' }): Uint8Array };
+type NodeCrypto = {
+  createPrivateKey(o: { key: Uint8Array; format: 'der'; type: 'pkcs8' }): KeyObject;
+  createPublicKey(k: KeyObject): KeyObject;
+  sign(alg: null, data: Uint8Array, key: KeyObject): Uint8Array;
+};
+type NativeEd = { sign(message: Uint8Array, seed: Uint8Array): Uint8Array; publicKey(seed: Uint8Array): Uint8Array };
+
+/** DER prefix of an Ed25519 PKCS#8 private key (RFC 8410): the 32-byte seed follows. */
+const PKCS8_PREFIX = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
+
+/**
+ * The runtime's native Ed25519 signer (`node:crypto`, reached through `process.getBuiltinModule`
+ * as in hash.ts: a feature probe, no import, no I/O). Used only when it reproduces the probe
+ * vector's public key and signature exactly; Ed25519 signing is deterministic, so both backends
+ * give the same bytes (tested). Probed on first use.
+ */
+function probeNativeSigner(): NativeEd | null {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    const c = typeof get === 'function' ? (get('node:crypto') as Partial<NodeCrypto> | undefined) : undefined;
+    if (!c || typeof c.createPrivateKey !== 'function' || typeof c.createPublicKey !== 'function' || typeof c.sign !== 'function') return null;
+    const crypto = c as NodeCrypto;
+    const key = (seed: Uint8Array) => {
+      const der = new Uint8Array(48);
+      der.set(PKCS8_PREFIX, 0);
+      der.set(seed, 16);
+      return crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+    };
+    const native: NativeEd = {
+      sign: (message, seed) => new Uint8Array(crypto.sign(null, message, key(seed))),
+      publicKey: (seed) => new Uint8Array(crypto.createPublicKey(key(seed)).export({ format: 'der', type: 'spki' }).subarray(12)),
+    };
+    const seed = new Uint8Array(32).fill(PROBE_SEED_BYTE);
+    const msg = new TextEncoder().encode(PROBE_MESSAGE);
+    if (bytesToHex(native.publicKey(seed)) !== PROBE_PUBLIC_KEY || bytesToHex(native.sign(msg, seed)) !== PROBE_VALID) return null;
+    return native;
+  } catch {
+    return null;
+  }
+}
+
+let nativeSigner: NativeEd | null | undefined;
+const signer = (): NativeEd | null => (nativeSigner === undefined ? (nativeSigner = probeNativeSigner()) : nativeSigner);
+
+/** Which implementation signs and derives public keys in this runtime (`node`: node:crypto, probed). */
+export function ed25519SignBackend(): 'node' | 'noble' {
+  return signer() ? 'node' : 'noble';
+}
+
+/**
+ * Deterministic Ed25519 signature (RFC 8032, 64 bytes) of `message` with the 32-byte `seed`:
+ * the runtime's native signer when it qualifies, else `@noble/ed25519` (same bytes).
+ */
 export function ed25519Sign(message: Uint8Array, seed: Uint8Array): Uint8Array {
+  const n = signer();
+  return n ? n.sign(message, seed) : ed.sign(message, seed);
+}
+
+/** The 32-byte public key of a 32-byte seed (native when available, same bytes as noble). */
+export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
+  const n = signer();
+  return n ? n.publicKey(seed) : ed.getPublicKey(seed);
+}
+
+/** `ed25519Sign` in pure JS (`@noble/ed25519`), whatever the runtime offers. */
+export function ed25519SignPortable(message: Uint8Array, seed: Uint8Array): Uint8Array {
   return ed.sign(message, seed);
 }
 
-/** The 32-byte public key of a 32-byte seed. */
-export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
+/** `ed25519PublicKey` in pure JS (`@noble/ed25519`). */
+export function ed25519PublicKeyPortable(seed: Uint8Array): Uint8Array {
   return ed.getPublicKey(seed);
 }
 
