@@ -2,6 +2,9 @@
  * `ctxpkg install [@ns/name[@range] | file.ctxpkg …]` — see install/run.ts for the pipeline.
  * With no arguments it installs exactly what ctxpkg.lock describes (offline when the store is
  * complete); `--frozen-lockfile` fails on any drift between ctxpkg.json and ctxpkg.lock.
+ * `@ns/name@X.Y.Z` installs exactly X.Y.Z and saves `^X.Y.Z` (npm's rule); a bare name saves
+ * `^<installed version>`; a range is saved as written. Exit 8: installed, but syncing agent files
+ * failed (install/sync-hook.ts).
  */
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
@@ -10,19 +13,42 @@ import type { CommandContext } from '../program.js';
 import { examples, openSession } from '../session.js';
 import type { InstallOptions, InstallReport } from '../install/run.js';
 
-/** Human lines for a pipeline report (shared by install, update, uninstall). */
+const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
+
+/**
+ * Human lines for a pipeline report (shared by install, update, uninstall). The first lines say
+ * what changed in the project files; "up to date" only when nothing changed, nothing was fetched
+ * and the merged graph was reused.
+ */
 export function reportLines(r: InstallReport): string[] {
   const lines: string[] = [];
   for (const a of r.added) lines.push(`+ ${a.name}@${a.version}`);
-  for (const c of r.changed) lines.push(`~ ${c.name} ${c.from} → ${c.to}`);
+  for (const c of r.changed) lines.push(`~ ${c.name} ${c.from} → ${c.to}${c.downgrade ? ' (downgrade)' : ''}`);
   for (const d of r.removed) lines.push(`- ${d.name}@${d.version}`);
-  if (lines.length === 0) lines.push('up to date');
-  lines.push(
-    `${r.packages.length} package${r.packages.length === 1 ? '' : 's'} installed, ${r.downloaded} downloaded, ${r.requests === 0 ? 'no network' : `${r.requests} registry request${r.requests === 1 ? '' : 's'}`}`,
-  );
+  for (const s of r.saved) lines.push(`saved ${s.name} ${JSON.stringify(s.range)} in ctxpkg.json${s.previous !== undefined ? ` (was ${JSON.stringify(s.previous)})` : ''}`);
+  for (const b of r.bound) {
+    lines.push(`bound ${b.scope} to ${b.registry} in ctxpkg.json (from your user config); commit it so teammates and CI install ${b.scope} from the same registry`);
+  }
+  for (const p of r.pinsRemoved) lines.push(`removed pin ${JSON.stringify(p)} from context.pins in ctxpkg.json (its package is no longer installed)`);
+  if (lines.length === 0) {
+    const restored = r.downloaded + r.localReads;
+    if (restored > 0) lines.push(`ctxpkg.lock unchanged; restored ${plural(restored, 'package')} into .ctxpkg/store`);
+    else if (r.merge.rebuilt) lines.push('ctxpkg.lock unchanged; rebuilt the merged graph');
+    else lines.push('up to date');
+  }
+  if (r.gitignoreUpdated) lines.push('added .ctxpkg/ to .gitignore');
+  for (const y of r.yanked) {
+    lines.push(
+      y.olderAllowed
+        ? `! ${y.name}@${y.version} is yanked by its publisher; kept, because no newer version is allowed (to move to ${y.olderAllowed}: ctxpkg install ${y.name}@${y.olderAllowed})`
+        : `! ${y.name}@${y.version} is yanked by its publisher; kept because ctxpkg.lock pins it (\`ctxpkg update ${y.name}\` moves to a newer allowed version when there is one)`,
+    );
+  }
+  const fetched = [`${r.downloaded} downloaded`, ...(r.localReads > 0 ? [`${r.localReads} read from local files`] : [])].join(', ');
+  lines.push(`${plural(r.packages.length, 'package')} installed, ${fetched}, ${r.requests === 0 ? 'no network' : plural(r.requests, 'registry request')}`);
   const m = r.merge;
   lines.push(
-    `merged graph: ${m.nodes} nodes (${m.nodesAdded.length} added), ${m.edges} edges, ${m.conflicts.length} conflict${m.conflicts.length === 1 ? '' : 's'}, ${m.superseded.length} superseded`,
+    `merged graph: ${m.nodes} nodes (${m.nodesAdded.length} added), ${m.edges} edges, ${plural(m.conflicts.length, 'conflict')}, ${m.superseded.length} superseded`,
   );
   for (const c of m.conflicts) lines.push(`  conflict: ${c.from} contradicts ${c.to} (declared by ${c.package})`);
   for (const s of r.skippedOptional) lines.push(`  optional dependency not installed: ${s}`);
@@ -36,9 +62,15 @@ export function reportJson(r: InstallReport): Record<string, unknown> {
     added: r.added,
     changed: r.changed,
     removed: r.removed,
+    saved: r.saved,
+    bound: r.bound,
+    pins_removed: r.pinsRemoved,
+    yanked: r.yanked,
+    gitignore_updated: r.gitignoreUpdated,
     packages: r.packages,
     requests: r.requests,
     downloaded: r.downloaded,
+    local_reads: r.localReads,
     lockfile_changed: r.lockfileChanged,
     merged: {
       nodes: r.merge.nodes,
@@ -49,6 +81,20 @@ export function reportJson(r: InstallReport): Record<string, unknown> {
     },
     skipped_optional: r.skippedOptional,
   };
+}
+
+/**
+ * After the pipeline of install/update/uninstall: sync agent files, record the no-op state when
+ * everything succeeded, and build the result. A failed sync exits `SYNC_FAILED_EXIT` (8) with
+ * the report (the project change is committed; agents did not get it).
+ */
+export async function finishPipeline(root: string, report: InstallReport, deps: CliDeps, verb: string, nothingLeft = false): Promise<CommandResult> {
+  const { syncAfterInstall, SYNC_FAILED_EXIT } = await import('../install/sync-hook.js');
+  const sync = await syncAfterInstall(root, deps, nothingLeft, verb);
+  await recordState(root, report, sync.warnings, deps);
+  const json: Record<string, unknown> = { ...reportJson(report), sync: sync.text };
+  if (sync.error) json.sync_error = { code: sync.error.code, message: sync.error.message, ...(sync.error.hint ? { hint: sync.error.hint } : {}) };
+  return { text: [...reportLines(report), ...sync.text], json, warnings: sync.warnings, ...(sync.error ? { exitCode: SYNC_FAILED_EXIT } : {}) };
 }
 
 export interface InstallCliOptions {
@@ -63,10 +109,7 @@ export async function runInstall(specs: string[], opts: InstallCliOptions, deps:
   const session = openSession(deps, opts.registry);
   const pipelineOpts: InstallOptions = { specs, frozen: opts.frozenLockfile, acceptNewKey: opts.acceptNewKey };
   const report = await runPipeline(session, pipelineOpts, deps);
-  const { syncAfterInstall } = await import('../install/sync-hook.js');
-  const sync = await syncAfterInstall(session.root, deps);
-  await recordState(session.root, report, sync.warnings, deps);
-  return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
+  return finishPipeline(session.root, report, deps, 'installed');
 }
 
 /** After a clean install, record the no-op fingerprint (install/noop.ts) for the next run. */
@@ -92,12 +135,16 @@ export function register(program: Command, ctx: CommandContext): void {
     .addHelpText(
       'after',
       examples([
-        'ctxpkg install @acme/auth-context',
+        'ctxpkg install @acme/auth-context            # newest version; saves "^<that version>"',
+        'ctxpkg install @acme/auth-context@1.1.0      # exactly 1.1.0; saves "^1.1.0" (update may move up)',
         'ctxpkg install @acme/auth-context@^2.0.0 @acme/style',
         'ctxpkg install                       # from ctxpkg.lock (offline when the store is complete)',
         'ctxpkg install --frozen-lockfile     # CI: fail on any drift',
         'ctxpkg install ./acme-kb-1.0.0.ctxpkg',
-      ]),
+      ]) +
+        '\nA version X.Y.Z installs exactly that version and saves the range ^X.Y.Z in ctxpkg.json (npm\'s rule).\n' +
+        'Exit codes: 0 done; 8 installed, but syncing agent files failed (run `ctxpkg sync` after fixing it);\n' +
+        'others as in README "Exit codes" (5: lockfile drift or tampering, 6: resolution failed, 7: network).\n',
     )
     .action(ctx.action(async (specs: string[], opts: InstallCliOptions) => runInstall(specs, opts, ctx.deps)));
 }

@@ -1,22 +1,21 @@
 /**
  * `ctxpkg uninstall <names…>`: remove declared dependencies, drop locked packages nobody needs
- * any more (from ctxpkg.lock, the store and the merged graph). Needs no network.
+ * any more (from ctxpkg.lock, the store and the merged graph), and the `context.pins` entries that
+ * named them (said in the output). Needs no network. Exit 8: uninstalled, but syncing agent files
+ * failed.
  */
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { examples, openSession } from '../session.js';
-import { recordState, reportJson, reportLines } from './install.js';
+import { finishPipeline } from './install.js';
 
 export async function runUninstall(names: string[], opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
   const session = openSession(deps, opts.registry);
   const report = await runPipeline(session, { remove: names }, deps);
-  const { syncAfterInstall } = await import('../install/sync-hook.js');
-  const sync = await syncAfterInstall(session.root, deps, report.packages.length === 0);
-  await recordState(session.root, report, sync.warnings, deps);
-  return { text: [...reportLines(report), ...sync.text], json: { ...reportJson(report), sync: sync.text }, warnings: sync.warnings };
+  return finishPipeline(session.root, report, deps, 'uninstalled', report.packages.length === 0);
 }
 
 export function register(program: Command, ctx: CommandContext): void {
@@ -24,6 +23,11 @@ export function register(program: Command, ctx: CommandContext): void {
     .command(program, 'uninstall <packages...>', 'remove packages from this project (ctxpkg.json, ctxpkg.lock, store, merged graph)')
     .alias('remove')
     .option('--registry <url>', 'registry for unscoped configuration (rarely needed)')
-    .addHelpText('after', examples(['ctxpkg uninstall @acme/auth-context']))
+    .addHelpText(
+      'after',
+      examples(['ctxpkg uninstall @acme/auth-context']) +
+        '\nPins on removed packages ("context.pins" in ctxpkg.json) are removed too, and the output says so.\n' +
+        'Exit codes: 0 done; 8 uninstalled, but syncing agent files failed (run `ctxpkg sync` after fixing it).\n',
+    )
     .action(ctx.action(async (names: string[], opts: { registry?: string }) => runUninstall(names, opts, ctx.deps)));
 }

@@ -1,8 +1,13 @@
 /**
  * `.ctxpkg/graph/merged.json`: the deterministic merged graph of every installed package
- * (spec/merge.md), with its inputs and conflicts. Derived data: rebuilt from the store whenever
- * the set of installed packages changes, and skipped when its recorded inputs already match.
+ * (spec/merge.md), with its inputs and conflicts. Derived data: rebuilt from verified packages
+ * whenever the installed artifacts change, and reused only when `.ctxpkg/verified.json` — sealed
+ * to this user (seal.ts) — records that this exact text was built from exactly these artifacts.
+ * A merged.json committed to a repository (or edited by hand) is therefore never delivered: it
+ * does not match a sealed record, so the install rebuilds it from the verified store bytes.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeGraphs, type MergedGraph, type MergeInput } from '@ctxpkg/format';
 import { readBlob } from '../blob-store.js';
@@ -10,6 +15,7 @@ import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
 import { PROJECT_FILES } from '../paths.js';
 import { expandBlobContent } from './blob-content.js';
 import type { VerifiedEntry } from './types.js';
+import type { VerifiedRecord } from './verified.js';
 
 export interface MergeSummary {
   /** False when merged.json already described exactly these inputs. */
@@ -23,8 +29,7 @@ export interface MergeSummary {
   conflicts: MergedGraph['conflicts'];
 }
 
-function readPrevious(root: string): MergedGraph | undefined {
-  const text = readTextIfExists(join(root, PROJECT_FILES.mergedGraph));
+function parseMerged(text: string | undefined): MergedGraph | undefined {
   if (text === undefined) return undefined;
   try {
     const g = JSON.parse(text) as MergedGraph;
@@ -34,70 +39,66 @@ function readPrevious(root: string): MergedGraph | undefined {
   }
 }
 
-function sameInputs(a: MergedGraph['inputs'], b: MergedGraph['inputs']): boolean {
-  return a.length === b.length && a.every((x, i) => x.package === b[i].package && x.version === b[i].version && x.content_hash === b[i].content_hash);
-}
+const sha256Text = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
-/** Where the artifact hashes that merged.json was built from are recorded (derived, like it). */
-function sourcesPath(root: string): string {
-  return join(root, PROJECT_FILES.dir, 'graph', 'sources.json');
+/** The artifact list a merged graph is bound to: sorted `name@version sha256` lines. */
+export function mergedInputs(entries: readonly VerifiedEntry[]): string[] {
+  return entries.map((e) => `${e.name}@${e.version} ${e.artifact_sha256}`).sort();
 }
 
 /**
- * Merge the installed packages' graphs and write merged.json atomically when the set of
- * installed artifacts changed (recorded in `.ctxpkg/graph/sources.json`). `load` parses an entry
- * that came without its graph (a pinned store artifact). Nodes with `blob_ref` get their
- * delivered content from the blob store (`expandBlobContent`; every blob must be stored first,
- * else `E_BLOB`).
+ * Merge the installed packages' graphs and write merged.json atomically, unless `sealed` (the
+ * merged binding of an opened verified record) shows that the current merged.json text was built
+ * from exactly these artifacts. `load` parses an entry that came without its graph (a vouched
+ * store artifact). Nodes with `blob_ref` get their delivered content from the blob store
+ * (`expandBlobContent`; every blob must be stored first, else `E_BLOB`). Returns the summary and
+ * the binding to record. The legacy unsealed `.ctxpkg/graph/sources.json` is removed.
  */
 export async function rebuildMergedGraph(
   root: string,
   entries: VerifiedEntry[],
   load: (e: VerifiedEntry) => Promise<{ graph: NonNullable<VerifiedEntry['graph']>; content_hash: string }>,
-): Promise<MergeSummary> {
+  sealed: VerifiedRecord['merged'],
+): Promise<{ summary: MergeSummary; binding: NonNullable<VerifiedRecord['merged']> }> {
+  const legacy = join(root, PROJECT_FILES.dir, 'graph', 'sources.json');
+  if (existsSync(legacy)) unlinkSync(legacy);
   const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const sources = JSON.stringify(sorted.map((e) => `${e.name}@${e.version} ${e.artifact_sha256}`));
-  const previous = readPrevious(root);
-  if (previous && readTextIfExists(sourcesPath(root)) === sources && previous.inputs.length === sorted.length) {
-    const superseded = previous.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
-    return { rebuilt: false, nodes: previous.nodes.length, edges: previous.edges.length, nodesAdded: [], superseded, conflicts: previous.conflicts };
+  const inputsList = mergedInputs(sorted);
+  const path = join(root, PROJECT_FILES.mergedGraph);
+  const text = readTextIfExists(path);
+  const trusted = sealed && text !== undefined && sha256Text(text) === sealed.sha256 ? parseMerged(text) : undefined;
+  const superseded = (g: MergedGraph): string[] => g.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
+  if (trusted && sealed && sealed.inputs.join('\n') === inputsList.join('\n')) {
+    return {
+      summary: { rebuilt: false, nodes: trusted.nodes.length, edges: trusted.edges.length, nodesAdded: [], superseded: superseded(trusted), conflicts: trusted.conflicts },
+      binding: sealed,
+    };
   }
   const inputs: MergeInput[] = [];
   for (const e of sorted) {
-    const g = e.graph && e.content_hash ? { graph: e.graph, content_hash: e.content_hash } : await load(e);
+    const g = e.graph ? { graph: e.graph, content_hash: e.content_hash } : await load(e);
     // Nodes with blob_ref carry a preview of the blob and its file path (blob-content.ts).
     const graph = expandBlobContent(g.graph, (ref) => readBlob(root, ref), `${e.name}@${e.version}`);
     inputs.push({ package: e.name, version: e.version, content_hash: g.content_hash, graph });
   }
-  const wanted = inputs.map((i) => ({ package: i.package, version: i.version, content_hash: i.content_hash }));
-  const summary = (g: MergedGraph, rebuilt: boolean, nodesAdded: string[], superseded: string[]): MergeSummary => ({
-    rebuilt,
-    nodes: g.nodes.length,
-    edges: g.edges.length,
-    nodesAdded,
-    superseded,
-    conflicts: g.conflicts,
-  });
-  if (previous && sameInputs(previous.inputs, wanted)) {
-    writeFileAtomic(sourcesPath(root), sources);
-    const superseded = previous.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
-    return summary(previous, false, [], superseded);
-  }
   let merged: ReturnType<typeof mergeGraphs>;
   try {
-    merged = mergeGraphs(inputs, previous ? { previous } : {});
+    // The previous graph only feeds the report (nodes added); an unsealed one is not used at all.
+    merged = mergeGraphs(inputs, trusted ? { previous: trusted } : {});
   } catch (err) {
-    // merged.json is derived data: a damaged previous graph only costs the "added" report.
-    if (!previous) throw err;
+    if (!trusted) throw err;
     merged = mergeGraphs(inputs);
   }
   const { graph, report } = merged;
-  writeFileAtomic(join(root, PROJECT_FILES.mergedGraph), JSON.stringify(graph, null, 2) + '\n');
-  writeFileAtomic(sourcesPath(root), sources);
-  return summary(graph, true, report.nodes_added, report.nodes_superseded);
+  const out = JSON.stringify(graph, null, 2) + '\n';
+  writeFileAtomic(path, out);
+  return {
+    summary: { rebuilt: true, nodes: graph.nodes.length, edges: graph.edges.length, nodesAdded: report.nodes_added, superseded: report.nodes_superseded, conflicts: graph.conflicts },
+    binding: { inputs: inputsList, sha256: sha256Text(out) },
+  };
 }
 
 /** Read merged.json (for `why`, `ls`), or undefined. */
 export function readMergedGraph(root: string): MergedGraph | undefined {
-  return readPrevious(root);
+  return parseMerged(readTextIfExists(join(root, PROJECT_FILES.mergedGraph)));
 }

@@ -4,18 +4,25 @@
  * core. This module imports only `node:` built-ins so `bin.ts` can try it before anything else.
  *
  * `.ctxpkg/install-state.json` holds a fingerprint: SHA-256 over ctxpkg.json, ctxpkg.lock, the
- * user config, `CTXPKG_REGISTRY`, the merged graph and its source list, the names and sizes of the
- * blob store's files, the sync record and every file it lists. The fast path also re-hashes every
+ * user config, `CTXPKG_REGISTRY`, the merged graph and the sealed record of verified artifacts
+ * (`verified.json`, which binds the merged graph to its inputs), the names and sizes of the blob
+ * store's files, the sync record and every file it lists. The fast path also re-hashes every
  * artifact the lockfile names in the store (blob files are re-hashed by the full path).
  * Any difference, a pending commit journal or a held project lock sends the command down the
  * full path (which verifies everything and rewrites the state).
+ *
+ * Every input of the fingerprint can be committed to a repository, so the fingerprint alone is
+ * predictable: the state file is sealed to the user (seal.ts, HMAC under the per-user key). A
+ * state file from a repository (or another machine) does not open, and the full path runs.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PROJECT_FILES, userConfigPath } from '../paths.js';
+import { openSealed, sealKey, sealText } from './seal.js';
 
 const STATE = join(PROJECT_FILES.dir, 'install-state.json');
+const KIND = 'install-state';
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export interface InstallSummary {
@@ -73,7 +80,7 @@ export function installFingerprint(root: string, deps: Env): string {
   part(text(userConfigPath(deps)));
   part(deps.env.CTXPKG_REGISTRY ?? '');
   part(text(join(root, PROJECT_FILES.mergedGraph)));
-  part(text(join(root, PROJECT_FILES.dir, 'graph', 'sources.json')));
+  part(text(join(root, PROJECT_FILES.dir, 'verified.json')));
   part(blobListing(root));
   const record = text(join(root, PROJECT_FILES.dir, 'sync.json'));
   part(record);
@@ -86,11 +93,19 @@ export function installFingerprint(root: string, deps: Env): string {
   return h.digest('hex');
 }
 
-/** Record the state after a successful full install (called by the install command). */
+/**
+ * Record the state after a successful full install (called by the install command), sealed to the
+ * user. Without a sealing key (the user dir cannot be written) any old state is removed instead.
+ */
 export function writeInstallState(root: string, deps: Env, summary: InstallSummary): void {
   const path = join(root, STATE);
+  const key = sealKey(deps, true);
+  if (!key) {
+    rmSync(path, { force: true });
+    return;
+  }
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ format: 'ctxpkg-install-state-v1', fingerprint: installFingerprint(root, deps), summary }));
+  writeFileSync(tmp, sealText(key, KIND, JSON.stringify({ format: 'ctxpkg-install-state-v1', fingerprint: installFingerprint(root, deps), summary })));
   renameSync(tmp, path);
 }
 
@@ -103,7 +118,9 @@ export function tryNoopInstall(deps: Env & { cwd: string }): string[] | undefine
     const root = findRoot(deps.cwd);
     if (!root) return undefined;
     if (existsSync(join(root, PROJECT_FILES.dir, 'txn.json')) || existsSync(join(root, PROJECT_FILES.dir, 'lock'))) return undefined;
-    const state = JSON.parse(readFileSync(join(root, STATE), 'utf8')) as { fingerprint?: unknown; summary?: InstallSummary };
+    const body = openSealed(sealKey(deps, false), KIND, readFileSync(join(root, STATE), 'utf8'));
+    if (body === undefined) return undefined;
+    const state = JSON.parse(body) as { fingerprint?: unknown; summary?: InstallSummary };
     if (typeof state.fingerprint !== 'string' || !state.summary) return undefined;
     if (state.fingerprint !== installFingerprint(root, deps)) return undefined;
     const lock = JSON.parse(readFileSync(join(root, PROJECT_FILES.lockfile), 'utf8')) as { packages?: Record<string, { artifact_sha256?: unknown }> };

@@ -19,8 +19,10 @@ export class RegistrySource {
   private readonly indexes = new Map<string, Promise<PackageIndex>>();
   /** Artifacts downloaded while resolving (`name@version` → bytes). */
   readonly downloaded = new Map<string, Uint8Array>();
-  /** Number of index requests made (for the report and tests). */
+  /** Number of registry requests made: index fetches and downloads while resolving (for the report). */
   requests = 0;
+  /** Indexes that arrived, by name (for yank status after resolution). */
+  private readonly fetched = new Map<string, PackageIndex>();
 
   constructor(
     private readonly client: RegistryClient,
@@ -38,6 +40,7 @@ export class RegistrySource {
     if (!p) {
       this.requests++;
       p = this.client.index(this.registryOf(name), name);
+      p.then((idx) => this.fetched.set(name, idx)).catch(() => undefined);
       this.indexes.set(name, p);
     }
     return p;
@@ -49,6 +52,14 @@ export class RegistrySource {
     const e = idx.versions.find((v) => v.version === version);
     if (!e) throw new CtxpkgError('E_NOT_FOUND', `${name}@${version} is not listed by registry ${idx.registry}`);
     return e;
+  }
+
+  /**
+   * Whether `name@version` is yanked according to an index fetched in this run; undefined when
+   * this run did not fetch that index (or it does not list the version).
+   */
+  yanked(name: string, version: string): boolean | undefined {
+    return this.fetched.get(name)?.versions.find((v) => v.version === version)?.yanked;
   }
 
   async listVersions(name: string): Promise<Array<{ version: string; yanked: boolean }>> {
@@ -77,6 +88,7 @@ export class RegistrySource {
       return deps;
     }
     const registry = this.registryOf(name);
+    this.requests++;
     const bytes = await this.client.download(registry, name, version, e.artifact_sha256);
     const found = sha256Bytes(bytes);
     if (found !== e.artifact_sha256) {

@@ -3,6 +3,7 @@
  * `@ctxpkg/format` (lockfile.ts); `lockio.ts` converts between the two.
  */
 import type { ContextGraph } from '@ctxpkg/format';
+import type { ManifestDep } from './verified.js';
 
 /** One installed package as recorded in ctxpkg.lock. */
 export interface LockedEntry {
@@ -28,16 +29,33 @@ export interface LockState {
   packages: Map<string, LockedEntry>;
 }
 
+/** One package the install will use: where it comes from and what its bytes must hash to. */
+export interface Planned {
+  name: string;
+  version: string;
+  /** The origin to record in ctxpkg.lock (registry URL as locked or configured, or `file:<path>`). */
+  registry: string;
+  /** Where to download from: the configured registry URL (equivalent to `registry`), or the `file:` origin. */
+  fetchFrom: string;
+  expectedSha: string;
+  /** Resolved dependencies: name → version. */
+  dependencies: Record<string, string>;
+  /** Bytes already downloaded while resolving (not yet verified). */
+  bytes?: Uint8Array;
+}
+
 /**
- * A package after download/store read and verification. `graph`/`content_hash` are absent for a
- * store artifact that is exactly what the lockfile pins (same version, hash and signer): it was
- * fully verified when it entered the store, its bytes are re-hashed on every read, and it is only
- * parsed again when the merged graph has to be rebuilt.
+ * A package after download/store read and verification. `graph` is absent for a store artifact
+ * that `.ctxpkg/verified.json` vouches for (verified.ts): it was fully verified when it entered
+ * the store, its bytes are re-hashed on every read, and it is only parsed again when the merged
+ * graph has to be rebuilt.
  */
 export interface VerifiedEntry extends LockedEntry {
   bytes: Uint8Array;
   /** `integrity.content_hash` (merge input identity). */
-  content_hash?: string;
+  content_hash: string;
+  /** The verified manifest's dependencies (checked against the recorded edges, edges.ts). */
+  manifestDependencies: ManifestDep[];
   graph?: ContextGraph;
   /** ZIP form: the blobs verification read (hash-checked), by blob_ref; absent for pinned store artifacts. */
   blobs?: Map<string, Uint8Array>;

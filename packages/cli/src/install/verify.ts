@@ -51,7 +51,7 @@ export async function verifyArtifact(bytes: Uint8Array, req: VerifyRequest): Pro
     }
     throw err;
   }
-  const m = pkg.manifest as { name: string; version: string; integrity: { sha256: string; content_hash: string } };
+  const m = pkg.manifest as { name: string; version: string; integrity: { sha256: string; content_hash: string }; dependencies?: Array<{ name: string; version_req: string; optional?: boolean }> };
   if (m.name !== req.name || m.version !== req.version) {
     throw new CtxpkgError('E_NAME_MISMATCH', `${id}: the registry served a package whose manifest says ${m.name}@${m.version}`, {
       details: { requested: id, found: `${m.name}@${m.version}` },
@@ -75,6 +75,7 @@ export async function verifyArtifact(bytes: Uint8Array, req: VerifyRequest): Pro
     dependencies: {},
     bytes,
     content_hash: m.integrity.content_hash,
+    manifestDependencies: (m.dependencies ?? []).map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional === true })),
     graph: pkg.graph,
     ...(pkg.blobs && pkg.blobs.size > 0 ? { blobs: pkg.blobs } : {}),
     fromStore: req.fromStore,

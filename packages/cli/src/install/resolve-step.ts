@@ -1,0 +1,106 @@
+/**
+ * The resolving branch of the install pipeline: resolve the declared dependencies transitively
+ * over the configured registries, respecting ctxpkg.lock, and turn the result into planned
+ * packages (run.ts fetches and verifies them).
+ *
+ * Yanked versions (issue 5 "update"; npm and cargo keep a yanked locked version): a locked yanked
+ * version stays unless the user asks. `update` re-resolves the packages it updates; when that
+ * would move a package from its locked yanked version to an *older* one (nothing newer satisfies
+ * the range), the package is kept at its locked version instead and reported in `yankedKept` with
+ * the version the user could move to. Any other version that goes down is reported as a downgrade
+ * by the caller (never silent).
+ */
+import { compareVersions, CtxpkgError, resolve as resolveGraph } from '@ctxpkg/format';
+import type { Lockfile } from '@ctxpkg/format';
+import type { Dep, RegistrySource } from './source.js';
+import type { LockState, Planned } from './types.js';
+
+export interface ResolveStepInput {
+  /** Declared registry dependencies (name → range; `file:` ones excluded). */
+  declared: Record<string, string>;
+  /** Ranges used for this run instead of the declared ones (`install @x@1.1.0` → `=1.1.0`). */
+  exactNow: Record<string, string>;
+  /** Required dependencies of local packages (roots too), and the local packages' names. */
+  fileRoots: Dep[];
+  localNames: ReadonlySet<string>;
+  lockModel?: Lockfile;
+  before: LockState;
+  /** `update`: true for every root, or the names to update. */
+  update?: string[] | true;
+}
+
+export interface ResolveStepResult {
+  planned: Planned[];
+  /** Every resolved package with its version (local ones included). */
+  versions: Map<string, string>;
+  skippedOptional: string[];
+  /** Locked yanked versions that `update` kept, with the older version it would have moved to. */
+  yankedKept: Array<{ name: string; version: string; olderAllowed: string }>;
+}
+
+type ResolvedList = Array<{ name: string; version: string; dependencies: Record<string, string> }>;
+
+/** Normalize the resolver's package list (array or Map). */
+function resolvedPackages(res: unknown): ResolvedList {
+  const pk = (res as { packages: unknown }).packages;
+  const list = pk instanceof Map ? [...pk.values()] : (pk as unknown[]);
+  return (list as Array<{ name: string; version: string; dependencies?: Record<string, string> }>).map((p) => ({
+    name: p.name,
+    version: p.version,
+    dependencies: { ...(p.dependencies ?? {}) },
+  }));
+}
+
+/**
+ * Resolve and plan. Throws the resolver's codes (`E_NOT_FOUND`, `E_NO_MATCH`, `E_RESOLVE`, …),
+ * the registry client's, and `E_LOCK_MISMATCH` when a registry now lists another artifact for a
+ * locked version.
+ */
+export async function resolveStep(input: ResolveStepInput, source: RegistrySource): Promise<ResolveStepResult> {
+  const rootDeps: Dep[] = Object.entries(input.declared).map(([name, range]) => ({ name, version_req: input.exactNow[name] ?? range, optional: false }));
+  for (const d of input.fileRoots) if (!rootDeps.some((r) => r.name === d.name)) rootDeps.push(d);
+  rootDeps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let update = input.update === true ? rootDeps.map((d) => d.name) : input.update;
+  const yankedKept: ResolveStepResult['yankedKept'] = [];
+  let res;
+  let resolved: ResolvedList;
+  for (;;) {
+    res = await resolveGraph({ dependencies: rootDeps }, source, { lockfile: input.lockModel, update });
+    resolved = resolvedPackages(res);
+    if (!update || update.length === 0) break;
+    const back: ResolveStepResult['yankedKept'] = [];
+    for (const p of resolved) {
+      const locked = input.before.packages.get(p.name);
+      if (!locked || !update.includes(p.name) || locked.registry.startsWith('file:') || compareVersions(p.version, locked.version) >= 0) continue;
+      const listed = (await source.listVersions(p.name)).find((v) => v.version === locked.version);
+      if (listed?.yanked) back.push({ name: p.name, version: locked.version, olderAllowed: p.version });
+    }
+    if (back.length === 0) break;
+    yankedKept.push(...back);
+    update = update.filter((n) => !back.some((b) => b.name === n));
+  }
+  const skippedOptional = ((res as { skippedOptional?: Array<{ name: string } | string> }).skippedOptional ?? []).map((s) => (typeof s === 'string' ? s : s.name));
+  const planned: Planned[] = [];
+  for (const p of resolved) {
+    if (input.localNames.has(p.name)) continue;
+    const registry = source.registryOf(p.name);
+    const entry = await source.entry(p.name, p.version);
+    const locked = input.before.packages.get(p.name);
+    if (locked && locked.version === p.version && !locked.registry.startsWith('file:') && locked.artifact_sha256 !== entry.artifact_sha256) {
+      throw new CtxpkgError('E_LOCK_MISMATCH', `${p.name}@${p.version}: the registry now lists artifact ${entry.artifact_sha256}, but ctxpkg.lock pinned ${locked.artifact_sha256}`, {
+        details: { package: `${p.name}@${p.version}`, locked: locked.artifact_sha256, index: entry.artifact_sha256 },
+        hint: 'published versions must never change; report this to the registry operator',
+      });
+    }
+    planned.push({
+      name: p.name,
+      version: p.version,
+      registry,
+      fetchFrom: registry,
+      expectedSha: entry.artifact_sha256,
+      dependencies: p.dependencies,
+      bytes: source.downloaded.get(`${p.name}@${p.version}`),
+    });
+  }
+  return { planned, versions: new Map(resolved.map((p) => [p.name, p.version])), skippedOptional, yankedKept: yankedKept.sort((a, b) => (a.name < b.name ? -1 : 1)) };
+}
