@@ -39,8 +39,8 @@ export function reportLines(r: InstallReport): string[] {
   if (r.gitignoreUpdated) lines.push('added .ctxpkg/ to .gitignore');
   for (const y of r.yanked) {
     lines.push(
-      y.olderAllowed
-        ? `! ${y.name}@${y.version} is yanked by its publisher; kept, because no newer version is allowed (to move to ${y.olderAllowed}: ctxpkg install ${y.name}@${y.olderAllowed})`
+      y.kept
+        ? `! ${y.name}@${y.version} is yanked by its publisher; kept, because no newer version is allowed${y.olderAllowed ? ` (to move to ${y.olderAllowed}: ctxpkg install ${y.name}@${y.olderAllowed})` : ''}`
         : `! ${y.name}@${y.version} is yanked by its publisher; kept because ctxpkg.lock pins it (\`ctxpkg update ${y.name}\` moves to a newer allowed version when there is one)`,
     );
   }

@@ -1,6 +1,8 @@
 /**
  * `ctxpkg ls [--depth n]`: the installed dependency tree from ctxpkg.lock (no network).
- * Roots are the declared dependencies; children are each package's locked dependencies.
+ * Roots are the declared dependencies; children are each package's locked dependencies. A
+ * version marked "(yanked)" was listed as yanked by its registry at the last install or update
+ * that contacted it (from the sealed `.ctxpkg/verified.json`, install/verified.ts).
  */
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
@@ -16,6 +18,7 @@ interface TreeNode {
   range?: string;
   missing?: boolean;
   cycle?: boolean;
+  yanked?: boolean;
   dependencies: TreeNode[];
 }
 
@@ -24,9 +27,12 @@ export async function runLs(opts: { depth?: string }, deps: CliDeps): Promise<Co
   if (!Number.isInteger(depth) && depth !== Infinity) throw new CtxpkgError('E_USAGE', `--depth must be a whole number, got ${opts.depth}`);
   const { readLock } = await import('../install/lockio.js');
   const { hasArtifact } = await import('../store.js');
+  const { readVerified } = await import('../install/verified.js');
+  const { sealKey } = await import('../install/seal.js');
   const { root } = findProjectRoot(deps.cwd);
   const manifest = readManifest(root);
   const lock = readLock(root).state;
+  const verified = readVerified(root, sealKey(deps, false));
   const build = (name: string, level: number, path: Set<string>, range?: string): TreeNode => {
     const e = lock.packages.get(name);
     const node: TreeNode = { name, version: e?.version ?? null, dependencies: [] };
@@ -36,6 +42,7 @@ export async function runLs(opts: { depth?: string }, deps: CliDeps): Promise<Co
       return node;
     }
     if (!hasArtifact(root, e.artifact_sha256)) node.missing = true;
+    if (verified.artifacts.get(e.artifact_sha256)?.yanked === true) node.yanked = true;
     if (path.has(name)) {
       node.cycle = true;
       return node;
@@ -51,7 +58,7 @@ export async function runLs(opts: { depth?: string }, deps: CliDeps): Promise<Co
   const draw = (nodes: TreeNode[], prefix: string): void => {
     nodes.forEach((n, i) => {
       const lastOne = i === nodes.length - 1;
-      const label = `${n.name}@${n.version ?? '(not installed)'}${n.cycle ? ' (cycle)' : ''}${n.missing && n.version ? ' (missing from store: run ctxpkg install)' : ''}`;
+      const label = `${n.name}@${n.version ?? '(not installed)'}${n.yanked ? ' (yanked)' : ''}${n.cycle ? ' (cycle)' : ''}${n.missing && n.version ? ' (missing from store: run ctxpkg install)' : ''}`;
       text.push(`${prefix}${lastOne ? '└── ' : '├── '}${label}`);
       draw(n.dependencies, prefix + (lastOne ? '    ' : '│   '));
     });

@@ -1,10 +1,13 @@
 /**
- * `ctxpkg outdated`: for each declared dependency, the locked version, the newest version its
- * range allows ("wanted") and the newest non-yanked stable version ("latest"; a prerelease only
- * when there is no stable version).
+ * `ctxpkg outdated`: for each declared dependency, the locked version ("current"), the version
+ * `ctxpkg update` would install ("wanted": the newest non-yanked version the range allows, but
+ * never older than a current version that still satisfies the range — update keeps a yanked
+ * locked version rather than downgrade, install/resolve-step.ts) and the newest non-yanked stable
+ * version ("latest"; a prerelease only when there is no stable version). A version the registry
+ * lists as yanked is marked "(yanked)" (JSON: `current_yanked`, `wanted_yanked`).
  */
 import type { Command } from 'commander';
-import { compareVersions, maxSatisfying } from '@ctxpkg/format';
+import { compareVersions, maxSatisfying, satisfies } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
@@ -26,19 +29,43 @@ export async function runOutdated(opts: { registry?: string }, deps: CliDeps): P
   const { registryFor } = await import('../config.js');
   const session = openSession(deps, opts.registry);
   const lock = readLock(session.root).state;
-  const rows: Array<{ name: string; range: string; current: string | null; wanted: string | null; latest: string | null; outdated: boolean }> = [];
+  const rows: Array<{
+    name: string;
+    range: string;
+    current: string | null;
+    current_yanked: boolean;
+    wanted: string | null;
+    wanted_yanked: boolean;
+    latest: string | null;
+    outdated: boolean;
+  }> = [];
   for (const name of Object.keys(session.manifest.dependencies).sort()) {
     const range = session.manifest.dependencies[name];
     if (range.startsWith('file:')) continue;
     const idx = await session.client.index(registryFor(name, session.settings), name);
+    const yanked = new Set(idx.versions.filter((v) => v.yanked).map((v) => v.version));
     const live = idx.versions.filter((v) => !v.yanked).map((v) => v.version);
     const latest = latestOf(live);
-    const wanted = maxSatisfying(live, range);
     const current = lock.packages.get(name)?.version ?? null;
-    rows.push({ name, range, current, wanted, latest, outdated: current !== wanted || current !== latest });
+    let wanted = maxSatisfying(live, range);
+    if (current !== null && satisfies(current, range) && (wanted === null || compareVersions(wanted, current) < 0)) wanted = current;
+    const currentYanked = current !== null && yanked.has(current);
+    rows.push({
+      name,
+      range,
+      current,
+      current_yanked: currentYanked,
+      wanted,
+      wanted_yanked: wanted !== null && yanked.has(wanted),
+      latest,
+      outdated: current !== wanted || current !== latest || currentYanked,
+    });
   }
   const text = rows.length === 0 ? ['(no registry dependencies)'] : ['package  current  wanted  latest'];
-  for (const r of rows) text.push(`${r.name}  ${r.current ?? '-'}  ${r.wanted ?? '-'}  ${r.latest ?? '-'}${r.outdated ? '' : '  (up to date)'}`);
+  const mark = (v: string | null, y: boolean): string => `${v ?? '-'}${y ? ' (yanked)' : ''}`;
+  for (const r of rows) {
+    text.push(`${r.name}  ${mark(r.current, r.current_yanked)}  ${mark(r.wanted, r.wanted_yanked)}  ${r.latest ?? '-'}${r.outdated ? '' : '  (up to date)'}`);
+  }
   return { text, json: { packages: rows } };
 }
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { putArtifact, artifactPath } from '../store.js';
-import { tryNoopInstall, writeInstallState } from './noop.js';
+import { installFingerprint, tryNoopInstall, writeInstallState } from './noop.js';
+import { sealKey } from './seal.js';
 
 function project(): { root: string; deps: { cwd: string; env: Record<string, string>; homeDir: string } } {
   const root = mkdtempSync(join(tmpdir(), 'ctxpkg-noop-'));
@@ -35,6 +36,17 @@ describe('no-op install fast path', () => {
     expect(tryNoopInstall(p.deps)).toBeUndefined();
     p = project();
     writeFileSync(join(p.root, '.ctxpkg', 'txn.json'), '{}');
+    expect(tryNoopInstall(p.deps)).toBeUndefined();
+  });
+  it('never trusts a state file it did not seal: one committed by another user, or an unsealed one with the right fingerprint', () => {
+    const p = project();
+    // Another user (another sealing key) runs install in the same tree: the state does not open.
+    const other = { ...p.deps, env: { CTXPKG_HOME: join(p.root, '.other-home') } };
+    expect(sealKey(other, true)).toBeDefined();
+    expect(tryNoopInstall(other)).toBeUndefined();
+    // The fingerprint is predictable from committed files; an unsealed state with it is refused.
+    const forged = JSON.stringify({ format: 'ctxpkg-install-state-v1', fingerprint: installFingerprint(p.root, p.deps), summary: { packages: 1, nodes: 0, edges: 0, conflicts: 0, superseded: 0 } });
+    writeFileSync(join(p.root, '.ctxpkg', 'install-state.json'), forged);
     expect(tryNoopInstall(p.deps)).toBeUndefined();
   });
 });

@@ -5,12 +5,12 @@
  *
  * Yanked versions (issue 5 "update"; npm and cargo keep a yanked locked version): a locked yanked
  * version stays unless the user asks. `update` re-resolves the packages it updates; when that
- * would move a package from its locked yanked version to an *older* one (nothing newer satisfies
- * the range), the package is kept at its locked version instead and reported in `yankedKept` with
- * the version the user could move to. Any other version that goes down is reported as a downgrade
- * by the caller (never silent).
+ * would move a package from its locked yanked version to an *older* one, or fail because nothing
+ * else is allowed (nothing newer satisfies the range), the package is kept at its locked version
+ * instead and reported in `yankedKept` with the version the user could move to. Any other version
+ * that goes down is reported as a downgrade by the caller (never silent).
  */
-import { compareVersions, CtxpkgError, resolve as resolveGraph } from '@ctxpkg/format';
+import { compareVersions, CtxpkgError, isCtxpkgError, resolve as resolveGraph } from '@ctxpkg/format';
 import type { Lockfile } from '@ctxpkg/format';
 import type { Dep, RegistrySource } from './source.js';
 import type { LockState, Planned } from './types.js';
@@ -34,8 +34,11 @@ export interface ResolveStepResult {
   /** Every resolved package with its version (local ones included). */
   versions: Map<string, string>;
   skippedOptional: string[];
-  /** Locked yanked versions that `update` kept, with the older version it would have moved to. */
-  yankedKept: Array<{ name: string; version: string; olderAllowed: string }>;
+  /**
+   * Locked yanked versions that `update` kept, with the older non-yanked version the user could
+   * move to on purpose (the resolver's pick, or the highest older one; absent when there is none).
+   */
+  yankedKept: Array<{ name: string; version: string; olderAllowed?: string }>;
 }
 
 type ResolvedList = Array<{ name: string; version: string; dependencies: Record<string, string> }>;
@@ -62,18 +65,44 @@ export async function resolveStep(input: ResolveStepInput, source: RegistrySourc
   rootDeps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   let update = input.update === true ? rootDeps.map((d) => d.name) : input.update;
   const yankedKept: ResolveStepResult['yankedKept'] = [];
+  /** The locked version of `name` when it is yanked (and not a local file), else undefined. */
+  const lockedYanked = async (name: string): Promise<string | undefined> => {
+    const locked = input.before.packages.get(name);
+    if (!locked || locked.registry.startsWith('file:')) return undefined;
+    return (await source.listVersions(name)).some((v) => v.version === locked.version && v.yanked) ? locked.version : undefined;
+  };
+  /** The highest non-yanked version below `version` (what the user could move to on purpose). */
+  const olderLive = async (name: string, version: string): Promise<string | undefined> =>
+    (await source.listVersions(name))
+      .filter((v) => !v.yanked && compareVersions(v.version, version) < 0)
+      .map((v) => v.version)
+      .sort(compareVersions)
+      .pop();
   let res;
   let resolved: ResolvedList;
   for (;;) {
-    res = await resolveGraph({ dependencies: rootDeps }, source, { lockfile: input.lockModel, update });
+    try {
+      res = await resolveGraph({ dependencies: rootDeps }, source, { lockfile: input.lockModel, update });
+    } catch (err) {
+      // Updating off a yanked version can leave nothing allowed: keep those locked versions.
+      if (!update || !isCtxpkgError(err) || !['E_NO_MATCH', 'E_RESOLVE', 'E_CONFLICT'].includes(err.code)) throw err;
+      const keep: ResolveStepResult['yankedKept'] = [];
+      for (const name of update) {
+        const v = await lockedYanked(name);
+        if (v) keep.push({ name, version: v, olderAllowed: await olderLive(name, v) });
+      }
+      if (keep.length === 0) throw err;
+      yankedKept.push(...keep);
+      update = update.filter((n) => !keep.some((k) => k.name === n));
+      continue;
+    }
     resolved = resolvedPackages(res);
     if (!update || update.length === 0) break;
     const back: ResolveStepResult['yankedKept'] = [];
     for (const p of resolved) {
       const locked = input.before.packages.get(p.name);
-      if (!locked || !update.includes(p.name) || locked.registry.startsWith('file:') || compareVersions(p.version, locked.version) >= 0) continue;
-      const listed = (await source.listVersions(p.name)).find((v) => v.version === locked.version);
-      if (listed?.yanked) back.push({ name: p.name, version: locked.version, olderAllowed: p.version });
+      if (!locked || !update.includes(p.name) || compareVersions(p.version, locked.version) >= 0) continue;
+      if (await lockedYanked(p.name)) back.push({ name: p.name, version: locked.version, olderAllowed: p.version });
     }
     if (back.length === 0) break;
     yankedKept.push(...back);

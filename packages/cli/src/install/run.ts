@@ -74,8 +74,11 @@ export interface InstallReport {
   bound: Array<{ scope: string; registry: string }>;
   /** Pins removed from ctxpkg.json `context.pins` with the packages they named. */
   pinsRemoved: string[];
-  /** Installed versions the registry lists as yanked (as far as known); `olderAllowed` when `update` kept it. */
-  yanked: Array<{ name: string; version: string; olderAllowed?: string }>;
+  /**
+   * Installed versions the registry lists as yanked (as far as known). `kept`: `update` kept it
+   * because no newer version is allowed; `olderAllowed`: a non-yanked older version to move to.
+   */
+  yanked: Array<{ name: string; version: string; kept?: true; olderAllowed?: string }>;
   /** `.ctxpkg/` was added to `.gitignore` (the install created ctxpkg.json). */
   gitignoreUpdated: boolean;
   merge: MergeSummary;
@@ -274,7 +277,7 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
     .filter((v) => artifacts.get(v.artifact_sha256)?.yanked === true)
     .map((v) => {
       const kept = resolved?.yankedKept.find((k) => k.name === v.name && k.version === v.version);
-      return { name: v.name, version: v.version, ...(kept ? { olderAllowed: kept.olderAllowed } : {}) };
+      return { name: v.name, version: v.version, ...(kept ? { kept: true as const, ...(kept.olderAllowed ? { olderAllowed: kept.olderAllowed } : {}) } : {}) };
     });
   return {
     root,
