@@ -12,11 +12,11 @@
  *   render cold  `compilePack` of a 32 KiB Markdown pack on freshly parsed node objects, as a
  *            `ctxpkg render` process does: screening incl. the secret scan of every node, order,
  *            budget, render, receipt with ~50k omission hashes. Target: < 500 ms (median).
- *   render warm  the same on node objects already screened and hashed in this process (the
- *            per-node memo, `node-facts.ts`): what the MCP server's `render_pack` pays.
+ *   render warm  the same on a graph already screened and hashed in this process (the memo
+ *            per graph, `node-facts.ts`): what the MCP server's `render_pack` pays.
  *   receipt  `receiptText` of the cold render's receipt (written by `ctxpkg render`; no target).
- *   index    `buildSearchIndex` (screening, at MCP server start) and the term index (built on
- *            the first search); reported, no target;
+ *   index    `buildSearchIndex` (screening, at MCP server start) and the term index (built by
+ *            the server after the MCP handshake, or by the first search); reported, no target;
  *   search   the MCP `search_context` answer (BM25 + budgeted render, 16 KiB) for BENCH_QUERIES
  *            queries of a mix (`graph.ts` `makeQueries`: 1–3 words, 4–6 words, prefixes, rare
  *            tokens, misses). Target: p99 < 50 ms.
@@ -107,7 +107,7 @@ console.log(`        pack ${last!.bytes} bytes, delivered ${last!.receipt.counts
 
 const idx = time(() => buildSearchIndex(graph, { nowMs: Date.parse(NOW) }));
 const termIdx = time(() => idx.value.terms());
-console.log(`index  (buildSearchIndex at server start):   ${f(idx.ms)} ms; term index on first search: ${f(termIdx.ms)} ms, ${termIdx.value.termCount} terms`);
+console.log(`index  (buildSearchIndex at server start):   ${f(idx.ms)} ms; term index (after the handshake): ${f(termIdx.ms)} ms, ${termIdx.value.termCount} terms`);
 const state: McpState = {
   project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined },
   index: idx.value,
