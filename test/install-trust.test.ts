@@ -141,10 +141,10 @@ describe('recorded edges against verified manifests (npm/rfcs#539)', () => {
   it('an edge whose version the manifest range refuses, and a missing required edge, fail a frozen install', async () => {
     await putPackage(P, token, '@acme/base', '2.0.0', makePackage('@acme/base', '2.0.0', SEED_A));
     const idx = readJson(join(project, 'ctxpkg.lock'));
-    const base2 = (await (await world.fetch(`${P.url}/v1/packages/acme/base/index.json`)).json()).versions.find((v: { version: string }) => v.version === '2.0.0');
+    const base2 = ((await (await world.fetch(`${P.url}/v1/packages/acme/base/index.json`)).json()) as { versions: Array<{ version: string; artifact_sha256: string }> }).versions.find((v: { version: string }) => v.version === '2.0.0');
     const wrongVersion = clone(project, {
       editLock: (l) => {
-        l.packages['@acme/base'] = { ...idx.packages['@acme/base'], version: '2.0.0', artifact_sha256: base2.artifact_sha256 };
+        l.packages['@acme/base'] = { ...idx.packages['@acme/base'], version: '2.0.0', artifact_sha256: base2!.artifact_sha256 };
         l.packages['@acme/auth'].dependencies = { '@acme/base': '2.0.0' };
       },
     });
@@ -167,7 +167,7 @@ describe('recorded edges against verified manifests (npm/rfcs#539)', () => {
   it('a registry index whose dependencies disagree with the package it serves is refused (E_INTEGRITY), nothing written', async () => {
     world.intercept = async (url, init) => {
       if (!url.pathname.endsWith('/acme/auth/index.json')) return undefined;
-      const idx = await (await P.app.request(url.href, init)).json();
+      const idx = (await (await P.app.request(url.href, init)).json()) as { versions: Array<{ dependencies?: unknown[] }> };
       for (const v of idx.versions) v.dependencies = [];
       return new Response(JSON.stringify(idx), { status: 200, headers: { 'content-type': 'application/json' } });
     };

@@ -15,6 +15,7 @@
  * The record is rewritten after every install that changed anything; a crash in between leaves
  * an older record, which only costs a refetch or a rebuild.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
@@ -110,6 +111,22 @@ export function writeVerified(root: string, key: Buffer | undefined, rec: Verifi
   for (const sha of [...rec.artifacts.keys()].sort()) artifacts[sha] = rec.artifacts.get(sha) as ArtifactFacts;
   const body = JSON.stringify({ artifacts, ...(rec.merged ? { merged: rec.merged } : {}) });
   writeFileAtomic(path, sealText(key, KIND, body));
+}
+
+/**
+ * True when `.ctxpkg/graph/merged.json` is the text this user's `ctxpkg install` built (the
+ * sealed record binds its SHA-256). For readers of the merged graph (render, sync, mcp) that must
+ * not deliver a merged.json committed to a repository before the first install. Never throws.
+ */
+export function mergedGraphSealed(root: string, key: Buffer | undefined): boolean {
+  const sealed = readVerified(root, key).merged;
+  if (!sealed) return false;
+  try {
+    const text = readTextIfExists(join(root, PROJECT_FILES.mergedGraph));
+    return text !== undefined && createHash('sha256').update(text, 'utf8').digest('hex') === sealed.sha256;
+  } catch {
+    return false;
+  }
 }
 
 /**
