@@ -100,8 +100,14 @@ export function compilePack(input: PackInput): CompiledPack {
     else deliverable.push(n);
   }
   const pinned = resolvePins(policy.pins, graph, deliverable);
-  const inScope =
-    onlyPackages || input.pinnedOnly ? deliverable.filter((n) => (!onlyPackages || onlyPackages.has(n.package)) && (!input.pinnedOnly || pinned.has(n.id))) : deliverable;
+  // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
+  const inScope: MergedNode[] = [];
+  const inIdx: number[] = [];
+  nodes.forEach((n, i) => {
+    if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.pinnedOnly && !pinned.has(n.id))) return;
+    inScope.push(n);
+    inIdx.push(i);
+  });
 
   // Screening (§3). Freshness omits only under stale "omit": then every node is checked;
   // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
@@ -117,16 +123,18 @@ export function compilePack(input: PackInput): CompiledPack {
   const reasons: Array<OmissionReason | undefined> = new Array(inScope.length);
   const handleOf = new Int32Array(inScope.length).fill(-1);
   const live: MergedNode[] = [];
+  const liveIdx: number[] = [];
   const activation: number[] = [];
   inScope.forEach((n, i) => {
     const decayed = decayedActivation(n, now.ms);
-    const reason = omissionReason(n, sctx, decayed);
+    const reason = omissionReason(n, inIdx[i] as number, sctx, decayed);
     if (reason) {
       reasons[i] = reason;
       return;
     }
     handleOf[i] = live.length;
     live.push(n);
+    liveIdx.push(inIdx[i] as number);
     activation.push(decayed ?? (Number.isFinite(n.activation) ? n.activation : 0));
   });
 
@@ -169,7 +177,7 @@ export function compilePack(input: PackInput): CompiledPack {
     let it = items[h];
     if (!it) {
       const n = live[h] as MergedNode;
-      it = itemOf(screenNode(n, sctx), scopes.get(n.id), crumbs(n.id));
+      it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopes.get(n.id), crumbs(n.id));
       it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
       items[h] = it;
     }
@@ -226,11 +234,12 @@ export function compilePack(input: PackInput): CompiledPack {
   let nb = 0;
   inScope.forEach((n, i) => {
     const reason = reasons[i];
+    const at = inIdx[i] as number;
     if (reason) {
-      omissions.push(omissionOf(n, reason, pinned.has(n.id), facts.omissionHash(n), reason === 'secret' ? facts.secretKinds(n) : undefined));
+      omissions.push(omissionOf(n, reason, pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? facts.secretKinds(at) : undefined));
     } else if (!selected[handleOf[i] as number]) {
       nb++;
-      omissions.push(omissionOf(n, 'byte_budget', false, facts.omissionHash(n)));
+      omissions.push(omissionOf(n, 'byte_budget', false, facts.omissionHash(at)));
     }
   });
 
@@ -255,7 +264,7 @@ export function compilePack(input: PackInput): CompiledPack {
         package: it.package,
         version: it.version,
         id: it.id,
-        content_hash: facts.contentHash(live[h] as MergedNode),
+        content_hash: facts.contentHash(liveIdx[h] as number),
         delivered_hash: contentHash(b),
         section,
         flags: [...it.flags],

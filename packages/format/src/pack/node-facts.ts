@@ -6,28 +6,13 @@
  * while the node's `content`, `id`, `category` and `file_path` are the same strings as when it
  * was computed; otherwise it is recomputed.
  *
- * `factsFor(graph)` is the memo of one graph object (kept in a `WeakMap` keyed by the graph, so
- * it goes away with the graph; inside, an ordinary `Map` by node, which costs the garbage
- * collector less than one weak entry per node).
+ * `factsFor(graph)` is the memo of one graph's node array, addressed by position in it (parallel
+ * arrays: no object or map entry per node, which matters when 50k nodes are screened once),
+ * kept in a `WeakMap` keyed by the array so it goes away with the graph.
  */
 import type { MergedNode } from '../graph-types.js';
 import { sha256Hex } from '../hash.js';
 import { redactSecrets, scanSecrets, secretKinds, type SecretFinding } from '../secrets.js';
-
-interface Facts {
-  content: string;
-  id: string;
-  category: string | undefined;
-  file_path: string | undefined;
-  /** Kinds of secrets in content, id, category or file path (sorted; empty when clean). */
-  kinds: readonly string[];
-  /** Whether the content itself (not only the metadata) has a finding. */
-  contentSecret: boolean;
-  /** `sha256:<hex>` of the content, computed on demand. */
-  hash?: string;
-  /** `sha256:<hex>` of the redacted content (omitted nodes whose content has a secret). */
-  redactedHash?: string;
-}
 
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -47,52 +32,80 @@ export function nodeSecrets(n: Pick<MergedNode, 'content' | 'id' | 'category' | 
   return found;
 }
 
-/** Remembered per-node facts (see module docstring). */
+/** Remembered facts of the nodes of one node array, by position (see module docstring). */
 export class NodeFacts {
-  private readonly byNode = new Map<MergedNode, Facts>();
+  private readonly content: Array<string | undefined>;
+  private readonly id: Array<string | undefined>;
+  private readonly category: Array<string | undefined>;
+  private readonly path: Array<string | undefined>;
+  /** Secret kinds (`undefined`: not computed yet). */
+  private readonly kinds: Array<readonly string[] | undefined>;
+  /** 1 when the content itself (not only the metadata) has a finding. */
+  private readonly contentSecret: Uint8Array;
+  private readonly hash: Array<string | undefined>;
+  private readonly redacted: Array<string | undefined>;
 
-  private factsOf(n: MergedNode): Facts {
-    const f = this.byNode.get(n);
-    if (f !== undefined && f.content === n.content && f.id === n.id && f.category === n.category && f.file_path === n.file_path) return f;
+  constructor(readonly nodes: readonly MergedNode[]) {
+    const n = nodes.length;
+    this.content = new Array(n);
+    this.id = new Array(n);
+    this.category = new Array(n);
+    this.path = new Array(n);
+    this.kinds = new Array(n);
+    this.contentSecret = new Uint8Array(n);
+    this.hash = new Array(n);
+    this.redacted = new Array(n);
+  }
+
+  /** Make the entry of `nodes[i]` current (computing the secret scan if needed); returns the node. */
+  private at(i: number): MergedNode {
+    const n = this.nodes[i] as MergedNode;
+    if (this.kinds[i] !== undefined && this.content[i] === n.content && this.id[i] === n.id && this.category[i] === n.category && this.path[i] === n.file_path) return n;
     const inContent = scanSecrets(n.content);
     const inMeta = scanSecrets(metaText(n));
-    const kinds = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
-    const fresh: Facts = { content: n.content, id: n.id, category: n.category, file_path: n.file_path, kinds, contentSecret: inContent.length > 0 };
-    this.byNode.set(n, fresh);
-    return fresh;
+    this.kinds[i] = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
+    this.contentSecret[i] = inContent.length > 0 ? 1 : 0;
+    this.content[i] = n.content;
+    this.id[i] = n.id;
+    this.category[i] = n.category;
+    this.path[i] = n.file_path;
+    this.hash[i] = undefined;
+    this.redacted[i] = undefined;
+    return n;
   }
 
-  /** Kinds of secrets a pack would show of `n` (sorted, distinct; empty when clean). Never the values. */
-  secretKinds(n: MergedNode): readonly string[] {
-    return this.factsOf(n).kinds;
+  /** Kinds of secrets a pack would show of `nodes[i]` (sorted, distinct; empty when clean). Never the values. */
+  secretKinds(i: number): readonly string[] {
+    this.at(i);
+    return this.kinds[i] as readonly string[];
   }
 
-  /** `sha256:<hex>` of the node's content as UTF-8 (spec/pack.md §10). */
-  contentHash(n: MergedNode): string {
-    const f = this.factsOf(n);
-    return (f.hash ??= 'sha256:' + sha256Hex(n.content));
+  /** `sha256:<hex>` of the content of `nodes[i]` as UTF-8 (spec/pack.md §10). */
+  contentHash(i: number): string {
+    const n = this.at(i);
+    return (this.hash[i] ??= 'sha256:' + sha256Hex(n.content));
   }
 
   /**
-   * The content hash an omission record carries: of the content, or — when the content contains
-   * a secret, whatever the reason of the omission — of the *redacted* content, so a receipt can
-   * never confirm a guessed secret (spec/pack.md §3, §10).
+   * The content hash an omission record of `nodes[i]` carries: of the content, or — when the
+   * content contains a secret, whatever the reason of the omission — of the *redacted* content,
+   * so a receipt can never confirm a guessed secret (spec/pack.md §3, §10).
    */
-  omissionHash(n: MergedNode): string {
-    const f = this.factsOf(n);
-    if (!f.contentSecret) return this.contentHash(n);
-    return (f.redactedHash ??= 'sha256:' + sha256Hex(redactSecrets(n.content).text));
+  omissionHash(i: number): string {
+    const n = this.at(i);
+    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= 'sha256:' + sha256Hex(n.content));
+    return (this.redacted[i] ??= 'sha256:' + sha256Hex(redactSecrets(n.content).text));
   }
 }
 
-const byGraph = new WeakMap<object, NodeFacts>();
+const byNodes = new WeakMap<readonly MergedNode[], NodeFacts>();
 
-/** The facts memo of `graph` (any object standing for one graph): created on first use. */
-export function factsFor(graph: object): NodeFacts {
-  let m = byGraph.get(graph);
-  if (!m) {
-    m = new NodeFacts();
-    byGraph.set(graph, m);
+/** The facts memo of `graph.nodes` (created on first use; renewed when the array's length changes). */
+export function factsFor(graph: { nodes: readonly MergedNode[] }): NodeFacts {
+  let m = byNodes.get(graph.nodes);
+  if (!m || m.nodes.length !== graph.nodes.length) {
+    m = new NodeFacts(graph.nodes);
+    byNodes.set(graph.nodes, m);
   }
   return m;
 }

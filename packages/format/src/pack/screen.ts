@@ -83,19 +83,19 @@ export interface ScreenContext {
   freshness: (node: MergedNode) => Freshness;
   partners: ReadonlyMap<string, string[]>;
   pinned: ReadonlySet<string>;
-  /** Secret kinds per node (`factsFor(graph)`). */
+  /** Secret kinds by position in the graph's node array (`factsFor(graph)`). */
   facts: NodeFacts;
 }
 
 /**
- * The first reason (§3 precedence) that omits `node` before budgeting, or `undefined` when it is a
- * candidate. `decayed` is `decayedActivation(node, nowMs)`. Freshness is consulted only under
- * `stale: "omit"` (under `flag` it never omits). Secret kinds come from `ctx.facts`.
+ * The first reason (§3 precedence) that omits `node` (= `ctx.facts.nodes[index]`) before
+ * budgeting, or `undefined` when it is a candidate. `decayed` is `decayedActivation(node, nowMs)`.
+ * Freshness is consulted only under `stale: "omit"` (under `flag` it never omits).
  */
-export function omissionReason(node: MergedNode, ctx: ScreenContext, decayed: number | undefined): OmissionReason | undefined {
+export function omissionReason(node: MergedNode, index: number, ctx: ScreenContext, decayed: number | undefined): OmissionReason | undefined {
   if (node.superseded_by && node.superseded_by.length > 0) return 'superseded';
   if (decayed !== undefined && decayed < ctx.policy.min_activation) return 'expired';
-  if (ctx.facts.secretKinds(node).length > 0) return 'secret';
+  if (ctx.facts.secretKinds(index).length > 0) return 'secret';
   if (ctx.policy.disputed === 'omit' && (node.disputed === true || (ctx.partners.get(node.id)?.length ?? 0) > 0)) return 'disputed';
   if (ctx.policy.stale === 'omit') {
     const f = ctx.freshness(node);
@@ -104,16 +104,16 @@ export function omissionReason(node: MergedNode, ctx: ScreenContext, decayed: nu
   return undefined;
 }
 
-/** Screen one node (see module docstring): its reason, or its flags when it is delivered. Pure. */
-export function screenNode(node: MergedNode, ctx: ScreenContext): Screened {
+/** Screen one node (`ctx.facts.nodes[index]`; see module docstring): its reason, or its flags when delivered. Pure. */
+export function screenNode(node: MergedNode, index: number, ctx: ScreenContext): Screened {
   const decayed = decayedActivation(node, ctx.nowMs);
   const disputedWith = ctx.partners.get(node.id) ?? [];
   const activation = decayed ?? (Number.isFinite(node.activation) ? node.activation : 0);
   const s: Screened = { node, pinned: ctx.pinned.has(node.id), activation, flags: NO_FLAGS, disputedWith };
-  const reason = omissionReason(node, ctx, decayed);
+  const reason = omissionReason(node, index, ctx, decayed);
   if (reason) {
     s.reason = reason;
-    if (reason === 'secret') s.secretKinds = [...ctx.facts.secretKinds(node)];
+    if (reason === 'secret') s.secretKinds = [...ctx.facts.secretKinds(index)];
     return s;
   }
   const disputed = node.disputed === true || disputedWith.length > 0;
@@ -126,7 +126,7 @@ export function screenNode(node: MergedNode, ctx: ScreenContext): Screened {
   return s;
 }
 
-/** Screen each node (see module docstring). Pure; keeps the input order. */
-export function screenNodes(nodes: readonly MergedNode[], ctx: ScreenContext): Screened[] {
-  return nodes.map((node) => screenNode(node, ctx));
+/** Screen each node (`indices[k]` is the position of `nodes[k]` in the graph's node array). Pure; keeps the input order. */
+export function screenNodes(nodes: readonly MergedNode[], indices: readonly number[], ctx: ScreenContext): Screened[] {
+  return nodes.map((node, k) => screenNode(node, indices[k] as number, ctx));
 }

@@ -65,10 +65,13 @@ export class SearchIndex {
   constructor(graph: MergedGraph, opts: { policy?: Partial<PackPolicy>; nowMs: number; read?: WorkspaceReader }) {
     const policy: PackPolicy = { ...defaultPackPolicy(), ...(opts.policy ?? {}) };
     this.graph = graph;
-    this.all = [...graph.nodes].sort((a, b) => cmp(a.id, b.id));
-    const deliverable = this.all.filter((n) => !STRUCTURAL_TYPES.has(n.type));
+    const nodes = graph.nodes;
+    const order = Array.from(nodes.keys()).sort((a, b) => cmp((nodes[a] as MergedNode).id, (nodes[b] as MergedNode).id));
+    this.all = order.map((i) => nodes[i] as MergedNode);
+    const deliverableIdx = order.filter((i) => !STRUCTURAL_TYPES.has((nodes[i] as MergedNode).type));
+    const deliverable = deliverableIdx.map((i) => nodes[i] as MergedNode);
     const fresh = checkFreshness(deliverable, opts.read, policy.freshness);
-    const screened = screenNodes(deliverable, {
+    const screened = screenNodes(deliverable, deliverableIdx, {
       policy,
       nowMs: opts.nowMs,
       freshness: (n) => fresh.get(n.id) ?? 'unchecked',
