@@ -8,7 +8,7 @@
 export const DOC_EXAMPLES = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']);
 
 export const PLACEHOLDER =
-  /^(?:<[^>]*>|\[REDACTED:[a-z0-9_]+\]|\*+|[xX.•…_-]+|changeme|change_me|password|passwd|secret|example|placeholder|dummy|redacted|null|nil|none|undefined|true|false|todo|tbd|your[-_].*|my[-_].*)$/i;
+  /^(?:<[^>]*>|\[REDACTED:[a-z0-9_]+\]?|\*+|[xX.•…_-]+|changeme|change_me|password|passwd|secret|example|placeholder|dummy|redacted|null|nil|none|undefined|true|false|todo|tbd|your[-_].*|my[-_].*)$/i;
 
 /** Mixed-case, digit-bearing opaque token (used by prefix rules whose bodies are loose). */
 export function mixedToken(value: string): boolean {

@@ -121,6 +121,15 @@ describe('redactSecrets', () => {
     expect(redactSecrets(r.text)).toEqual({ text: r.text, findings: [] });
   });
 
+  it('is idempotent for unquoted assignments (a redaction marker is never re-flagged)', () => {
+    for (const text of ['API_KEY=sk9Hq2LmXv7RtY4pWz8NcB3dKf6Gj1Ae', 'password: hunter2Hunter2xyz!', 'export TOKEN=abcD3fGhijK1mnoPqr5tuvWxyz0123 and more']) {
+      const r = redactSecrets(text);
+      expect(r.findings.map((f) => f.kind)).toEqual(['secret_assignment']);
+      expect(r.text).toContain('[REDACTED:secret_assignment]');
+      expect(scanSecrets(r.text)).toEqual([]);
+    }
+  });
+
   it('returns the text unchanged when clean', () => {
     expect(redactSecrets('nothing to see')).toEqual({ text: 'nothing to see', findings: [] });
   });
