@@ -8,12 +8,11 @@
  *
  * Names come only from hashes (a blob_ref is validated before it becomes a path).
  */
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format';
-import { writeFileAtomic } from './fsutil.js';
 import { PROJECT_FILES } from './paths.js';
-import { sha256Bytes } from './store.js';
+import { readHashedFile, sha256Bytes, writeHashedFile } from './store.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const BLOB_REF = /^sha256-([0-9a-f]{64})$/;
@@ -56,22 +55,7 @@ export function blobDisplayPath(ref: string): string {
  */
 export function readBlob(root: string, ref: string): Uint8Array | undefined {
   const hex = blobHex(ref);
-  const path = blobPath(root, hex);
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(readFileSync(path));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CtxpkgError('E_IO', `cannot read ${path}: ${(err as Error).message}`);
-  }
-  const found = sha256Bytes(bytes);
-  if (found !== hex) {
-    throw new CtxpkgError('E_INTEGRITY', `blob file ${path} is corrupt (hashes to ${found})`, {
-      details: { expected: hex, found },
-      hint: 'run `ctxpkg install` to restore it from the stored package',
-    });
-  }
-  return bytes;
+  return readHashedFile(blobPath(root, hex), hex, 'blob file', 'run `ctxpkg install` to restore it from the stored package');
 }
 
 /** True when the blob file exists and hashes to its name. */
@@ -95,12 +79,7 @@ export function putBlob(root: string, bytes: Uint8Array, expected?: string): str
       details: { expected, found: `sha256-${hex}` },
     });
   }
-  const path = blobPath(root, hex);
-  if (existsSync(path)) {
-    if (hasValidBlob(root, hex)) return hex;
-    unlinkSync(path);
-  }
-  writeFileAtomic(path, bytes, { mode: 0o444 });
+  writeHashedFile(blobPath(root, hex), hex, bytes);
   return hex;
 }
 

@@ -45,11 +45,12 @@ export function hasArtifact(root: string, sha: string): boolean {
 }
 
 /**
- * Read an artifact and re-check its hash. Returns undefined when absent; throws `E_INTEGRITY`
- * when the stored bytes no longer hash to their name (the caller re-downloads).
+ * Read a content-addressed file and re-check that its bytes hash to `hex` (64 lowercase hex).
+ * Returns undefined when the file is absent; throws `E_IO` when it cannot be read and
+ * `E_INTEGRITY` (message `<label> <path> is corrupt`, with `hint`) when the bytes hash differently.
+ * Shared by the artifact store and the blob store (`blob-store.ts`).
  */
-export function readArtifact(root: string, sha: string): Uint8Array | undefined {
-  const path = artifactPath(root, sha);
+export function readHashedFile(path: string, hex: string, label: string, hint: string): Uint8Array | undefined {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(readFileSync(path));
@@ -58,27 +59,41 @@ export function readArtifact(root: string, sha: string): Uint8Array | undefined 
     throw new CtxpkgError('E_IO', `cannot read ${path}: ${(err as Error).message}`);
   }
   const found = sha256Bytes(bytes);
-  if (found !== sha) {
-    throw new CtxpkgError('E_INTEGRITY', `store file ${path} is corrupt (hashes to ${found})`, {
-      details: { expected: sha, found },
-      hint: 'delete .ctxpkg/ and run `ctxpkg install` to rebuild it from the lockfile',
-    });
+  if (found !== hex) {
+    throw new CtxpkgError('E_INTEGRITY', `${label} ${path} is corrupt (hashes to ${found})`, { details: { expected: hex, found }, hint });
   }
   return bytes;
+}
+
+/**
+ * Write `bytes` (whose SHA-256 is `hex`) at the content-addressed `path`, atomically and
+ * read-only (mode 0444), unless an intact copy is already there; a corrupt copy is replaced.
+ * Idempotent. Throws `E_IO` from the atomic write.
+ */
+export function writeHashedFile(path: string, hex: string, bytes: Uint8Array): void {
+  if (existsSync(path)) {
+    try {
+      if (readHashedFile(path, hex, 'file', '')) return;
+    } catch {
+      /* corrupt or unreadable: replaced below */
+    }
+    unlinkSync(path);
+  }
+  writeFileAtomic(path, bytes, { mode: 0o444 });
+}
+
+/**
+ * Read an artifact and re-check its hash. Returns undefined when absent; throws `E_INTEGRITY`
+ * when the stored bytes no longer hash to their name (the caller re-downloads).
+ */
+export function readArtifact(root: string, sha: string): Uint8Array | undefined {
+  return readHashedFile(artifactPath(root, sha), sha, 'store file', 'delete .ctxpkg/ and run `ctxpkg install` to rebuild it from the lockfile');
 }
 
 /** Store bytes (atomic, read-only) under their hash and return the hash. Idempotent. */
 export function putArtifact(root: string, bytes: Uint8Array): string {
   const sha = sha256Bytes(bytes);
-  const path = artifactPath(root, sha);
-  if (existsSync(path)) {
-    try {
-      if (readArtifact(root, sha)) return sha;
-    } catch {
-      unlinkSync(path);
-    }
-  }
-  writeFileAtomic(path, bytes, { mode: 0o444 });
+  writeHashedFile(artifactPath(root, sha), sha, bytes);
   return sha;
 }
 
