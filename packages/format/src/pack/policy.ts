@@ -3,9 +3,12 @@
  * collects every problem and throws one `E_INVALID_JSON` naming them all (the same code
  * ctxpkg.json's other members use).
  *
+ * Pins name qualified node ids (`<package>#<local id>`; importer ids are
+ * `<file>:<heading path>~<text hash>`, spec/format.md "Ids") or whole packages:
+ *
  * ```json
  * "context": {
- *   "pins": ["@acme/auth#AGENTS.md:12", "@acme/style"],
+ *   "pins": ["@acme/auth#AGENTS.md:security/tokens~3f2a9c1d", "@acme/style"],
  *   "priorities": { "@acme/auth": 10 },
  *   "max_bytes": 32768, "stale": "flag", "disputed": "flag", "freshness": "auto",
  *   "min_activation": 0.05,
