@@ -175,19 +175,7 @@ class Parser {
       obj[key] = this.parseValue();
       if (root) this.spans.set(key, { start, end: this.pos });
       this.path.pop();
-      this.skipWs();
-      const c = this.text.charCodeAt(this.pos);
-      if (c === 0x2c) {
-        this.pos++;
-        this.skipWs();
-        continue;
-      }
-      if (c === 0x7d) {
-        this.pos++;
-        this.depth--;
-        return obj;
-      }
-      this.fail('E_INVALID_JSON', "expected ',' or '}' in an object");
+      if (this.closes(0x7d, "expected ',' or '}' in an object")) return obj;
     }
   }
 
@@ -205,20 +193,29 @@ class Parser {
       this.path.push(i);
       arr.push(this.parseValue());
       this.path.pop();
-      this.skipWs();
-      const c = this.text.charCodeAt(this.pos);
-      if (c === 0x2c) {
-        this.pos++;
-        this.skipWs();
-        continue;
-      }
-      if (c === 0x5d) {
-        this.pos++;
-        this.depth--;
-        return arr;
-      }
-      this.fail('E_INVALID_JSON', "expected ',' or ']' in an array");
+      if (this.closes(0x5d, "expected ',' or ']' in an array")) return arr;
     }
+  }
+
+  /**
+   * After a member or element: skip whitespace, then consume `,` (returns false: another
+   * follows) or the closing `close` character (returns true: the container ends, depth restored);
+   * anything else fails with `E_INVALID_JSON` and `message`.
+   */
+  closes(close: number, message: string): boolean {
+    this.skipWs();
+    const c = this.text.charCodeAt(this.pos);
+    if (c === 0x2c) {
+      this.pos++;
+      this.skipWs();
+      return false;
+    }
+    if (c === close) {
+      this.pos++;
+      this.depth--;
+      return true;
+    }
+    return this.fail('E_INVALID_JSON', message);
   }
 
   parseString(): string {

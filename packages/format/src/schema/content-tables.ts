@@ -4,20 +4,8 @@
  * Content is hashed, so unknown fields are errors: the reference's store would drop them and its
  * own integrity check would then fail (FORMAT-FACTS §0.6).
  */
-import type { FieldSpec, FieldType, StructTable } from './types.js';
+import { def, nul, opt, req, str, strVec, type FieldSpec, type FieldType, type StructTable } from './types.js';
 
-const str: FieldType = 'string';
-const strVec: FieldType = { vec: 'string' };
-const req = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'required' });
-const nul = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'nullable' });
-const opt = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'optional' });
-const def = (key: string, type: FieldType, d: () => unknown, skipWhen?: (v: unknown) => boolean): FieldSpec => ({
-  key,
-  type,
-  presence: 'default',
-  default: d,
-  ...(skipWhen ? { skipWhen } : {}),
-});
 const table = (name: string, fields: FieldSpec[]): StructTable => ({ name, fields, unknownFields: 'error' });
 
 /** `FactPrivacy` (serde snake_case), default `project_only`. */

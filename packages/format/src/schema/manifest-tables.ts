@@ -7,20 +7,8 @@
 import { RawNumber } from '../json/parse.js';
 import { decodeStruct, INVALID, report, sub } from './decode.js';
 import { writeValue } from './encode.js';
-import type { CustomType, FieldSpec, FieldType, StructTable } from './types.js';
+import { def, nul, opt, req, str, strVec, type CustomType, type FieldSpec, type FieldType, type StructTable } from './types.js';
 
-const str: FieldType = 'string';
-const strVec: FieldType = { vec: 'string' };
-const req = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'required' });
-const nul = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'nullable' });
-const opt = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'optional' });
-const def = (key: string, type: FieldType, d: () => unknown, skipWhen?: (v: unknown) => boolean): FieldSpec => ({
-  key,
-  type,
-  presence: 'default',
-  default: d,
-  ...(skipWhen ? { skipWhen } : {}),
-});
 const table = (name: string, fields: FieldSpec[]): StructTable => ({ name, fields, unknownFields: 'ignore' });
 
 /** Package kinds this version understands (spec §3.4). */

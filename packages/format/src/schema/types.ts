@@ -88,3 +88,21 @@ export interface EncodeContext {
   /** Pretty (serde `to_string_pretty`, 2-space indent) or compact. */
   pretty: boolean;
 }
+
+/** Field builders shared by the struct tables (one per serde presence rule, see `Presence`). */
+export const str: FieldType = 'string';
+export const strVec: FieldType = { vec: 'string' };
+/** A plain field: present and not null. */
+export const req = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'required' });
+/** `Option<T>` written as `null` when None. */
+export const nul = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'nullable' });
+/** `Option<T>` omitted when None. */
+export const opt = (key: string, type: FieldType): FieldSpec => ({ key, type, presence: 'optional' });
+/** `#[serde(default)]` field with its default and optional `skip_serializing_if`. */
+export const def = (key: string, type: FieldType, d: () => unknown, skipWhen?: (v: unknown) => boolean): FieldSpec => ({
+  key,
+  type,
+  presence: 'default',
+  default: d,
+  ...(skipWhen ? { skipWhen } : {}),
+});
