@@ -12,7 +12,7 @@
  * token when they leave that registry, downloads are capped before they are buffered, and every
  * non-2xx answer becomes a `CtxpkgError` with a clear message.
  */
-import { CtxpkgError, parsePackageName } from '@ctxpkg/format';
+import { concatBytes, CtxpkgError, parsePackageName } from '@ctxpkg/format';
 import { errorBody, isObject, networkCause, responseError } from './client-errors.js';
 import { tokenFor, type RegistrySettings } from './config.js';
 
@@ -190,13 +190,7 @@ export class RegistryClient {
         t.onProgress?.(total, declared);
       }
     }
-    const out = new Uint8Array(total);
-    let off = 0;
-    for (const c of chunks) {
-      out.set(c, off);
-      off += c.byteLength;
-    }
-    return out;
+    return concatBytes(chunks, total);
   }
 
   /** Publish bytes; returns the registry's JSON answer (201). Maps 401/403/404/409/413 clearly. */

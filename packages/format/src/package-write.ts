@@ -18,7 +18,8 @@ import {
 } from './manifest.js';
 import { MAX_PACKAGE_BYTES } from './package-container.js';
 import { decodeStruct, INVALID, newDecodeContext } from './schema/decode.js';
-import { ByteSink, concatPieces } from './json/bytesink.js';
+import { concatBytes } from './bytes.js';
+import { ByteSink } from './json/bytesink.js';
 import { encodeStruct, writeStruct } from './schema/encode.js';
 import { PACKAGE_CONTENT } from './schema/content-tables.js';
 import { MANIFEST } from './schema/manifest-tables.js';
@@ -207,7 +208,7 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
   let text: string | undefined;
   let contentText: string | undefined;
   Object.defineProperty(built, 'text', { enumerable: true, get: () => (text ??= DECODER.decode(bytes)) });
-  Object.defineProperty(built, 'contentText', { enumerable: true, get: () => (contentText ??= DECODER.decode(concatPieces(compactPieces))) });
+  Object.defineProperty(built, 'contentText', { enumerable: true, get: () => (contentText ??= DECODER.decode(concatBytes(compactPieces))) });
   return built as BuiltPackage;
 }
 

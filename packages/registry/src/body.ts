@@ -8,7 +8,7 @@
  *    (413) or passes the declared length (413: the body is larger than announced).
  * At most `cap` bytes are ever held: a chunk that would overflow is dropped, not appended.
  */
-import { CtxpkgError } from '@ctxpkg/format';
+import { concatBytes, CtxpkgError } from '@ctxpkg/format';
 
 const DECIMAL = /^[0-9]{1,16}$/;
 
@@ -66,12 +66,5 @@ export async function readBodyCapped(req: Request, cap: number): Promise<Uint8Ar
   if (declared !== null && total !== declared) {
     throw new CtxpkgError('E_STRUCTURE', `the body has ${total} bytes but Content-Length says ${declared}`);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks, total);
 }

@@ -9,7 +9,7 @@ import { sha256Hex } from '../hash.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import { classifyEntries, type LayoutEntry } from './names.js';
 import type { EntryConsumer } from './read-entries.js';
-import { concatBytes } from './zstd.js';
+import { concatBytes } from '../bytes.js';
 import { scanZip } from './zip-scan.js';
 
 /** The four ZIP signatures a package archive may start with: a local header, or (empty) an end record. */

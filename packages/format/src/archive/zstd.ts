@@ -8,6 +8,7 @@
  * An entry holds exactly one frame: no skippable frames, no dictionaries, no trailing bytes.
  */
 import { Decompress } from 'fzstd';
+import { concatBytes } from '../bytes.js';
 import { CtxpkgError } from '../errors.js';
 import { Xxh64 } from './xxhash64.js';
 
@@ -181,18 +182,6 @@ export function decompressZstd(frame: Uint8Array, caps: ZstdDecodeCaps, where = 
   const chunks: Uint8Array[] = [];
   const n = decodeZstdFrame(frame, caps, (c) => chunks.push(c), where);
   return concatBytes(chunks, n);
-}
-
-/** Concatenate chunks whose total length is `total` bytes. */
-export function concatBytes(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0]!.length === total) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
 }
 
 /** Runs at least this long become RLE blocks in `encodeZstdFrame`. */

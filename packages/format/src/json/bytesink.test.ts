@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ByteSink, concatPieces } from './bytesink.js';
+import { concatBytes } from '../bytes.js';
+import { ByteSink } from './bytesink.js';
 
 const dec = new TextDecoder();
 
@@ -34,8 +35,8 @@ describe('ByteSink', () => {
       const { sink, pretty, compact } = fill(count);
       expect(dec.decode(sink.bytes())).toBe(pretty);
       expect(dec.decode(sink.compact())).toBe(compact);
-      expect(dec.decode(concatPieces(sink.pieces()))).toBe(pretty);
-      expect(dec.decode(concatPieces(sink.compactPieces()))).toBe(compact);
+      expect(dec.decode(concatBytes(sink.pieces()))).toBe(pretty);
+      expect(dec.decode(concatBytes(sink.compactPieces()))).toBe(compact);
       expect(sink.size).toBe(new TextEncoder().encode(pretty).length);
       if (count === 40_000) expect(sink.pieces().length).toBeGreaterThan(3); // really chunked
     }
@@ -50,10 +51,10 @@ describe('ByteSink', () => {
     expect(dec.decode(sink.bytes())).toBe(`[${JSON.stringify(big)}]`);
   });
 
-  it('concatPieces returns a single piece as is and joins several', () => {
+  it('concatBytes returns a single piece as is and joins several', () => {
     const a = new Uint8Array([1, 2]);
-    expect(concatPieces([a])).toBe(a);
-    expect([...concatPieces([a, new Uint8Array([3]), new Uint8Array(0)])]).toEqual([1, 2, 3]);
-    expect(concatPieces([]).length).toBe(0);
+    expect(concatBytes([a])).toBe(a);
+    expect([...concatBytes([a, new Uint8Array([3]), new Uint8Array(0)])]).toEqual([1, 2, 3]);
+    expect(concatBytes([]).length).toBe(0);
   });
 });

@@ -5,6 +5,8 @@
  * same pass: whitespace goes only to the pretty output, so the compact text (what the content
  * hash covers) never has to be recovered by scanning.
  */
+import { concatBytes } from '../bytes.js';
+
 const encoder = new TextEncoder();
 
 /** First chunk size; each later chunk is as large as everything before it, up to `MAX_CHUNK`. */
@@ -61,20 +63,8 @@ class Buf {
 
   /** The output as one array (a view when it is a single chunk, else one copy). */
   result(): Uint8Array {
-    return concatPieces(this.pieces(), this.size);
+    return concatBytes(this.pieces(), this.size);
   }
-}
-
-/** `pieces` joined into one array of `total` bytes (the piece itself when there is one). */
-export function concatPieces(pieces: readonly Uint8Array[], total = pieces.reduce((n, p) => n + p.length, 0)): Uint8Array {
-  if (pieces.length === 1) return pieces[0]!;
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of pieces) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /** Pretty (and optionally compact) UTF-8 output of JSON tokens. */
