@@ -103,8 +103,15 @@ export function compilePack(input: PackInput): CompiledPack {
   // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
   const inScope: MergedNode[] = [];
   const inIdx: number[] = [];
+  // Deliverable items of the selected packages, and how many of them are pinned (frame §8).
+  let itemCount = 0;
+  let pinnedItems = 0;
   nodes.forEach((n, i) => {
-    if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.pinnedOnly && !pinned.has(n.id))) return;
+    if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package))) return;
+    itemCount++;
+    const isPinned = pinned.has(n.id);
+    if (isPinned) pinnedItems++;
+    if (input.pinnedOnly && !isPinned) return;
     inScope.push(n);
     inIdx.push(i);
   });
@@ -203,6 +210,7 @@ export function compilePack(input: PackInput): CompiledPack {
     focus: input.focus?.trim() || undefined,
     omitted: { ...preCounts, byte_budget: nb },
     pinnedOmitted,
+    selection: { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems },
     notes: input.notes ?? [],
   });
   const frameSize = (nb: number): number => {
@@ -210,6 +218,16 @@ export function compilePack(input: PackInput): CompiledPack {
     return utf8Length(f.prefix) + utf8Length(f.suffix);
   };
 
+  // The smallest block any candidate can have (field lengths only, one pass, no rendering): a
+  // pass stops once fewer bytes are left, instead of walking the rest of a large graph.
+  let minBlock = Number.MAX_SAFE_INTEGER;
+  for (let h = 0; h < live.length; h++) {
+    const n = live[h] as MergedNode;
+    const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, undefined, undefined);
+    bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
+    minBlock = Math.min(minBlock, renderer.blockLowerBound(bare));
+  }
+  minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
   const { selected } = selectWithinBudget(
     {
       count: live.length,
@@ -218,6 +236,13 @@ export function compilePack(input: PackInput): CompiledPack {
       compare,
       sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,
       sizeAt: (h) => utf8Length(blockAt(h)),
+      // From field lengths only: no screening (freshness), escaping or rendering (select.ts).
+      lowerBoundAt: (h) => {
+        const n = live[h] as MergedNode;
+        const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, scopes.get(n.id), crumbs(n.id));
+        bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
+        return renderer.blockLowerBound(bare);
+      },
     },
     {
       maxBytes,
@@ -225,7 +250,7 @@ export function compilePack(input: PackInput): CompiledPack {
       separatorSize: utf8Length(renderer.separator),
       frameSize,
       weights: policy.section_weights,
-      minBlockBytes: renderer.minBlockBytes,
+      minBlockBytes: minBlock,
     },
   );
 
@@ -283,7 +308,12 @@ export function compilePack(input: PackInput): CompiledPack {
     format,
     now: now.iso,
     maxBytes,
-    selection: { mode: input.pinnedOnly ? 'pinned' : 'all', focus: input.focus?.trim() || null, packages: onlyPackages ? [...onlyPackages].sort() : null },
+    selection: {
+      mode: input.pinnedOnly ? 'pinned' : 'all',
+      focus: input.focus?.trim() || null,
+      packages: onlyPackages ? [...onlyPackages].sort() : null,
+      not_selected: input.pinnedOnly ? itemCount - pinnedItems : 0,
+    },
     policy: { stale: policy.stale, disputed: policy.disputed, freshness: policy.freshness, min_activation: policy.min_activation, pins: [...policy.pins].sort() },
     inputs,
     nodes: nodes.length,

@@ -41,3 +41,17 @@ export function fenceFor(text: string): string {
   for (const m of text.matchAll(/^[ \t]*(~+|`+)/gm)) longest = Math.max(longest, (m[1] as string).length);
   return '~'.repeat(longest + 1);
 }
+
+/**
+ * A lower bound, in UTF-8 bytes, of `escapeContent(text)` computed without escaping: escaping
+ * only lengthens text except that CRLF becomes LF (one character less per CR) and trailing
+ * newlines are dropped; UTF-8 never takes fewer bytes than UTF-16 code units. O(1) for text
+ * without CR.
+ */
+export function contentLowerBound(text: string): number {
+  let end = text.length;
+  while (end > 0 && (text.charCodeAt(end - 1) === 10 || text.charCodeAt(end - 1) === 13)) end--;
+  let cr = 0;
+  for (let i = text.indexOf('\r'); i >= 0 && i < end; i = text.indexOf('\r', i + 1)) cr++;
+  return Math.max(0, end - cr);
+}

@@ -49,6 +49,9 @@ const CASES = [
   { name: 'basic', format: 'md' as const, maxBytes: 4200, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
   { name: 'basic', format: 'json' as const, maxBytes: 4200, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
   { name: 'tight', format: 'md' as const, maxBytes: 1900, policy: { pins: ['@acme/payments#AGENTS.md:3'], stale: 'omit' as const } },
+  // The always-loaded AGENTS.md block: the selection line says what was left unselected.
+  { name: 'pinned-only', format: 'md' as const, maxBytes: 4200, pinnedOnly: true, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
+  { name: 'pinned-only', format: 'json' as const, maxBytes: 4200, pinnedOnly: true, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
 ];
 
 describe('golden packs', () => {
@@ -60,6 +63,7 @@ describe('golden packs', () => {
         maxBytes: c.maxBytes,
         now: '2025-03-01T09:30:00Z',
         format: c.format,
+        ...('pinnedOnly' in c ? { pinnedOnly: c.pinnedOnly } : {}),
         read: (path) => (path === 'AGENTS.md' ? EDITED : null),
       });
       const files = { [`${c.name}.${c.format}`]: p.text, [`${c.name}.${c.format}.receipt.json`]: receiptText(p.receipt) };

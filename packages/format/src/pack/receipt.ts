@@ -24,7 +24,11 @@ export interface PackReceipt {
     bytes_per_token: number;
     note: string;
   };
-  selection: { mode: 'all' | 'pinned'; focus: string | null; packages: string[] | null };
+  /**
+   * `mode` all|pinned; `not_selected`: deliverable items of the selected packages that a
+   * pinned-only pack does not select (unpinned; 0 in mode all) — not omissions, not listed.
+   */
+  selection: { mode: 'all' | 'pinned'; focus: string | null; packages: string[] | null; not_selected: number };
   policy: { stale: string; disputed: string; freshness: FreshnessScope; min_activation: number; pins: string[] };
   inputs: Array<{ package: string; version: string; content_hash: string }>;
   counts: {

@@ -3,15 +3,17 @@
  * one node object per line inside `"nodes":[…]`, LF-terminated:
  *
  * `{"format":"ctxpkg-pack-v1","title":…,"generated":…,"inputs":[…],"focus":…,
- *   "omitted":{"total":n,"by_reason":{…},"pinned":k},"notes":[…],"trust":…,
+ *   "selection":{"mode":"all"|"pinned","items":n,"pinned":p,"not_selected":n-p|0,"text":…|null},
+ *   "omitted":{"total":n,"by_reason":{…},"pinned":k,"among":"all"|"pinned"},"notes":[…],"trust":…,
  *   "untrusted_banner":…,"nodes":[\n<node>,\n<node>\n],"untrusted_footer":…}`
  *
  * Node: `{"section","id","package","version","node","type","source":{"path","lines":[a,b],
  * "hash"},"scope","under","flags","disputed_with","content"}` (`source` members present when
  * known). Content gets the same escaping as in Markdown (no hidden characters).
  */
-import { escapeContent } from './escape.js';
-import type { FrameInfo, RenderItem, Renderer } from './render.js';
+import { utf8Length } from './budget.js';
+import { contentLowerBound, escapeContent } from './escape.js';
+import { selectionLine, type FrameInfo, type RenderItem, type Renderer } from './render.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 
 function block(item: RenderItem): string {
@@ -35,6 +37,22 @@ function block(item: RenderItem): string {
   });
 }
 
+/** Bytes of the block of an item with empty strings, lists and source, per section name. */
+const BASE = new Map<string, number>();
+/** Lower bound of `block(item)` in bytes: JSON escaping only lengthens strings. */
+function blockLowerBound(item: RenderItem): number {
+  let base = BASE.get(item.section);
+  if (base === undefined) {
+    base = utf8Length(block({ id: '', package: '', version: '', local_id: '', type: '', content: '', scope: [], breadcrumb: [], flags: [], disputed_with: [], section: item.section }));
+    BASE.set(item.section, base);
+  }
+  let n = base + item.id.length + item.package.length + item.version.length + item.local_id.length + item.type.length;
+  if (item.file_path !== undefined) n += 9 + item.file_path.length; // "path":"…"
+  for (const g of item.scope) n += g.length + 3; // "…",
+  for (const t of item.breadcrumb) n += t.length + 3;
+  return n - (item.scope.length > 0 ? 1 : 0) - (item.breadcrumb.length > 0 ? 1 : 0) + contentLowerBound(item.content);
+}
+
 function frame(info: FrameInfo): { prefix: string; suffix: string } {
   const total = Object.values(info.omitted).reduce((s, n) => s + n, 0);
   const head = {
@@ -43,7 +61,15 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
     generated: info.now ?? null,
     inputs: info.inputs.map((i) => ({ package: i.package, version: i.version })),
     focus: info.focus ?? null,
-    omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, details: 'receipt' },
+    // In pinned-only mode the unpinned items are not selected (not omitted): `not_selected`.
+    selection: {
+      mode: info.selection.mode,
+      items: info.selection.items,
+      pinned: info.selection.pinned,
+      not_selected: info.selection.mode === 'pinned' ? info.selection.items - info.selection.pinned : 0,
+      text: selectionLine(info),
+    },
+    omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, among: info.selection.mode, details: 'receipt' },
     notes: info.notes,
     trust: TRUST_LINE,
     untrusted_banner: UNTRUSTED_BANNER,
@@ -61,6 +87,7 @@ export const renderJson: Renderer = {
   frame,
   sectionHeader: () => '',
   block,
+  blockLowerBound,
   separator: ',\n',
   // Fixed keys alone take more than 100 bytes.
   minBlockBytes: 100,

@@ -8,7 +8,8 @@
  * generated: <now>                   (unless compiled with stamp: false)
  * inputs: <pkg@version>, …
  * focus: <focus>                      (only with --focus)
- * omitted: none | <n> (<reason n>, …)
+ * selection: pinned items only — …    (only in pinned-only mode: the AGENTS.md block)
+ * omitted: none | <n> (<reason n>, …) (pinned-only mode: `none of the P pinned items` | `<n> of …`)
  * <notes…>
  * Trust: …
  *
@@ -28,8 +29,9 @@
  * --- END UNTRUSTED CONTEXT ---
  * ```
  */
-import { escapeContent, escapeInline, fenceFor } from './escape.js';
-import { omissionSummary, type FrameInfo, type RenderItem, type Renderer } from './render.js';
+import { contentLowerBound, escapeContent, escapeInline, fenceFor } from './escape.js';
+import { utf8Length } from './budget.js';
+import { omissionSummary, selectionLine, type FrameInfo, type RenderItem, type Renderer } from './render.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER, type SectionName } from './types.js';
 
 const TITLES: Record<SectionName, string> = {
@@ -76,6 +78,21 @@ function block(item: RenderItem): string {
   return lines.join('\n');
 }
 
+const EMPTY_ITEM: RenderItem = { id: '', package: '', version: '', local_id: '', type: '', content: '', scope: [], breadcrumb: [], flags: [], disputed_with: [], section: 'facts' };
+/** Bytes of a block whose fields are all empty (the fixed text of every block). */
+const BLOCK_BASE = utf8Length(block(EMPTY_ITEM));
+/** `escapeInline` caps a field at `max` characters; each character is ≥ 1 UTF-8 byte. */
+const capped = (s: string, max = 200): number => Math.min(s.length, max);
+
+/** Lower bound of `block(item)` in bytes (see `Renderer.blockLowerBound`). */
+function blockLowerBound(item: RenderItem): number {
+  let n = BLOCK_BASE + capped(item.id, 300) + capped(item.type, 40) + capped(item.package) + capped(item.version) + capped(item.local_id);
+  if (item.file_path !== undefined) n += 4 + capped(item.file_path); // " · " + path
+  if (item.scope.length > 0) n += 8 + item.scope.reduce((s, g) => s + capped(g), 0) + 2 * (item.scope.length - 1);
+  if (item.breadcrumb.length > 0) n += 8 + item.breadcrumb.reduce((s, t) => s + capped(t, 80), 0) + 5 * (item.breadcrumb.length - 1);
+  return n + contentLowerBound(item.content);
+}
+
 function frame(info: FrameInfo): { prefix: string; suffix: string } {
   const lines = [
     `# ${escapeInline(info.title)}`,
@@ -84,6 +101,8 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
     `inputs: ${info.inputs.length === 0 ? 'none' : info.inputs.map((i) => `${escapeInline(i.package)}@${escapeInline(i.version)}`).join(', ')}`,
   ];
   if (info.focus !== undefined) lines.push(`focus: ${escapeInline(info.focus)}`);
+  const selection = selectionLine(info);
+  if (selection !== null) lines.push(`selection: ${selection}`);
   lines.push(`omitted: ${omissionSummary(info)}`);
   for (const n of info.notes) lines.push(escapeInline(n, 2000));
   lines.push(TRUST_LINE, '', UNTRUSTED_BANNER, '');
@@ -96,6 +115,7 @@ export const renderMarkdown: Renderer = {
   frame,
   sectionHeader: (s) => `\n## ${TITLES[s]}\n`,
   block,
+  blockLowerBound,
   separator: '',
   // "\n### " + id + " (" + type + ")\nfrom: " + p + "@" + v + " · node " + l + "\n~~~~\n\n~~~~\n" ≥ 40 bytes.
   minBlockBytes: 32,

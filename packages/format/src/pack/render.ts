@@ -39,6 +39,14 @@ export interface FrameInfo {
   /** Omissions per reason (all reasons, zeros included). */
   omitted: Readonly<Record<OmissionReason, number>>;
   pinnedOmitted: number;
+  /**
+   * What the pack selects from (spec/pack.md §8 "Layout"): `all` deliverable items in scope, or
+   * — the always-loaded AGENTS.md/CLAUDE.md block — `pinned` items only. `items` counts the
+   * deliverable (non-structural) nodes in scope, `pinned` those among them that are pinned.
+   * In `pinned` mode the omission summary counts omissions among the pinned items only; the
+   * `items − pinned` unpinned items are *not selected*, which the selection line says.
+   */
+  selection: { mode: 'all' | 'pinned'; items: number; pinned: number };
   /** Extra header lines (e.g. the package index of an agent file), trusted text from ctxpkg. */
   notes: readonly string[];
 }
@@ -48,16 +56,45 @@ export interface Renderer {
   frame(info: FrameInfo): { prefix: string; suffix: string };
   sectionHeader(section: SectionName): string;
   block(item: RenderItem): string;
+  /**
+   * A lower bound of `utf8Length(block(item))` from field lengths alone (no escaping, no
+   * rendering); valid for any flags (flags only add text), so the selection can skip candidates
+   * that cannot fit before screening and rendering them (select.ts).
+   */
+  blockLowerBound(item: RenderItem): number;
   separator: string;
   /** A lower bound of the UTF-8 size of any block (lets the selection stop early). */
   minBlockBytes: number;
 }
 
-/** The omission summary sentence shared by renderers: `none` or `N (reason n, …; k pinned)`. */
+/**
+ * The omission summary sentence shared by renderers. Mode `all`: `none` or
+ * `N (reason n, …; k pinned); each listed with its hash in the receipt`. Mode `pinned` (the
+ * omissions are among the pinned items only): `none of the P pinned items` or
+ * `N of the P pinned items (reason n, …); each listed …`.
+ */
 export function omissionSummary(info: FrameInfo): string {
   const parts = Object.entries(info.omitted).filter(([, n]) => n > 0);
   const total = parts.reduce((s, [, n]) => s + n, 0);
+  const reasons = parts.map(([r, n]) => `${r} ${n}`).join(', ');
+  if (info.selection.mode === 'pinned') {
+    const of = `of the ${info.selection.pinned} pinned ${info.selection.pinned === 1 ? 'item' : 'items'}`;
+    return total === 0 ? `none ${of}` : `${total} ${of} (${reasons}); each listed with its hash in the receipt`;
+  }
   if (total === 0) return 'none';
   const pinned = info.pinnedOmitted > 0 ? `; ${info.pinnedOmitted} pinned` : '';
-  return `${total} (${parts.map(([r, n]) => `${r} ${n}`).join(', ')}${pinned}); each listed with its hash in the receipt`;
+  return `${total} (${reasons}${pinned}); each listed with its hash in the receipt`;
+}
+
+/**
+ * The selection line of a pinned-only pack (null in mode `all`, where every item is a
+ * candidate): `pinned items only — P of N items pinned (pin with "context.pins" in ctxpkg.json);
+ * the other N−P are not in this block`.
+ */
+export function selectionLine(info: FrameInfo): string | null {
+  const s = info.selection;
+  if (s.mode !== 'pinned') return null;
+  const rest = s.items - s.pinned;
+  const restText = rest === 0 ? 'every installed item is pinned' : `the other ${rest} ${rest === 1 ? 'is' : 'are'} not in this block`;
+  return `pinned items only — ${s.pinned} of ${s.items} ${s.items === 1 ? 'item' : 'items'} pinned (pin with "context.pins" in ctxpkg.json); ${restText}`;
 }

@@ -16,18 +16,18 @@
  *    and the next one is tried.
  * 3. Pool pass: bytes left over anywhere are shared: all untaken candidates, in the total order,
  *    are taken while the exact size stays within the budget; repeated until nothing changes.
- * A pass stops early once the bytes left (plus what the frame could still shrink) are fewer than
- * `minBlockBytes` (no further candidate could fit), or after `MISS_LIMIT` consecutive candidates
- * that did not fit (so a large graph is not rendered node by node to fill the last few bytes).
+ * Greedy skip, never greedy stop: a candidate that does not fit never ends a pass — every later
+ * (smaller) candidate is still considered. A pass ends only when it reaches the end of the order
+ * or the bytes left (plus what the frame could still shrink) are fewer than `minBlockBytes`.
+ * To keep large graphs cheap, a candidate whose *lower bound* (`lowerBoundAt`: computed from
+ * field lengths, no rendering, no freshness check) already exceeds the bytes left is skipped
+ * without being rendered; only candidates that may fit are rendered and measured exactly.
  *
  * Candidates are handles; each section's non-pinned candidates come as a sequence in the total
  * order that may be produced lazily (`LazyOrder`), and the pool pass walks the total order by
  * merging the section sequences — so only the candidates a pass actually reaches are ordered,
- * rendered and measured.
+ * and only those whose lower bound fits are rendered and measured.
  */
-
-/** Consecutive candidates that did not fit after which a pass stops looking. */
-export const MISS_LIMIT = 256;
 import { CtxpkgError } from '../errors.js';
 import { splitBudget } from './budget.js';
 import { SECTIONS, type SectionName } from './types.js';
@@ -50,6 +50,12 @@ export interface SelectCandidates {
   sectionOf(h: number): SectionName;
   /** UTF-8 bytes of the rendered block (called lazily, at most once per candidate). */
   sizeAt(h: number): number;
+  /**
+   * A cheap lower bound of `sizeAt(h)` (no rendering; at most once per candidate). A candidate
+   * whose bound does not fit is skipped unrendered. Default: `sizeAt`.
+   */
+  lowerBoundAt?(h: number): number;
+
 }
 
 export interface SelectOptions {
@@ -74,6 +80,16 @@ export interface SelectOptions {
 export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): { selected: Uint8Array; total: number } {
   const selected = new Uint8Array(cands.count);
   const sizes = new Int32Array(cands.count).fill(-1);
+  const bounds = new Int32Array(cands.count).fill(-1);
+  const boundOf = (h: number): number => {
+    if (!cands.lowerBoundAt) return sizeOf(h);
+    let v = bounds[h] as number;
+    if (v < 0) {
+      v = cands.lowerBoundAt(h);
+      bounds[h] = v;
+    }
+    return v;
+  };
   const sizeOf = (h: number): number => {
     let v = sizes[h] as number;
     if (v < 0) {
@@ -107,15 +123,23 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   };
   const required = frame(nb) + body;
   if (required > o.maxBytes) {
-    throw new CtxpkgError('E_BUDGET', `the pack's mandatory structure and pinned nodes need ${required} bytes, more than the budget of ${o.maxBytes}`, {
-      hint: `raise the budget to at least ${required} bytes, or unpin nodes ("context.pins" in ctxpkg.json)`,
-      details: { required_bytes: required, max_bytes: o.maxBytes },
+    const k = cands.pinned.length;
+    const what = k > 0 ? `the pack's frame (header, trust line, banner, footer) and its ${k} pinned ${k === 1 ? 'node' : 'nodes'}` : `the pack's frame alone (header, trust line, banner, footer)`;
+    throw new CtxpkgError('E_BUDGET', `${what} need ${required} bytes, more than the budget of ${o.maxBytes}; the smallest budget that works is ${required} bytes`, {
+      hint: k > 0 ? `raise the budget to at least ${required} bytes, or unpin nodes ("context.pins" in ctxpkg.json)` : `raise the budget to at least ${required} bytes`,
+      details: { required_bytes: required, max_bytes: o.maxBytes, pinned: k },
     });
   }
   let total = required;
-  const cost = (h: number): number => {
+  const extra = (h: number): number => {
     const section = cands.sectionOf(h);
-    return sizeOf(h) + (blocks > 0 ? o.separatorSize : 0) + (open.has(section) ? 0 : o.headerSize(section));
+    return (blocks > 0 ? o.separatorSize : 0) + (open.has(section) ? 0 : o.headerSize(section));
+  };
+  /** The exact cost of `h` when at most `room` bytes are available, or -1 (no rendering) when its lower bound already exceeds them. */
+  const costWithin = (h: number, room: number): number => {
+    const e = extra(h);
+    if (boundOf(h) + e > room) return -1;
+    return sizeOf(h) + e;
   };
   const take = (h: number, bytes: number): void => {
     selected[h] = 1;
@@ -134,16 +158,12 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     for (const s of present) {
       const seq = cands.sections.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
-      let misses = 0;
       for (let k = 0, h = seq.at(0); h >= 0; h = seq.at(++k)) {
-        if (left < o.minBlockBytes || misses >= MISS_LIMIT || exhausted()) break;
-        const bytes = cost(h);
-        if (bytes <= left && total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
+        if (left < o.minBlockBytes || exhausted()) break;
+        const bytes = costWithin(h, left);
+        if (bytes >= 0 && bytes <= left && total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
           left -= bytes;
           take(h, bytes);
-          misses = 0;
-        } else {
-          misses++;
         }
       }
     }
@@ -153,7 +173,6 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   const seqs = present.map((s) => cands.sections.get(s) as OrderedSequence);
   for (let changed = true; changed; ) {
     changed = false;
-    let misses = 0;
     const cursor = seqs.map(() => 0);
     for (;;) {
       let best = -1;
@@ -168,14 +187,12 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       if (best < 0) break;
       cursor[from]++;
       if (selected[best]) continue;
-      if (misses >= MISS_LIMIT || exhausted()) break;
-      const bytes = cost(best);
-      if (total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
+      if (exhausted()) break;
+      const room = o.maxBytes - total + frame(nb) - frame(nb - 1);
+      const bytes = costWithin(best, room);
+      if (bytes >= 0 && bytes <= room) {
         take(best, bytes);
         changed = true;
-        misses = 0;
-      } else {
-        misses++;
       }
     }
   }

@@ -1,0 +1,134 @@
+/**
+ * Budget selection on small budgets (spec/pack.md §4): greedy skip, never greedy stop; the
+ * renderers' block lower bounds; the E_BUDGET message naming the smallest budget that works;
+ * the frame of a pinned-only pack (§8: selection line, omissions among the pinned only).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compilePack } from './compile.js';
+import { renderJson } from './render-json.js';
+import { renderMarkdown } from './render-md.js';
+import type { RenderItem } from './render.js';
+import { byteLen, graph, node, NOW } from './__tests__/graph.js';
+
+describe('selection: greedy skip, not greedy stop', () => {
+  it('300 better-ranked blocks too large for the budget do not stop a smaller later one', () => {
+    // 300 gotchas (rank 0, first in the order) of 3000 bytes each, then one small gotcha (same section, last in the order).
+    const nodes = Array.from({ length: 300 }, (_, i) => node('@a/big', `g${String(i).padStart(3, '0')}`, { type: 'gotcha', content: 'x'.repeat(3000) }));
+    nodes.push(node('@z/small', 'fact', { type: 'gotcha', content: 'Small but useful.' }));
+    const p = compilePack({ graph: graph(nodes), maxBytes: 1500, now: NOW, stamp: false });
+    expect(p.receipt.delivered.map((d) => d.id)).toEqual(['@z/small#fact']);
+    expect(p.bytes).toBeLessThanOrEqual(1500);
+    expect(p.receipt.counts.by_reason.byte_budget).toBe(300);
+  });
+
+  it('on any small budget, no omitted candidate could still have been added', () => {
+    const nodes = Array.from({ length: 40 }, (_, i) =>
+      node(`@p/${i % 3}`, `n${i}`, { type: ['gotcha', 'convention', 'procedure', 'fact'][i % 4] as string, content: 'word '.repeat(5 + ((i * 37) % 90)) }),
+    );
+    const g = graph(nodes);
+    const full = compilePack({ graph: g, maxBytes: 1 << 20, now: NOW });
+    // Each block's exact size (no scopes or breadcrumbs in this graph).
+    const alone = new Map<string, number>();
+    for (const n of nodes) {
+      const it: RenderItem = { ...n, scope: [], breadcrumb: [], flags: [], disputed_with: [], section: 'facts' };
+      alone.set(n.id, byteLen(renderMarkdown.block(it)));
+    }
+    expect(full.receipt.omissions).toEqual([]);
+    for (const max of [900, 1200, 1500, 2000, 3000, 4500]) {
+      const p = compilePack({ graph: g, maxBytes: max, now: NOW });
+      const left = max - p.bytes;
+      const smallest = Math.min(...p.receipt.omissions.map((o) => alone.get(o.id) as number));
+      // The smallest omitted block does not fit what is left, even if the omission summary
+      // shrank by two bytes when it was taken.
+      expect(smallest + 0, `budget ${max}`).toBeGreaterThan(left + 2);
+    }
+  });
+});
+
+describe('renderers: block lower bounds', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\r', '\n', '\r\n', '~', '`', '\u200b', '\u0007', ' ', 'UNTRUSTED CONTEXT') as fc.Arbitrary<string>, maxLength: 60 });
+  const item = fc.record({
+    id: text,
+    package: text,
+    version: text,
+    local_id: text,
+    type: text,
+    content: text,
+    file_path: fc.option(text, { nil: undefined }),
+    line_start: fc.option(fc.integer({ min: 1, max: 9999 }), { nil: undefined }),
+    scope: fc.array(text, { maxLength: 3 }),
+    breadcrumb: fc.array(text, { maxLength: 3 }),
+    flags: fc.subarray(['stale', 'absent', 'disputed']),
+    disputed_with: fc.array(text, { maxLength: 2 }),
+    section: fc.constantFrom('pinned', 'gotchas', 'conventions', 'procedures', 'facts'),
+  });
+  for (const r of [renderMarkdown, renderJson]) {
+    it(`${r.format}: the bound never exceeds the rendered block, with or without flags`, () => {
+      fc.assert(
+        fc.property(item, (raw) => {
+          const it = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as unknown as RenderItem;
+          expect(r.blockLowerBound({ ...it, flags: [], disputed_with: [] })).toBeLessThanOrEqual(byteLen(r.block(it)));
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
+
+  it('md: the bound is tight for plain ASCII blocks', () => {
+    const it: RenderItem = { id: '@a/b#x', package: '@a/b', version: '1.0.0', local_id: 'x', type: 'fact', content: 'Plain text.', file_path: 'AGENTS.md', line_start: 3, scope: [], breadcrumb: ['Top'], flags: [], disputed_with: [], section: 'facts' };
+    const exact = byteLen(renderMarkdown.block(it));
+    expect(renderMarkdown.blockLowerBound(it)).toBeGreaterThanOrEqual(exact - 2); // ":3" is not counted
+  });
+});
+
+describe('E_BUDGET names the smallest budget that works', () => {
+  const g = graph([node('@a/p', 'one', { type: 'gotcha' }), node('@a/p', 'two')]);
+  it('frame alone: the message and details give a budget that then works', () => {
+    let err: unknown;
+    try {
+      compilePack({ graph: g, maxBytes: 100, now: NOW });
+    } catch (e) {
+      err = e;
+    }
+    const e = err as { code: string; message: string; details: { required_bytes: number } };
+    expect(e.code).toBe('E_BUDGET');
+    const need = e.details.required_bytes;
+    expect(e.message).toContain(`the smallest budget that works is ${need} bytes`);
+    expect(e.message).toContain('frame alone');
+    expect(compilePack({ graph: g, maxBytes: need, now: NOW }).bytes).toBeLessThanOrEqual(need);
+    expect(() => compilePack({ graph: g, maxBytes: need - 1, now: NOW })).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
+  });
+
+  it('with pins: counts the pinned nodes', () => {
+    expect(() => compilePack({ graph: g, maxBytes: 300, now: NOW, policy: { pins: ['@a/p'] } })).toThrow(/its 2 pinned nodes need \d+ bytes/);
+  });
+});
+
+describe('pinned-only packs (the AGENTS.md block) say what they selected', () => {
+  const g = graph([node('@a/p', 'g', { type: 'gotcha' }), node('@a/p', 'c', { type: 'convention' }), node('@b/q', 'f'), node('@a/p', 's', { type: 'section', content: 'S' })]);
+
+  it('nothing pinned: "0 of 3 items pinned", and omitted does not claim nothing was left out of the installed set', () => {
+    const p = compilePack({ graph: g, maxBytes: 4096, now: NOW, pinnedOnly: true, stamp: false });
+    expect(p.text).toContain('\nselection: pinned items only — 0 of 3 items pinned (pin with "context.pins" in ctxpkg.json); the other 3 are not in this block\n');
+    expect(p.text).toContain('\nomitted: none of the 0 pinned items\n');
+    expect(p.text).not.toMatch(/^omitted: none$/m);
+    expect(p.receipt.selection).toMatchObject({ mode: 'pinned', not_selected: 3 });
+  });
+
+  it('some pinned: counts them; JSON carries the same selection', () => {
+    const policy = { pins: ['@a/p#g'] };
+    const md = compilePack({ graph: g, maxBytes: 4096, now: NOW, pinnedOnly: true, policy });
+    expect(md.text).toContain('selection: pinned items only — 1 of 3 items pinned');
+    expect(md.text).toContain('the other 2 are not in this block');
+    const json = JSON.parse(compilePack({ graph: g, maxBytes: 4096, now: NOW, pinnedOnly: true, policy, format: 'json' }).text);
+    expect(json.selection).toMatchObject({ mode: 'pinned', items: 3, pinned: 1, not_selected: 2 });
+    expect(json.omitted).toMatchObject({ total: 0, among: 'pinned' });
+  });
+
+  it('mode all prints no selection line', () => {
+    const p = compilePack({ graph: g, maxBytes: 4096, now: NOW });
+    expect(p.text).not.toContain('selection:');
+    expect(p.text).toContain('\nomitted: none\n');
+  });
+});
