@@ -15,7 +15,7 @@
  *
  * Packs in agent files are compiled with `stamp: false`, so files change only when content does.
  */
-import { compilePack, computeScopes, CtxpkgError, STRUCTURAL_TYPES, type ContextConfig, type MergedGraph, type SyncTarget, type WorkspaceReader } from '@ctxpkg/format';
+import { compilePack, computeScopes, CtxpkgError, isCtxpkgError, STRUCTURAL_TYPES, type ContextConfig, type MergedGraph, type PackInput, type SyncTarget, type WorkspaceReader } from '@ctxpkg/format';
 import { blockOverhead } from './blocks.js';
 
 /** One file sync wants: a managed block inside a user file, or a whole generated file. */
@@ -44,25 +44,46 @@ function itemCounts(graph: MergedGraph): Map<string, number> {
   return new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Budget for a body given the whole-file cap and fixed overhead; `E_BUDGET` when none is left. */
-function bodyBudget(cap: number, overhead: number, what: string): number {
-  const left = cap - overhead;
-  if (left <= 0) {
-    throw new CtxpkgError('E_BUDGET', `${what}: the cap of ${cap} bytes leaves no room for content`, {
-      hint: 'raise "context.sync.max_bytes" / "context.sync.file_max_bytes" in ctxpkg.json',
-    });
+/**
+ * Compile the pack of one agent-file output within `cap` bytes for the whole output, `overhead`
+ * of which are taken by markers (and frontmatter). Throws `E_BUDGET` naming the setting to change
+ * — `context.sync.<setting>` in ctxpkg.json, its current value and the size needed (the pinned
+ * nodes' `required_bytes` from the compiler plus `overhead`) — when even the frame and pinned
+ * nodes do not fit (spec/pack.md §11).
+ */
+function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', cap: number, overhead: number, input: Omit<PackInput, 'maxBytes'>): string {
+  try {
+    return compilePack({ ...input, maxBytes: Math.max(1, cap - overhead) }).text;
+  } catch (err) {
+    if (!isCtxpkgError(err) || err.code !== 'E_BUDGET') throw err;
+    const inner = Number(err.details?.required_bytes);
+    const pinned = Number(err.details?.pinned ?? 0);
+    const need = Number.isSafeInteger(inner) ? inner + overhead : undefined;
+    const contents = pinned > 0 ? `its ${pinned} pinned ${pinned === 1 ? 'node' : 'nodes'} and header` : 'its header alone';
+    throw new CtxpkgError(
+      'E_BUDGET',
+      `${what}: ${contents} need ${need ?? 'more than'} bytes, more than "context.sync.${setting}" in ctxpkg.json allows (currently ${cap})`,
+      {
+        hint: `set "context.sync.${setting}" in ctxpkg.json to at least ${need ?? cap + 1}${pinned > 0 ? ', or unpin nodes ("context.pins")' : ''}`,
+        details: { setting: `context.sync.${setting}`, current: cap, required_bytes: need ?? null, pinned },
+      },
+    );
   }
-  return left;
 }
 
-/** The brief for AGENTS.md / CLAUDE.md (block body). Throws `E_BUDGET` when pinned nodes do not fit. */
+/**
+ * The brief for AGENTS.md / CLAUDE.md (block body): a pinned-only pack whose header says how many
+ * of the installed items are pinned and that the rest are not in the block (spec/pack.md §8),
+ * then the package index and the pointer to `ctxpkg render` / MCP. Throws `E_BUDGET` naming
+ * `context.sync.max_bytes` when the pinned nodes do not fit, `E_NOT_FOUND` for a pin that names
+ * nothing installed (`resolvePins`).
+ */
 export function briefBody(graph: MergedGraph, config: ContextConfig, now: string, read: WorkspaceReader | undefined): string {
   const counts = itemCounts(graph);
   const index = counts.size === 0 ? 'items: none installed' : `items: ${[...counts].map(([p, n]) => `${p} ${n}`).join(', ')}`;
-  const pack = compilePack({
+  return compileWithin('AGENTS.md block', 'max_bytes', config.sync.max_bytes, blockOverhead(), {
     graph,
     policy: config.pack,
-    maxBytes: bodyBudget(config.sync.max_bytes, blockOverhead(), 'AGENTS.md block'),
     now,
     pinnedOnly: true,
     title: 'Installed context (ctxpkg)',
@@ -70,7 +91,6 @@ export function briefBody(graph: MergedGraph, config: ContextConfig, now: string
     stamp: false,
     ...(read ? { read } : {}),
   });
-  return pack.text;
 }
 
 function yamlString(s: string): string {
@@ -98,18 +118,16 @@ export function packageFiles(target: 'cursor' | 'copilot', graph: MergedGraph, c
         ? ['---', `description: ${yamlString(`Installed context from ${label} (managed by ctxpkg sync)`)}`, `globs: ${everywhere ? '' : yamlString(globList)}`.trimEnd(), `alwaysApply: ${everywhere}`, '---', ''].join('\n')
         : ['---', `applyTo: ${yamlString(everywhere ? '**' : globList)}`, '---', ''].join('\n');
     const path = target === 'cursor' ? `.cursor/rules/ctxpkg-${packageSlug(pkg)}.mdc` : `.github/instructions/ctxpkg-${packageSlug(pkg)}.instructions.md`;
-    const cap = config.sync.file_max_bytes;
-    const pack = compilePack({
+    const body = compileWithin(path, 'file_max_bytes', config.sync.file_max_bytes, Buffer.byteLength(head, 'utf8') + blockOverhead() + 1, {
       graph,
       policy: config.pack,
-      maxBytes: bodyBudget(cap, Buffer.byteLength(head, 'utf8') + blockOverhead() + 1, path),
       now,
       packages: [pkg],
       title: `Context from ${label} (ctxpkg)`,
       stamp: false,
       ...(read ? { read } : {}),
     });
-    out.push({ path, target, kind: 'file', head, body: pack.text });
+    out.push({ path, target, kind: 'file', head, body });
   }
   return out;
 }

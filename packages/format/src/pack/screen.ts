@@ -28,33 +28,75 @@ export interface Screened {
 /**
  * Resolve pins (qualified node ids or package names) to the set of pinned node ids among
  * `deliverable`. Throws `E_NOT_FOUND` listing every pin that names nothing installed: a pack
- * must never be silently missing a pinned node.
+ * must never be silently missing a pinned node (spec/pack.md §2). Importer ids are
+ * `<file>:<heading path>~<text hash>` (spec/format.md "Ids"), so editing a pinned node's text and
+ * re-publishing changes its id; for such a pin the message names the package (and its installed
+ * version) and the installed nodes with the same `<file>:<heading path>` prefix — the likely
+ * successors — and how to re-pin (`details.pins[i].successors`).
  */
 export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'nodes'>, deliverable: readonly MergedNode[]): Set<string> {
   const out = new Set<string>();
   if (pins.length === 0) return out;
   const allIds = new Set(graph.nodes.map((n) => n.id));
-  const byPackage = new Map<string, string[]>();
+  const byPackage = new Map<string, MergedNode[]>();
   for (const n of deliverable) {
     const l = byPackage.get(n.package);
-    if (l) l.push(n.id);
-    else byPackage.set(n.package, [n.id]);
+    if (l) l.push(n);
+    else byPackage.set(n.package, [n]);
   }
   const deliverableIds = new Set(deliverable.map((n) => n.id));
-  const missing: string[] = [];
+  const missing: MissingPin[] = [];
   for (const pin of pins) {
     if (deliverableIds.has(pin)) out.add(pin);
-    else if (byPackage.has(pin)) for (const id of byPackage.get(pin) as string[]) out.add(id);
-    else if (!allIds.has(pin)) missing.push(pin);
+    else if (byPackage.has(pin)) for (const n of byPackage.get(pin) as MergedNode[]) out.add(n.id);
+    else if (!allIds.has(pin)) missing.push(explainMissingPin(pin, graph.nodes, byPackage));
     // a pin on a structural node (section/scope) of an installed package pins nothing: ignored
   }
   if (missing.length > 0) {
-    throw new CtxpkgError('E_NOT_FOUND', `pinned ${missing.length === 1 ? 'node' : 'nodes'} not installed: ${missing.join(', ')}`, {
-      hint: 'install the package that provides it, or remove the pin from "context.pins" in ctxpkg.json',
-      details: { pins: missing },
+    const changed = missing.some((m) => m.installed);
+    throw new CtxpkgError('E_NOT_FOUND', `${missing.length === 1 ? 'a pin in' : `${missing.length} pins in`} "context.pins" ${missing.length === 1 ? 'names' : 'name'} no installed node: ${missing.map((m) => m.text).join('; ')}`, {
+      hint: changed
+        ? 'node ids end in a hash of their text, so a pinned node whose text changed has a new id: replace the pin in "context.pins" in ctxpkg.json with the successor\'s id (listed above; `ctxpkg render --format json` shows every id), pin the whole package, or remove the pin'
+        : 'install the package that provides it, or remove the pin from "context.pins" in ctxpkg.json',
+      details: { pins: missing.map(({ pin, package: p, version, successors }) => ({ pin, package: p, version, successors })) },
     });
   }
   return out;
+}
+
+interface MissingPin {
+  pin: string;
+  package: string | null;
+  version: string | null;
+  /** The package is installed (so the node id changed or was removed). */
+  installed: boolean;
+  successors: string[];
+  text: string;
+}
+
+/** Successors shown per missing pin (the rest are counted). */
+const MAX_SUCCESSORS = 5;
+
+/** Why `pin` names nothing, with likely successors (same package, same `<file>:<heading path>`). */
+function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage: ReadonlyMap<string, MergedNode[]>): MissingPin {
+  const hash = pin.indexOf('#');
+  if (hash <= 0) return { pin, package: null, version: null, installed: false, successors: [], text: `${pin} (no package of that name is installed)` };
+  const pkg = pin.slice(0, hash);
+  const local = pin.slice(hash + 1);
+  const installedNodes = byPackage.get(pkg) ?? nodes.filter((n) => n.package === pkg);
+  if (installedNodes.length === 0) return { pin, package: pkg, version: null, installed: false, successors: [], text: `${pin} (package ${pkg} is not installed)` };
+  const version = installedNodes[0]?.version ?? null;
+  const tilde = local.lastIndexOf('~');
+  const prefix = tilde >= 0 ? local.slice(0, tilde + 1) : undefined;
+  const successors = prefix === undefined ? [] : installedNodes.filter((n) => n.local_id.startsWith(prefix)).map((n) => n.id).sort();
+  const shown = successors.slice(0, MAX_SUCCESSORS).join(', ');
+  const more = successors.length > MAX_SUCCESSORS ? ` (+${successors.length - MAX_SUCCESSORS} more)` : '';
+  const where = `${pkg}${version ? `@${version}` : ''} has no node ${local}`;
+  const text =
+    successors.length > 0
+      ? `${pin} (${where}; its text probably changed — likely ${successors.length === 1 ? 'successor' : 'successors'} under the same heading ${local.slice(0, tilde)}: ${shown}${more})`
+      : `${pin} (${where}${prefix !== undefined ? ` and no node under the heading ${local.slice(0, tilde)}` : ''})`;
+  return { pin, package: pkg, version, installed: true, successors, text };
 }
 
 /** Conflict partners per qualified id, from `graph.conflicts` (both directions, sorted). */
