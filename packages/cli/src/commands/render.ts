@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { BYTES_PER_TOKEN, CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
@@ -44,15 +44,20 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       : opts.maxBytes !== undefined
         ? checkByteBudget(parseCount('--max-bytes', opts.maxBytes))
         : project.config.pack.max_bytes;
-  const pack = compilePack({
-    graph: project.graph,
-    policy: project.config.pack,
-    maxBytes,
-    now: opts.now ?? deps.clock().toISOString(),
-    format,
-    ...(opts.focus !== undefined ? { focus: opts.focus } : {}),
-    read: project.read,
-  });
+  let pack: ReturnType<typeof compilePack>;
+  try {
+    pack = compilePack({
+      graph: project.graph,
+      policy: project.config.pack,
+      maxBytes,
+      now: opts.now ?? deps.clock().toISOString(),
+      format,
+      ...(opts.focus !== undefined ? { focus: opts.focus } : {}),
+      read: project.read,
+    });
+  } catch (err) {
+    throw budgetInFlagUnits(err, opts);
+  }
   const receipt = receiptText(pack.receipt);
   const counts = pack.receipt.counts;
   const summary = {
@@ -86,6 +91,21 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
     text: pack.text.endsWith('\n') ? pack.text.slice(0, -1).split('\n') : pack.text.split('\n'),
     json: { ...summary, receipt: receiptPath, pack: pack.text },
   };
+}
+
+/**
+ * An `E_BUDGET` from the compiler names the smallest budget that works in bytes; under
+ * `--max-tokens` (4 bytes per token, spec/pack.md §4) say it in tokens too. Other errors pass.
+ */
+function budgetInFlagUnits(err: unknown, opts: RenderOptions): unknown {
+  if (!isCtxpkgError(err) || err.code !== 'E_BUDGET' || opts.maxTokens === undefined) return err;
+  const need = Number(err.details?.required_bytes);
+  if (!Number.isSafeInteger(need)) return err;
+  const tokens = Math.ceil(need / BYTES_PER_TOKEN);
+  return new CtxpkgError('E_BUDGET', `${err.message} (--max-tokens ${opts.maxTokens} = ${Number(opts.maxTokens) * BYTES_PER_TOKEN} bytes; the smallest that works is --max-tokens ${tokens})`, {
+    hint: `use --max-tokens ${tokens} or more (or --max-bytes ${need})`,
+    details: { ...err.details, required_tokens: tokens },
+  });
 }
 
 export function register(program: Command, ctx: CommandContext): void {
