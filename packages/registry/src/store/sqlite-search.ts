@@ -79,7 +79,8 @@ export function catalog(db: Database.Database, filter: VisibilityFilter, limit: 
  * Ranked search: FTS5 finds the visible packages matching every word (as prefixes); they are
  * ordered by BM25 with weights name 10, description 4, tags 4, content 1 computed over the
  * visible packages only (`rankCandidates`), ties by namespace and name; the first `limit` get a
- * snippet. Returns [] when the query has no word.
+ * readable snippet (`readableSnippet`: text around the first hit, without the index's field
+ * noise). Returns [] when the query has no word.
  */
 export function search(db: Database.Database, filter: VisibilityFilter, q: string, limit: number): SearchHit[] {
   const match = ftsQuery(q);
@@ -98,11 +99,109 @@ export function search(db: Database.Database, filter: VisibilityFilter, q: strin
     .slice(0, limit);
   if (top.length === 0) return [];
   const rows = prepared(db,
-      `SELECT p.*, snippet(package_search, -1, '[', ']', '…', 16) AS snippet
+      `SELECT p.*, package_search.body AS body
        FROM package_search JOIN packages p ON p.id = package_search.rowid
-       WHERE package_search MATCH ? AND p.id IN (SELECT value FROM json_each(?))`,
+       WHERE p.id IN (SELECT value FROM json_each(?))`,
     )
-    .all(match, JSON.stringify(top.map((t) => t.id))) as Row[];
+    .all(JSON.stringify(top.map((t) => t.id))) as Row[];
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
-  return top.map((t) => byId.get(t.id)).filter((r): r is Row => r !== undefined).map((r) => ({ ...toCatalogEntry(r), snippet: String(r.snippet) }));
+  const words = queryWords(q);
+  return top
+    .map((t) => byId.get(t.id))
+    .filter((r): r is Row => r !== undefined)
+    .map((r) => {
+      const entry = toCatalogEntry(r);
+      const sources = snippetSources(String(r.body), `@${String(r.namespace)}/${String(r.name)}`, String(r.description), JSON.parse(String(r.tags_json)) as string[]);
+      return { ...entry, snippet: readableSnippet(sources, words) };
+    });
+}
+
+/** Words of a snippet window (FTS5's `snippet()` used 16). */
+const SNIPPET_WORDS = 16;
+/** Words kept before the first hit inside the window. */
+const SNIPPET_LEAD = 4;
+/** Node types whose `type category path` prefix the publish gate writes before each node's content. */
+const NODE_TYPE = /^(?:fact|gotcha|warning|rule|convention|constraint|decision|procedure|pattern|insight|session|section|scope|code_[a-z_]+)$/;
+const CATEGORY = /^[a-z0-9][a-z0-9._-]*$/;
+const PATHLIKE = /[./]/;
+
+/**
+ * The readable texts of a search document, in the order a snippet prefers them: the description,
+ * then the node contents of the body (the publish gate writes each node as
+ * `<type> <category> <file path> <content>`, gate-text.ts; that prefix is field noise and is cut
+ * off, as are the body's copies of the name, description and tags lines), then the tags.
+ */
+export function snippetSources(body: string, fullName: string, description: string, tags: readonly string[]): string[] {
+  const out: string[] = [];
+  if (description.trim() !== '') out.push(description);
+  const skip = new Set([fullName, description, tags.join(' ')].filter((x) => x !== ''));
+  for (const line of body.split('\n')) {
+    if (line.trim() === '' || skip.has(line)) continue;
+    out.push(stripNodePrefix(line));
+  }
+  if (tags.length > 0) out.push(tags.join(', '));
+  return out.filter((t) => t.trim() !== '');
+}
+
+/** `gotcha agents-md AGENTS.md Never log…` → `Never log…` (type, optional category, path). */
+function stripNodePrefix(line: string): string {
+  const t = line.split(' ');
+  if (t.length < 2 || !NODE_TYPE.test(t[0] as string)) return line;
+  let k = 1;
+  if (t.length > k + 1 && CATEGORY.test(t[k] as string) && PATHLIKE.test(t[k + 1] as string)) k += 2;
+  else if (PATHLIKE.test(t[k] as string) && t.length > k + 1) k += 1;
+  else return line;
+  return t.slice(k).join(' ');
+}
+
+/** Lowercase, NFKC, diacritics removed: how FTS5's `unicode61 remove_diacritics 2` compares. */
+function fold(s: string): string {
+  return s.normalize('NFKC').toLowerCase().normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
+}
+
+/**
+ * A readable snippet for a search hit (spec/registry.md "Catalog and search"): up to 16 words of
+ * the first source text (see `snippetSources`) holding a word that starts with a query word —
+ * FTS5's prefix match — with every such word in `[…]`, `…` where text was cut, whitespace
+ * collapsed. When only the name matched, the start of the first source text, unmarked. Pure;
+ * depends only on the package's own document, so it never depends on other packages.
+ */
+export function readableSnippet(sources: readonly string[], queryWordList: readonly string[]): string {
+  const qs = queryWordList.map(fold).filter((w) => w !== '');
+  const hit = (word: string): boolean => {
+    const f = fold(word);
+    return qs.some((q) => f.startsWith(q));
+  };
+  for (const text of sources) {
+    const tokens = [...text.matchAll(/[\p{L}\p{N}]+/gu)];
+    const first = tokens.findIndex((m) => hit(m[0]));
+    if (first < 0) continue;
+    const from = Math.max(0, Math.min(first - SNIPPET_LEAD, tokens.length - SNIPPET_WORDS));
+    return windowText(text, tokens, from, hit);
+  }
+  const text = sources[0];
+  if (text === undefined) return '';
+  return windowText(text, [...text.matchAll(/[\p{L}\p{N}]+/gu)], 0, () => false);
+}
+
+/** The text of tokens `from … from+15` (with what lies between them), hits marked. */
+function windowText(text: string, tokens: RegExpMatchArray[], from: number, hit: (w: string) => boolean): string {
+  if (tokens.length === 0) return text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  const to = Math.min(tokens.length, from + SNIPPET_WORDS);
+  const startAt = from === 0 ? 0 : (tokens[from]?.index as number);
+  const last = tokens[to - 1] as RegExpMatchArray;
+  let endAt = (last.index as number) + last[0].length;
+  if (to === tokens.length) endAt = text.length;
+  else if (/^[^\s\p{L}\p{N}]/u.test(text.slice(endAt))) endAt += 1; // keep a closing "." or ","
+  let out = '';
+  let pos = startAt;
+  for (let i = from; i < to; i++) {
+    const m = tokens[i] as RegExpMatchArray;
+    const at = m.index as number;
+    out += text.slice(pos, at) + (hit(m[0]) ? `[${m[0]}]` : m[0]);
+    pos = at + m[0].length;
+  }
+  out += text.slice(pos, endAt);
+  out = out.replace(/\s+/g, ' ').trim();
+  return `${from > 0 ? '…' : ''}${out}${to < tokens.length ? '…' : ''}`;
 }
