@@ -78,7 +78,15 @@ describe('compilePack: budget', () => {
 
   it('E_NOT_FOUND for a pin naming nothing installed', () => {
     expect(() => compilePack(base({ policy: { pins: ['@acme/auth#nope', '@zz/none'] } }))).toThrow(
-      expect.objectContaining({ code: 'E_NOT_FOUND', details: { pins: ['@acme/auth#nope', '@zz/none'] } }),
+      expect.objectContaining({
+        code: 'E_NOT_FOUND',
+        details: {
+          pins: [
+            { pin: '@acme/auth#nope', package: '@acme/auth', version: '1.0.0', successors: [] },
+            { pin: '@zz/none', package: null, version: null, successors: [] },
+          ],
+        },
+      }),
     );
   });
 
