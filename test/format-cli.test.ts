@@ -112,12 +112,18 @@ describe('ctxpkg verify', () => {
     expect(res[2]!.errors[0]!.code).toBe('E_NOT_FOUND');
   });
 
-  it('exits 4 (E_NOT_FOUND) when files are missing and every other file is valid; names the signer by fingerprint and key', async () => {
+  it('a missing file is a per-file failure (structure FAIL, E_NOT_FOUND, exit 1; issue 2 item 8); names the signer by fingerprint and key', async () => {
     const good = writeFixture('good.ctxpkg');
-    expect(await run('verify', 'missing.ctxpkg')).toBe(4);
+    expect(await run('verify', 'missing.ctxpkg')).toBe(1);
     expect(out).toContain('missing.ctxpkg: MISSING');
-    expect(await run('verify', good, 'missing.ctxpkg')).toBe(4);
+    expect(out).toMatch(/structure +FAIL +E_NOT_FOUND/);
+    expect(await run('verify', good, 'missing.ctxpkg')).toBe(1);
+    expect(out).toContain('good.ctxpkg: VALID');
     expect(out).toContain('1 missing of 2 packages');
+    expect(await run('verify', good, 'missing.ctxpkg', '--json')).toBe(1);
+    const both = JSON.parse(out) as Array<{ valid: boolean; missing: boolean; checks: Record<string, { status: string }>; errors: Array<{ code: string }> }>;
+    expect(both.map((v) => v.valid)).toEqual([true, false]);
+    expect(both[1]).toMatchObject({ missing: true, checks: { structure: { status: 'fail' } }, errors: [{ code: 'E_NOT_FOUND' }] });
     const key = '197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61';
     expect(out).toContain(`signed by ${keyFingerprint(key)} (public key ${key.slice(0, 16)}…)`);
     expect(await run('verify', good, '--json')).toBe(0);

@@ -2,9 +2,10 @@
  * `ctxpkg verify <file…> [--json] [--require-signature]`: verify package files (JSON bundle or
  * ZIP form) and print each check — structure, content_hash, sha256, byte_size, signature — as
  * `pass`, `FAIL` or `skipped` (the reference's `pack verify`, FORMAT-FACTS §10; checks in
- * spec/format.md §3). Exit codes (README "Exit codes"): 0 when every file is valid; 1 when any
- * file is invalid or unreadable (a directory, an I/O error); 4 (`E_NOT_FOUND`) when one or more
- * files do not exist and every file that does exist is valid; 2 for a usage error. `--json`
+ * spec/format.md §3). Exit codes (issue 2 item 8; README "Exit codes"): 0 when every file is
+ * valid; 1 when any file is invalid, missing or unreadable (a missing file is a per-file failure:
+ * `structure` FAIL with `E_NOT_FOUND`, a directory or I/O error likewise with its code; the other
+ * files are still verified); 2 for a usage error. `--json`
  * prints an array with one `{ file, valid, missing, signer, checks, errors }` per file, in
  * argument order. A passing signature check names the signer as `fingerprint (public key …)`.
  */
@@ -26,7 +27,7 @@ export interface VerifyCommandOptions {
 export interface FileVerdict {
   file: string;
   valid: boolean;
-  /** True when the file does not exist (exit 4 when no other file is invalid). */
+  /** True when the file does not exist (then `valid` is false and `errors` holds `E_NOT_FOUND`). */
   missing: boolean;
   /** The signer's public key (64 hex) when the signature verified, else null. */
   signer: string | null;
@@ -71,8 +72,8 @@ async function verifyOne(file: string, opts: VerifyCommandOptions, deps: CliDeps
 }
 
 /**
- * Verify every file; never throws for bad packages (they are reported). Exit code: 0 all valid,
- * 1 any invalid or unreadable, 4 some missing and the rest valid.
+ * Verify every file; never throws for bad, missing or unreadable files (they are reported per
+ * file). Exit code (issue 2 item 8): 0 all valid, 1 any invalid, missing or unreadable.
  */
 export async function runVerify(files: string[], opts: VerifyCommandOptions, deps: CliDeps): Promise<CommandResult> {
   const verdicts: FileVerdict[] = [];
@@ -84,17 +85,18 @@ export async function runVerify(files: string[], opts: VerifyCommandOptions, dep
   }
   const missing = verdicts.filter((v) => v.missing).length;
   const invalid = verdicts.filter((v) => !v.valid && !v.missing).length;
+  const failed = verdicts.filter((v) => !v.valid).length;
   if (files.length > 1) {
     const parts = [invalid > 0 && `${invalid} invalid`, missing > 0 && `${missing} missing`].filter(Boolean);
     text.push(parts.length === 0 ? `all ${files.length} packages are valid` : `${parts.join(', ')} of ${files.length} packages`);
   }
-  return { text, json: verdicts, exitCode: invalid > 0 ? 1 : missing > 0 ? 4 : 0 };
+  return { text, json: verdicts, exitCode: failed > 0 ? 1 : 0 };
 }
 
 export function register(program: Command, ctx: CommandContext): void {
   ctx
     .command(program, 'verify <files...>', 'verify package files: structure, content_hash, sha256, byte_size, signature')
     .option('--require-signature', 'treat unsigned packages as invalid')
-    .addHelpText('after', examples(['ctxpkg verify acme-auth-context-2.0.0.ctxpkg', 'ctxpkg verify *.ctxpkg --json']) + '\nExit codes: 0 all valid; 1 any file invalid or unreadable; 4 a file is missing and every other file is valid; 2 usage error.\n')
+    .addHelpText('after', examples(['ctxpkg verify acme-auth-context-2.0.0.ctxpkg', 'ctxpkg verify *.ctxpkg --json']) + '\nA missing or unreadable file is reported as that file\'s failure (structure FAIL, E_NOT_FOUND or E_IO);\nthe other files are still verified.\nExit codes: 0 all valid; 1 any file invalid, missing or unreadable; 2 usage error.\n')
     .action(ctx.action(async (files: string[], opts: VerifyCommandOptions) => runVerify(files, opts, ctx.deps)));
 }
