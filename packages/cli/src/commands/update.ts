@@ -1,6 +1,8 @@
 /**
- * `ctxpkg update [names…]`: move packages (all by default) to the newest versions their ranges
- * allow, re-resolving transitively; ranges in ctxpkg.json are not changed. A locked version that
+ * `ctxpkg update [names…]`: move packages to the newest versions their ranges allow; ranges in
+ * ctxpkg.json are not changed. With no names the whole graph is re-resolved, indirect dependencies
+ * included (npm / `cargo update`); with names only those packages are freed and every other
+ * locked version stays unless the new versions require it to move (`cargo update -p`). A locked version that
  * was yanked is kept unless a newer allowed version exists (cargo's rule): update never moves to
  * an older version because of a yank, and says so; any version that does go down is marked
  * "(downgrade)". Exit 8: updated, but syncing agent files failed.
@@ -29,7 +31,10 @@ export function register(program: Command, ctx: CommandContext): void {
     .addHelpText(
       'after',
       examples(['ctxpkg update', 'ctxpkg update @acme/auth-context']) +
-        '\nA yanked locked version is kept unless a newer allowed version exists; to move to an older one, install it\n' +
+        '\nWith no names every package is re-resolved, indirect dependencies included. With names only those\n' +
+        'packages move; the other locked versions stay unless the new versions require them to move (as\n' +
+        '`cargo update -p`); to move an indirect dependency alone, name it (`ctxpkg update @acme/base`).\n' +
+        'A yanked locked version is kept unless a newer allowed version exists; to move to an older one, install it\n' +
         'exactly (`ctxpkg install @acme/auth-context@1.0.0`). Exit 8: updated, but syncing agent files failed.\n',
     )
     .action(ctx.action(async (names: string[], opts: { registry?: string; acceptNewKey?: boolean }) => runUpdate(names, opts, ctx.deps)));

@@ -3,6 +3,11 @@
  * over the configured registries, respecting ctxpkg.lock, and turn the result into planned
  * packages (run.ts fetches and verifies them).
  *
+ * `update` (issue 5 item 6): with no names every package of the graph is re-resolved to the newest
+ * allowed version (declared and indirect ones, like `npm update` / `cargo update`); with names only
+ * those are freed and the other locked versions stay unless the new ones force a move
+ * (`cargo update -p`).
+ *
  * Yanked versions (issue 5 "update"; npm and cargo keep a yanked locked version): a locked yanked
  * version stays unless the user asks. `update` re-resolves the packages it updates; when that
  * would move a package from its locked yanked version to an *older* one, or fail because nothing
@@ -54,6 +59,13 @@ function resolvedPackages(res: unknown): ResolvedList {
   }));
 }
 
+/** Every declared root and every locked registry package (not `file:`), sorted by name. */
+function allUpdatable(rootDeps: Dep[], before: LockState): string[] {
+  const names = new Set(rootDeps.map((d) => d.name));
+  for (const e of before.packages.values()) if (!e.registry.startsWith('file:')) names.add(e.name);
+  return [...names].sort();
+}
+
 /**
  * Resolve and plan. Throws the resolver's codes (`E_NOT_FOUND`, `E_NO_MATCH`, `E_RESOLVE`, …),
  * the registry client's, and `E_LOCK_MISMATCH` when a registry now lists another artifact for a
@@ -63,7 +75,10 @@ export async function resolveStep(input: ResolveStepInput, source: RegistrySourc
   const rootDeps: Dep[] = Object.entries(input.declared).map(([name, range]) => ({ name, version_req: input.exactNow[name] ?? range, optional: false }));
   for (const d of input.fileRoots) if (!rootDeps.some((r) => r.name === d.name)) rootDeps.push(d);
   rootDeps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  let update = input.update === true ? rootDeps.map((d) => d.name) : input.update;
+  // `update` with no names frees the whole graph (npm, `cargo update`): every declared and every
+  // locked registry package, indirect ones included. `update <names>` frees only those names; the
+  // rest stays locked unless the freed versions require it to move (`cargo update -p`).
+  let update = input.update === true ? allUpdatable(rootDeps, input.before) : input.update;
   const yankedKept: ResolveStepResult['yankedKept'] = [];
   /** The locked version of `name` when it is yanked (and not a local file), else undefined. */
   const lockedYanked = async (name: string): Promise<string | undefined> => {
