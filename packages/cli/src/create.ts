@@ -13,7 +13,7 @@ import {
   type ContextGraph, type SecretFinding,
 } from '@ctxpkg/format';
 import { collectSources, type SkippedSource, type UnresolvedImport } from './importers/collect.js';
-import { buildGraph } from './importers/index.js';
+import { buildGraph, type CrossPackageRef } from './importers/index.js';
 import { TOOL_NAME, CLI_VERSION } from './version.js';
 
 export interface CreateInput {
@@ -72,6 +72,24 @@ function parseDep(arg: string): { name: string; version_req: string; optional: b
   return { name, version_req: range, optional: false };
 }
 
+/**
+ * One warning per cross-package reference (`@ns/name#id` in a JSON source) whose package is not
+ * among `deps` (`@ns/name@range`). Such a reference is allowed — a package may contradict or
+ * supersede a rival it must not pull into every project — but it takes effect only where the
+ * named package is installed too; elsewhere the merge drops it and reports it (spec/merge.md §2,
+ * `edges_dropped`/`supersedes_dropped`). Sorted by file, line, field.
+ */
+export function undeclaredRefWarnings(refs: CrossPackageRef[], deps: string[]): string[] {
+  const declared = new Set(deps.map((d) => parseDep(d).name));
+  return refs
+    .filter((r) => !declared.has(r.package))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0)))
+    .map((r) =>
+      `${r.file}:${r.line}: ${r.field} names ${r.ref}, but ${r.package} is not a declared dependency (--dep ${r.package}@<range>); ` +
+      `the reference takes effect only in projects that install ${r.package} too, and is dropped elsewhere (spec/merge.md §2)`,
+    );
+}
+
 /** Import and screen the sources. Throws `E_SECRET`, `E_SOURCE`, `E_INVALID_NAME`, `E_INVALID_VERSION`. */
 export function importForCreate(input: CreateInput): CreatedGraph {
   parsePackageName(input.name);
@@ -87,7 +105,9 @@ export function importForCreate(input: CreateInput): CreatedGraph {
       details: { findings: findings.map((x) => ({ file: x.file, line: x.f.line, kind: x.f.kind })) },
     });
   }
-  const graph = buildGraph(collected.files);
+  const crossRefs: CrossPackageRef[] = [];
+  const graph = buildGraph(collected.files, { package: input.name, crossRefs });
+  const warnings = [...collected.warnings, ...undeclaredRefWarnings(crossRefs, input.deps ?? [])];
   if (input.redact) for (const n of graph.nodes) n.content = redactSecrets(n.content).text;
   for (const n of graph.nodes) {
     const left = scanSecrets(n.content);
@@ -107,7 +127,7 @@ export function importForCreate(input: CreateInput): CreatedGraph {
   return {
     graph,
     files: collected.files.map((f) => f.path),
-    warnings: collected.warnings,
+    warnings,
     redacted: findings.map((x) => ({ file: x.file, line: x.f.line, kind: x.f.kind })),
     skipped: collected.skipped,
     unresolved: collected.unresolved,

@@ -33,6 +33,29 @@ describe('conformance levels (spec/format.md §7)', () => {
     expect(codes(2, g)).toEqual(['content.context_graph.edges[1].to', 'content.context_graph.edges[2]']);
   });
 
+  it('level 2: an end may be another package\'s node by qualified id (checked at merge time)', () => {
+    const g = graph();
+    g.edges.push(
+      { from: 'a', to: '@acme/m1#n1', type: 'contradicts', weight: 1 }, // qualified to: fine
+      { from: '@acme/m1#n1', to: 'b', type: 'supports', weight: 1 }, // qualified from: fine
+      { from: 'a', to: '@acme/m1#n1', type: 'contradicts', weight: 1 }, // duplicate of [1]
+      { from: 'a', to: 'Acme/m1#n1', type: 't', weight: 1 }, // malformed package name
+      { from: 'a', to: '@acme/m1#', type: 't', weight: 1 }, // empty local id
+      { from: '@acme/x#1', to: '@acme/y#2', type: 't', weight: 1 }, // no end in this graph
+    );
+    expect(codes(2, g)).toEqual([
+      'content.context_graph.edges[3]',
+      'content.context_graph.edges[4].to',
+      'content.context_graph.edges[5].to',
+      'content.context_graph.edges[6]',
+    ]);
+    // A local node whose id contains '#' is that node (merge.md §2 rule 1), not a reference.
+    const h = graph();
+    h.nodes.push({ id: 'x#y', type: 'fact', content: 'z', activation: 1 });
+    h.edges.push({ from: 'x#y', to: '@acme/m1#n1', type: 't', weight: 1 });
+    expect(codes(2, h)).toEqual([]);
+  });
+
   it('level 2 duplicates: the same (from, to, type) only, also with missing ends', () => {
     const g = graph();
     g.nodes.push({ id: 'c', type: 'fact', content: 'z', activation: 1 });

@@ -5,14 +5,19 @@
  * - Any claimed level: the package is v2 (checked in the manifest rules) and carries
  *   `content.context_graph`.
  * - Level 1 "Basic": nodes only — `edges` is empty.
- * - Level 2 "Graph": every edge's `from` and `to` name a node of this graph; no two edges share
- *   (from, to, type). (`supersedes` may name a node outside the package and is not checked.)
+ * - Level 2 "Graph": every edge's `from` and `to` name a node of this graph or is a well-formed
+ *   qualified reference to another package's node (`@ns/name#<local id>`, `qualified-ref.ts`;
+ *   spec/merge.md §2 — such an end can only be checked at merge time, where an absent node makes
+ *   the edge dangling: dropped and reported), and at least one end of each edge is a node of
+ *   this graph; no two edges share (from, to, type). (`supersedes` may name a node outside the
+ *   package and is not checked.)
  * - Level 3 "Cognitive": level 2, plus `activation` written explicitly on every node and
  *   `weight` on every edge, every activation, weight and confidence within [0, 1], and every
  *   `decay_half_life_days` ≥ 1.
  */
 import type { Issue } from './errors.js';
 import type { ContextGraph } from './graph-types.js';
+import { parseQualifiedRef } from './qualified-ref.js';
 
 function hasKey(v: unknown, key: string): boolean {
   return v !== null && typeof v === 'object' && Object.prototype.hasOwnProperty.call(v, key);
@@ -69,8 +74,13 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
   graph.edges.forEach((e, i) => {
     const f = index.get(e.from);
     const t = index.get(e.to);
-    if (f === undefined) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is not a node of this graph`);
-    if (t === undefined) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is not a node of this graph`);
+    // An end that is not a node here must be another package's node, named by a qualified id
+    // (resolution order of spec/merge.md §2: a local id wins over the qualified reading).
+    const fq = f === undefined && parseQualifiedRef(e.from) !== undefined;
+    const tq = t === undefined && parseQualifiedRef(e.to) !== undefined;
+    if (f === undefined && !fq) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is neither a node of this graph nor a qualified id @ns/name#<id>`);
+    if (t === undefined && !tq) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is neither a node of this graph nor a qualified id @ns/name#<id>`);
+    if (fq && tq) add(`.edges[${i}]`, `edge (${e.from}, ${e.to}) has no end in this graph`);
     let ty = types.get(e.type);
     if (ty === undefined) types.set(e.type, (ty = types.size));
     const k = numeric && f !== undefined && t !== undefined ? (f * n + t) * m + ty : `${e.from}\u0000${e.to}\u0000${e.type}`;

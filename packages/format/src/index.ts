@@ -28,6 +28,7 @@ export * from './package-container.js';
 export * from './package-verify.js';
 export * from './package-write.js';
 export * from './package.js';
+export * from './qualified-ref.js';
 export * from './resolve.js';
 export * from './secrets.js';
 export * from './signature.js';

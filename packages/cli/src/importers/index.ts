@@ -6,9 +6,9 @@ import { posix } from 'node:path';
 import { CtxpkgError, type ContextEdge, type ContextGraph, type ContextNode } from '@ctxpkg/format';
 import { importJsonSource } from './json-source.js';
 import { importMarkdown } from './markdown.js';
-import type { SourceFile, SourceKind } from './types.js';
+import type { CrossPackageRef, SourceFile, SourceKind } from './types.js';
 
-export type { SourceFile, SourceKind } from './types.js';
+export type { CrossPackageRef, SourceFile, SourceKind } from './types.js';
 export { classifyBlock } from './classify.js';
 export { sourceHash, splitLines } from './provenance.js';
 
@@ -51,13 +51,23 @@ function resolveLink(fromPath: string, url: string): string | undefined {
   return joined;
 }
 
+/** Options of `buildGraph`. */
+export interface BuildGraphOptions {
+  /** The package being built (`@ns/name`): JSON sources may not name it in a qualified id. */
+  package?: string;
+  /** Receives every cross-package reference of the JSON sources, in path then file order. */
+  crossRefs?: CrossPackageRef[];
+}
+
 /**
  * Build the package graph from sources (sorted by path here, so input order does not matter).
  * Edges: `contains` (section → child), `applies_to` (root → scope), `references` (links between
- * imported files), `imports` (CLAUDE.md `@path`). Throws `E_SOURCE` on duplicate node ids or a
- * file no importer reads.
+ * imported files), `imports` (CLAUDE.md `@path`), and the JSON sources' own edges — the only
+ * ones that may name another package's node (`@ns/name#id`, spec/merge.md §2; Markdown links
+ * resolve to files of this package only). Throws `E_SOURCE` on duplicate node ids, a bad JSON
+ * source or a file no importer reads.
  */
-export function buildGraph(input: SourceFile[]): ContextGraph {
+export function buildGraph(input: SourceFile[], opts: BuildGraphOptions = {}): ContextGraph {
   const files = [...input].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const nodes: ContextNode[] = [];
   const edges: ContextEdge[] = [];
@@ -67,7 +77,8 @@ export function buildGraph(input: SourceFile[]): ContextGraph {
   for (const f of files) {
     let rootId: string;
     if (f.kind === 'json-source') {
-      const r = importJsonSource(f);
+      const r = importJsonSource(f, opts.package !== undefined ? { package: opts.package } : {});
+      opts.crossRefs?.push(...r.crossRefs);
       rootId = r.rootId;
       nodes.push(...r.nodes);
       edges.push(...r.edges);

@@ -41,4 +41,26 @@ describe('JSON source format', () => {
     expect(() => importJsonSource({ path: 'kb.json', kind: 'json-source', text: dangling })).toThrow(/kb\.json:13/);
     expect(() => importJsonSource({ path: 'kb.json', kind: 'json-source', text: '{"__proto__":{}}' })).toThrow(/forbidden/);
   });
+
+  it('accepts qualified ids of other packages in edge ends and supersedes, and reports them', () => {
+    const text = SRC.replace('"to": "mutex"', '"to": "@acme/m1#a"').replace('"confidence": 0.9,', '"confidence": 0.9, "supersedes": "@acme/old#jwt",');
+    const g = importJsonSource({ path: 'kb.json', kind: 'json-source', text }, { package: '@acme/m2' });
+    expect(g.edges).toContainEqual({ from: 'jwt', to: '@acme/m1#a', type: 'relates_to', weight: 0.5 });
+    expect(g.nodes.find((n) => n.id === 'jwt')!.supersedes).toBe('@acme/old#jwt');
+    expect(g.crossRefs).toEqual([
+      { file: 'kb.json', line: 5, field: 'nodes[0].supersedes', ref: '@acme/old#jwt', package: '@acme/old' },
+      { file: 'kb.json', line: 13, field: 'edges[0].to', ref: '@acme/m1#a', package: '@acme/m1' },
+    ]);
+    const fromOther = SRC.replace('"from": "jwt"', '"from": "@acme/m1#a"');
+    expect(importJsonSource({ path: 'kb.json', kind: 'json-source', text: fromOther }).edges).toContainEqual({ from: '@acme/m1#a', to: 'mutex', type: 'relates_to', weight: 0.5 });
+  });
+  it('refuses malformed, self-naming and both-ends-foreign qualified ids with file:line', () => {
+    const imp = (text: string) => () => importJsonSource({ path: 'kb.json', kind: 'json-source', text }, { package: '@acme/m2' });
+    expect(imp(SRC.replace('"to": "mutex"', '"to": "@Acme/m1#a"'))).toThrow(/kb\.json:13: edges\[0\]\.to "@Acme\/m1#a" is not a qualified id/);
+    expect(imp(SRC.replace('"to": "mutex"', '"to": "@acme/m1#"'))).toThrow(/kb\.json:13: edges\[0\]\.to .* is not a qualified id/);
+    expect(imp(SRC.replace('"to": "mutex"', '"to": "@acme/m2#mutex"'))).toThrow(/kb\.json:13: edges\[0\]\.to "@acme\/m2#mutex" names this package \(@acme\/m2\): use the local id "mutex"/);
+    expect(imp(SRC.replace('"from": "jwt", "to": "mutex"', '"from": "@acme/x#1", "to": "@acme/y#2"'))).toThrow(/kb\.json:13: edges\[0\] has no end in this file/);
+    expect(imp(SRC.replace('"confidence": 0.9,', '"confidence": 0.9, "supersedes": "@acme/m2#mutex",'))).toThrow(/kb\.json:5: nodes\[0\]\.supersedes .* names this package/);
+    expect(imp(SRC.replace('"to": "mutex"', '"to": 7'))).toThrow(/kb\.json:13: edges\[0\]\.to must be a node id/);
+  });
 });

@@ -12,11 +12,17 @@
  * ```
  * Ids: 1–128 characters `[A-Za-z0-9._:/-]`, starting alphanumeric, unique. Types: `[a-z][a-z0-9_]*`.
  * Each node's line range is the lines of its object in the file. Unknown members are refused.
+ *
+ * Cross-package references (spec/merge.md §2): an edge's `from` or `to` and a node's
+ * `supersedes` may name another package's node as `@ns/name#<its local id>` (the package part a
+ * scoped name, spec/format.md §13). At least one end of an edge is a node of this file; a
+ * qualified id naming the package being built is refused (use the local id). Each one is
+ * returned in `crossRefs` so that `create` can check it against the declared dependencies.
  */
-import { CtxpkgError, type ContextEdge, type ContextNode } from '@ctxpkg/format';
+import { CtxpkgError, parseQualifiedRef, type ContextEdge, type ContextNode } from '@ctxpkg/format';
 import { parseJsonObject, isPlainObject } from '../jsonfile.js';
 import { sourceHash, splitLines } from './provenance.js';
-import type { SourceFile } from './types.js';
+import type { CrossPackageRef, SourceFile } from './types.js';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -94,8 +100,35 @@ function globs(v: unknown, file: string, line: number): string[] {
   return (v as string[]).map((g) => g.trim());
 }
 
-/** Import one JSON source file. Throws `E_SOURCE` (with file:line) or `E_INVALID_JSON`. */
-export function importJsonSource(file: SourceFile): { rootId: string; nodes: ContextNode[]; edges: ContextEdge[] } {
+/** Options of `importJsonSource`. */
+export interface JsonSourceOptions {
+  /** The package being built (`@ns/name`): a qualified id naming it is refused. */
+  package?: string;
+}
+
+/**
+ * A cross-package reference at `file:line`, checked for form (see module comment); `undefined`
+ * when `ref` contains no `#` (an ordinary id, checked by the caller).
+ */
+function crossRef(ref: string, where: string, file: string, line: number, opts: JsonSourceOptions): CrossPackageRef | undefined {
+  if (!ref.includes('#')) return undefined;
+  const q = parseQualifiedRef(ref);
+  if (!q) fail(file, line, `${where} ${JSON.stringify(ref)} is not a qualified id @ns/name#<node id> (spec/merge.md §2)`);
+  if (opts.package !== undefined && q.package === opts.package) {
+    fail(file, line, `${where} ${JSON.stringify(ref)} names this package (${opts.package}): use the local id ${JSON.stringify(q.localId)}`);
+  }
+  return { file, line, field: where, ref, package: q.package };
+}
+
+/**
+ * Import one JSON source file. Returns its nodes, edges and the cross-package references it
+ * makes (in file order). Throws `E_SOURCE` (with file:line) or `E_INVALID_JSON`.
+ */
+export function importJsonSource(
+  file: SourceFile,
+  opts: JsonSourceOptions = {},
+): { rootId: string; nodes: ContextNode[]; edges: ContextEdge[]; crossRefs: CrossPackageRef[] } {
+  const crossRefs: CrossPackageRef[] = [];
   const text = file.text.charCodeAt(0) === 0xfeff ? file.text.slice(1) : file.text;
   const lines = splitLines(text);
   let last = lines.length;
@@ -144,6 +177,8 @@ export function importJsonSource(file: SourceFile): { rootId: string; nodes: Con
     }
     if (raw.supersedes !== undefined) {
       if (typeof raw.supersedes !== 'string' || raw.supersedes === '') fail(file.path, ls, 'supersedes must be a node id');
+      const x = crossRef(raw.supersedes, `nodes[${i}].supersedes`, file.path, ls, opts);
+      if (x) crossRefs.push(x);
       n.supersedes = raw.supersedes;
     }
     ids.add(n.id);
@@ -158,16 +193,25 @@ export function importJsonSource(file: SourceFile): { rootId: string; nodes: Con
       const line = lineAt(text, eranges[i]?.[0] ?? 0);
       if (!isPlainObject(raw)) fail(file.path, line, `edges[${i}] must be an object`);
       for (const k of Object.keys(raw)) if (!EDGE_KEYS.has(k)) fail(file.path, line, `edges[${i}]: unknown member "${k}"`);
-      if (typeof raw.from !== 'string' || !ids.has(raw.from)) fail(file.path, line, `edges[${i}].from is not a node id of this file`);
-      if (typeof raw.to !== 'string' || !ids.has(raw.to)) fail(file.path, line, `edges[${i}].to is not a node id of this file`);
+      const ends: CrossPackageRef[] = [];
+      for (const end of ['from', 'to'] as const) {
+        const v = raw[end];
+        if (typeof v !== 'string') fail(file.path, line, `edges[${i}].${end} must be a node id`);
+        if (ids.has(v)) continue;
+        const x = crossRef(v, `edges[${i}].${end}`, file.path, line, opts);
+        if (!x) fail(file.path, line, `edges[${i}].${end} is not a node id of this file, nor a qualified id @ns/name#<node id> of another package`);
+        ends.push(x);
+      }
+      if (ends.length === 2) fail(file.path, line, `edges[${i}] has no end in this file: at least one of from/to must be a node id of this file`);
+      crossRefs.push(...ends);
       if (typeof raw.type !== 'string' || !TYPE.test(raw.type)) fail(file.path, line, `edges[${i}].type must match ${TYPE}`);
       let weight = 1.0;
       if (raw.weight !== undefined) {
         if (typeof raw.weight !== 'number' || !(raw.weight >= 0 && raw.weight <= 1)) fail(file.path, line, 'weight must be a number in [0, 1]');
         weight = raw.weight;
       }
-      edges.push({ from: raw.from, to: raw.to, type: raw.type, weight });
+      edges.push({ from: raw.from as string, to: raw.to as string, type: raw.type, weight });
     });
   }
-  return { rootId: root.id, nodes, edges };
+  return { rootId: root.id, nodes, edges, crossRefs };
 }

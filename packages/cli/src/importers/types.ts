@@ -35,3 +35,17 @@ export interface ImportedGraph {
   nodes: ContextNode[];
   edges: ContextEdge[];
 }
+
+/**
+ * A reference from a source to another package's node (`@ns/name#<local id>`, spec/merge.md §2),
+ * where it was written: `field` is e.g. `edges[0].to` or `nodes[2].supersedes`.
+ */
+export interface CrossPackageRef {
+  file: string;
+  /** 1-based line of the edge or node object. */
+  line: number;
+  field: string;
+  ref: string;
+  /** The package the reference names. */
+  package: string;
+}
