@@ -5,7 +5,7 @@
  * yanked status comes from the current registry index; hints for refused tokens match the
  * token's scope and the operation.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
@@ -62,5 +62,72 @@ describe('update re-resolves indirect dependencies', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(up.json.changed).toEqual([]);
     expect(up.json.yanked).toEqual([{ name: '@acme/base', version: '1.2.0', kept: true, olderAllowed: '1.1.0' }]);
+  });
+});
+
+describe('checksum mismatches name the source of each value', () => {
+  const tamper = (name: string, sha: string) => {
+    const l = readJson(lockPath());
+    const real = l.packages[name].artifact_sha256 as string;
+    l.packages[name].artifact_sha256 = sha;
+    writeFileSync(lockPath(), JSON.stringify(l, null, 2) + '\n');
+    return real;
+  };
+
+  it('a tampered artifact_sha256 in ctxpkg.lock is blamed on ctxpkg.lock, with the registry index and the bytes named; nothing written', async () => {
+    const fake = '0ba7' + 'e'.repeat(60);
+    const real = tamper('@acme/agents', fake);
+    const before = readFileSync(lockPath());
+    for (const args of [['install'], ['install', '--frozen-lockfile']]) {
+      const r = await run([...args, '--json']);
+      expect(r.code).toBe(1);
+      expect(r.json.error.code).toBe('E_ARTIFACT_CHECKSUM');
+      expect(r.json.error.message).toBe(
+        `@acme/agents@1.2.0: ctxpkg.lock records artifact SHA-256 ${fake}, but the registry index lists ${real}, its x-ctxpkg-sha256 response header says ${real}, the downloaded bytes hash to ${real}; refusing to install`,
+      );
+      expect(r.json.error.message).not.toContain('disagrees with its index');
+      expect(r.json.error.hint).toContain('ctxpkg.lock was modified, or the registry changed the bytes of a published version');
+      expect(r.json.error.hint).toContain('remove the "@acme/agents" entry from ctxpkg.lock');
+      expect(r.json.error.details).toMatchObject({ lockfile: fake, index: real, header: real, downloaded: real });
+      expect(readFileSync(lockPath())).toEqual(before);
+    }
+  });
+
+  it('the recovery the hint names works: without the entry, install locks the registry bytes again', async () => {
+    const real = tamper('@acme/agents', 'f'.repeat(64));
+    const l = readJson(lockPath());
+    delete l.packages['@acme/agents'];
+    writeFileSync(lockPath(), JSON.stringify(l, null, 2) + '\n');
+    const r = await run(['install']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readJson(lockPath()).packages['@acme/agents'].artifact_sha256).toBe(real);
+  });
+
+  it('lockfile and index agree but the registry serves other bytes: the registry is blamed', async () => {
+    const real = readJson(lockPath()).packages['@acme/agents'].artifact_sha256 as string;
+    rmSync(join(project, '.ctxpkg'), { recursive: true, force: true }); // an empty store: install downloads
+    const swapped = makePackage('@acme/agents', '1.2.0', SEED, { nodes: ['swapped'] });
+    world.intercept = (url) => (url.pathname.endsWith('/acme/agents/1.2.0/download') ? new Response(swapped) : undefined);
+    const r = await run(['install', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json.error.code).toBe('E_ARTIFACT_CHECKSUM');
+    expect(r.json.error.message).toContain(`ctxpkg.lock records artifact SHA-256 ${real}, but the registry index lists ${real}`);
+    expect(r.json.error.message).toContain('the downloaded bytes hash to ');
+    expect(r.json.error.hint).toContain('ctxpkg.lock and the registry index agree, but the registry');
+  });
+
+  it('resolving: an x-ctxpkg-sha256 header that disagrees names the registry index as the source of the expected value', async () => {
+    await putPackage(P, token, '@acme/base', '1.3.0', makePackage('@acme/base', '1.3.0', SEED));
+    world.intercept = async (url, init) => {
+      if (!url.pathname.endsWith('/acme/base/1.3.0/download')) return undefined;
+      const res = await P.app.request(url.href, init);
+      const h = new Headers(res.headers);
+      h.set('x-ctxpkg-sha256', 'c'.repeat(64));
+      return new Response(await res.arrayBuffer(), { status: 200, headers: h });
+    };
+    const r = await run(['update', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json.error.message).toMatch(/@acme\/base@1\.3\.0: the registry's x-ctxpkg-sha256 response header says c{64}, but the registry index records [0-9a-f]{64}/);
+    expect(r.json.error.hint).toContain('report it to the registry operator');
   });
 });

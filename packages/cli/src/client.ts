@@ -60,6 +60,11 @@ export interface ClientOptions {
 
 export interface TransferOptions {
   onProgress?: (done: number, total: number) => void;
+  /**
+   * `download`: where the expected hash came from, for the mismatch message (default
+   * `'the registry index'`; the install pipeline passes `'ctxpkg.lock'` when installing the lock).
+   */
+  expectedFrom?: string;
 }
 
 /** A registry version document (`GET …/{version}`, spec/registry.md §4), the fields the CLI shows. */
@@ -158,7 +163,8 @@ export class RegistryClient {
   /**
    * Download a version's artifact, capped at `MAX_DOWNLOAD_BYTES` while streaming (`E_TOO_LARGE`).
    * When `expectedSha` is given, an `x-ctxpkg-sha256` header that disagrees is `E_ARTIFACT_CHECKSUM`
-   * (ADVERSARIAL HB-27b); the caller still hashes the bytes.
+   * (ADVERSARIAL HB-27b; details `{ package, expected, expected_from, header }`, the message naming
+   * `t.expectedFrom` as the source of the expected value); the caller still hashes the bytes.
    */
   async download(registry: string, name: string, version: string, expectedSha?: string, t: TransferOptions = {}): Promise<Uint8Array> {
     const p = splitName(name);
@@ -166,8 +172,11 @@ export class RegistryClient {
     if (!res.ok) return this.fail(res, registry, `download ${name}@${version}`, `${name}@${version}`);
     const header = res.headers.get('x-ctxpkg-sha256');
     if (expectedSha && header && header !== expectedSha) {
-      throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: the registry's x-ctxpkg-sha256 header (${header}) disagrees with its index (${expectedSha})`, {
-        details: { package: `${name}@${version}`, expected: expectedSha, found: header },
+      const from = t.expectedFrom ?? 'the registry index';
+      await res.body?.cancel().catch(() => undefined);
+      throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: the registry's x-ctxpkg-sha256 response header says ${header}, but ${from} records ${expectedSha}; refusing the download`, {
+        details: { package: `${name}@${version}`, expected: expectedSha, expected_from: from, found: header, header },
+        hint: 'the registry (or something between you and it) is serving other bytes than the ones recorded; nothing was installed. Retry, and report it to the registry operator if it persists',
       });
     }
     const declared = Number(res.headers.get('content-length') ?? '0');

@@ -17,6 +17,7 @@ import type { CliDeps } from '../deps.js';
 import { createProgress } from '../progress.js';
 import type { Session } from '../session.js';
 import { readArtifact } from '../store.js';
+import { downloadLocked } from './checksum.js';
 import { mapBounded } from './pool.js';
 import type { LockState, Planned, VerifiedEntry } from './types.js';
 import { trustedFacts, type ArtifactFacts, type VerifiedRecord } from './verified.js';
@@ -99,7 +100,10 @@ export async function fetchAndVerify(input: FetchInput): Promise<FetchResult> {
         localReads++;
       } else {
         downloads++;
-        bytes = await input.session.client.download(p.fetchFrom, p.name, p.version, p.expectedSha);
+        bytes =
+          p.expectedFrom === 'lockfile'
+            ? await downloadLocked(input.session.client, p)
+            : await input.session.client.download(p.fetchFrom, p.name, p.version, p.expectedSha);
       }
       bar.update(++done, toFetch);
     }
@@ -110,6 +114,13 @@ export async function fetchAndVerify(input: FetchInput): Promise<FetchResult> {
       version: p.version,
       registry: p.registry,
       expectedSha: p.expectedSha,
+      ...(p.fetchFrom.startsWith('file:')
+        ? {
+            expectedFrom: 'ctxpkg.lock',
+            bytesFrom: `bytes of ${p.fetchFrom.slice(5)}`,
+            mismatchHint: `the file changed since it was locked; if the new file is the one you want, run \`ctxpkg install ${p.fetchFrom.slice(5)}\` to lock it again. Nothing was installed`,
+          }
+        : { expectedFrom: p.expectedFrom === 'lockfile' ? 'ctxpkg.lock' : 'the registry index' }),
       pinnedSigner: before.packages.get(p.name)?.signer_public_key,
       fromStore: false,
     });

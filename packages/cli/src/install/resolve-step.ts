@@ -133,7 +133,10 @@ export async function resolveStep(input: ResolveStepInput, source: RegistrySourc
     if (locked && locked.version === p.version && !locked.registry.startsWith('file:') && locked.artifact_sha256 !== entry.artifact_sha256) {
       throw new CtxpkgError('E_LOCK_MISMATCH', `${p.name}@${p.version}: the registry now lists artifact ${entry.artifact_sha256}, but ctxpkg.lock pinned ${locked.artifact_sha256}`, {
         details: { package: `${p.name}@${p.version}`, locked: locked.artifact_sha256, index: entry.artifact_sha256 },
-        hint: 'published versions must never change; report this to the registry operator',
+        hint:
+          'ctxpkg.lock was modified, or the registry changed the bytes of a published version (published versions must never change). ' +
+          "Review the lockfile's history (`git log -p ctxpkg.lock`) and restore it if it was edited; otherwise report it to the registry operator. " +
+          `Only if you trust the registry's current bytes: remove the "${p.name}" entry from ctxpkg.lock and run \`ctxpkg install\` again, then review the lockfile diff before committing`,
       });
     }
     planned.push({
@@ -142,6 +145,7 @@ export async function resolveStep(input: ResolveStepInput, source: RegistrySourc
       registry,
       fetchFrom: registry,
       expectedSha: entry.artifact_sha256,
+      expectedFrom: 'index',
       dependencies: p.dependencies,
       bytes: source.downloaded.get(`${p.name}@${p.version}`),
     });

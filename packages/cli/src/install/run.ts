@@ -163,6 +163,7 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
     registry: e.registry,
     fetchFrom: e.registry.startsWith('file:') ? e.registry : registryFor(e.name, session.settings),
     expectedSha: e.artifact_sha256,
+    expectedFrom: 'lockfile',
     dependencies: e.dependencies,
   });
   let planned: Planned[];

@@ -93,7 +93,8 @@ export class RegistrySource {
     const found = sha256Bytes(bytes);
     if (found !== e.artifact_sha256) {
       throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: downloaded bytes hash to ${found}, but the registry index says ${e.artifact_sha256}`, {
-        details: { package: `${name}@${version}`, expected: e.artifact_sha256, found },
+        details: { package: `${name}@${version}`, expected: e.artifact_sha256, expected_from: 'the registry index', found },
+        hint: 'the registry (or something between you and it) served other bytes than its index lists; nothing was installed. Retry, and report it to the registry operator if it persists',
       });
     }
     this.downloaded.set(`${name}@${version}`, bytes);

@@ -37,7 +37,14 @@ export interface Planned {
   registry: string;
   /** Where to download from: the configured registry URL (equivalent to `registry`), or the `file:` origin. */
   fetchFrom: string;
+  /** The artifact SHA-256 (64 lowercase hex) the bytes must hash to. */
   expectedSha: string;
+  /**
+   * Where `expectedSha` came from: ctxpkg.lock (installing the lock as it is) or the registry
+   * index fetched in this run (resolving; a locked version was checked equal to it first). Error
+   * messages name this source (checksum.ts).
+   */
+  expectedFrom: 'lockfile' | 'index';
   /** Resolved dependencies: name → version. */
   dependencies: Record<string, string>;
   /** Bytes already downloaded while resolving (not yet verified). */

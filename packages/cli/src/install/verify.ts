@@ -14,6 +14,15 @@ export interface VerifyRequest {
   registry: string;
   /** Expected artifact hash (index or lockfile). */
   expectedSha: string;
+  /**
+   * Source of `expectedSha` for the mismatch message: `'ctxpkg.lock'` or `'the registry index'`
+   * (default: ctxpkg.lock for store bytes, the registry index for downloaded ones).
+   */
+  expectedFrom?: string;
+  /** What the bytes are, for the message (default `downloaded bytes` / `bytes in the store`). */
+  bytesFrom?: string;
+  /** Hint for a mismatch (default: the registry or the network served other bytes). */
+  mismatchHint?: string;
   /** Signer pinned in the lockfile for this name ('' = none pinned / unsigned). */
   pinnedSigner?: string;
   requireSignature: boolean;
@@ -37,9 +46,11 @@ export async function verifyArtifact(bytes: Uint8Array, req: VerifyRequest): Pro
   const id = `${req.name}@${req.version}`;
   const found = sha256Bytes(bytes);
   if (found !== req.expectedSha) {
-    throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${id}: downloaded bytes hash to ${found}, but ${req.fromStore ? 'the lockfile' : 'the registry index'} says ${req.expectedSha}; refusing to install`, {
-      details: { package: id, expected: req.expectedSha, found },
-      hint: 'the registry or the network served different bytes; nothing was installed',
+    const expectedFrom = req.expectedFrom ?? (req.fromStore ? 'ctxpkg.lock' : 'the registry index');
+    const bytesFrom = req.bytesFrom ?? (req.fromStore ? 'bytes in the store' : 'downloaded bytes');
+    throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${id}: the ${bytesFrom} hash to ${found}, but ${expectedFrom} records ${req.expectedSha}; refusing to install`, {
+      details: { package: id, expected: req.expectedSha, expected_from: expectedFrom, found },
+      hint: req.mismatchHint ?? (req.fromStore ? 'delete .ctxpkg/ and run `ctxpkg install` to rebuild the store; nothing was installed' : 'the registry (or something between you and it) served other bytes than its index lists; nothing was installed. Retry, and report it to the registry operator if it persists'),
     });
   }
   let pkg;
