@@ -10,7 +10,7 @@
 import { CtxpkgError } from '../errors.js';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { checkByteBudget, utf8Length } from './budget.js';
-import { checkFreshness, freshnessResolver } from './freshness.js';
+import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshness.js';
 import { itemOf } from './item.js';
 import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
 import { factsFor } from './node-facts.js';
@@ -38,6 +38,13 @@ export interface PackInput {
   focus?: string;
   /** Workspace access for freshness; without it every node is `unchecked`. */
   read?: WorkspaceReader;
+  /**
+   * Package names known to be built from this workspace (the CLI's sealed evidence record,
+   * spec/pack.md §6 "Evidence"): under `freshness: "auto"` they are checked even when none of
+   * their nodes is fresh any more. Ignored by the other freshness scopes. Names not installed are
+   * ignored; the installed ones are listed in the receipt (`policy.built_here`).
+   */
+  builtHere?: readonly string[];
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
   /** Only pinned nodes are candidates (the always-loaded AGENTS.md block). */
@@ -100,6 +107,7 @@ export function compilePack(input: PackInput): CompiledPack {
     else deliverable.push(n);
   }
   const pinned = resolvePins(policy.pins, graph, deliverable);
+  const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
   // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
   const inScope: MergedNode[] = [];
   const inIdx: number[] = [];
@@ -120,10 +128,10 @@ export function compilePack(input: PackInput): CompiledPack {
   // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
   let freshness: ScreenContext['freshness'];
   if (policy.stale === 'omit') {
-    const map = checkFreshness(deliverable, input.read, policy.freshness);
+    const map = checkFreshness(deliverable, input.read, policy.freshness, builtHere);
     freshness = (n) => map.get(n.id) ?? 'unchecked';
   } else {
-    freshness = freshnessResolver(deliverable, input.read, policy.freshness);
+    freshness = freshnessResolver(deliverable, input.read, policy.freshness, builtHere);
   }
   const facts = factsFor(graph);
   const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned, facts };
@@ -314,7 +322,14 @@ export function compilePack(input: PackInput): CompiledPack {
       packages: onlyPackages ? [...onlyPackages].sort() : null,
       not_selected: input.pinnedOnly ? itemCount - pinnedItems : 0,
     },
-    policy: { stale: policy.stale, disputed: policy.disputed, freshness: policy.freshness, min_activation: policy.min_activation, pins: [...policy.pins].sort() },
+    policy: {
+      stale: policy.stale,
+      disputed: policy.disputed,
+      freshness: policy.freshness,
+      ...(builtHere.length > 0 ? { built_here: builtHere } : {}),
+      min_activation: policy.min_activation,
+      pins: [...policy.pins].sort(),
+    },
     inputs,
     nodes: nodes.length,
     structural,

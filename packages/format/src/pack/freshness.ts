@@ -1,5 +1,5 @@
 /**
- * Freshness of node provenance against the workspace (spec/pack.md "Freshness").
+ * Freshness of node provenance against the workspace (spec/pack.md §6 "Freshness").
  *
  * A node is checkable when it has `file_path` (a safe relative POSIX path), 1-based inclusive
  * `line_start` ≤ `line_end`, and `source = "sha256:<64 hex>"`. The file is split by the provenance
@@ -10,13 +10,14 @@
  *  - `unchecked`: not checkable, not in scope of the check, or the reader did not look.
  *
  * Which packages are checked (`freshness` policy): `all`, `none`, a list of package names, or
- * `auto` — a package is checked when at least one of its checkable nodes is `fresh`, i.e. the
- * package was built from this workspace. Packages built elsewhere (whose files do not exist
- * here or differ everywhere) are left unchecked instead of being reported stale wholesale.
- * Limitation: under `auto`, a package none of whose nodes still match is left unchecked.
+ * `auto` — a package is checked when it is known to be built here (`builtHere`: names the caller
+ * recorded earlier, spec/pack.md §6 "Evidence") or at least one of its checkable nodes is `fresh`
+ * now. Packages built elsewhere (whose files do not exist here or differ everywhere) are left
+ * unchecked instead of being reported stale wholesale. `packagesBuiltHere` gives the names a
+ * caller may record: packages with strong evidence (more than half of their checkable nodes fresh).
  */
 import { sha256Hex } from '../hash.js';
-import type { MergedNode } from '../graph-types.js';
+import type { MergedGraph, MergedNode } from '../graph-types.js';
 import type { Freshness, FreshnessScope, WorkspaceReader } from './types.js';
 
 const SOURCE_RE = /^sha256:[0-9a-f]{64}$/;
@@ -58,10 +59,16 @@ function checkable(n: MergedNode): boolean {
 
 /**
  * Freshness per qualified node id for `nodes` (only checkable nodes in checked packages get an
- * entry other than `unchecked`; nodes without an entry are `unchecked`). The reader is called at
- * most once per path. Throws nothing.
+ * entry other than `unchecked`; nodes without an entry are `unchecked`). `builtHere`: package
+ * names checked under `auto` even when none of their nodes is fresh (ignored by other scopes).
+ * The reader is called at most once per path. Throws nothing.
  */
-export function checkFreshness(nodes: readonly MergedNode[], read: WorkspaceReader | undefined, scope: FreshnessScope): Map<string, Freshness> {
+export function checkFreshness(
+  nodes: readonly MergedNode[],
+  read: WorkspaceReader | undefined,
+  scope: FreshnessScope,
+  builtHere: readonly string[] = [],
+): Map<string, Freshness> {
   const out = new Map<string, Freshness>();
   if (!read || scope === 'none') return out;
   const files = new Map<string, string[] | null | undefined>();
@@ -87,8 +94,9 @@ export function checkFreshness(nodes: readonly MergedNode[], read: WorkspaceRead
     list.push([n.id, f]);
     byPackage.set(n.package, list);
   }
-  for (const [, list] of byPackage) {
-    if (scope === 'auto' && !list.some(([, f]) => f === 'fresh')) continue;
+  const known = new Set(builtHere);
+  for (const [pkg, list] of byPackage) {
+    if (scope === 'auto' && !known.has(pkg) && !list.some(([, f]) => f === 'fresh')) continue;
     for (const [id, f] of list) out.set(id, f);
   }
   return out;
@@ -96,13 +104,19 @@ export function checkFreshness(nodes: readonly MergedNode[], read: WorkspaceRead
 
 /**
  * The lazy form of `checkFreshness`: `resolve(node)` equals
- * `checkFreshness(nodes, read, scope).get(node.id) ?? 'unchecked'` for every node of `nodes`, but
- * reads and hashes only what that answer needs — the node's own lines and, under `auto`, its
- * package's nodes up to the first fresh one (each answer is remembered). Used by the pack
+ * `checkFreshness(nodes, read, scope, builtHere).get(node.id) ?? 'unchecked'` for every node of
+ * `nodes`, but reads and hashes only what that answer needs — the node's own lines and, under
+ * `auto` for a package not in `builtHere`, its package's nodes up to the first fresh one (each
+ * answer is remembered). Used by the pack
  * compiler when freshness cannot omit a node (policy `stale: "flag"`), so only considered nodes
  * are checked. Throws nothing.
  */
-export function freshnessResolver(nodes: readonly MergedNode[], read: WorkspaceReader | undefined, scope: FreshnessScope): (node: MergedNode) => Freshness {
+export function freshnessResolver(
+  nodes: readonly MergedNode[],
+  read: WorkspaceReader | undefined,
+  scope: FreshnessScope,
+  builtHere: readonly string[] = [],
+): (node: MergedNode) => Freshness {
   if (!read || scope === 'none') return () => 'unchecked';
   const files = new Map<string, string[] | null | undefined>();
   const linesOf = (path: string): string[] | null | undefined => {
@@ -127,7 +141,7 @@ export function freshnessResolver(nodes: readonly MergedNode[], read: WorkspaceR
     return f;
   };
   let byPackage: Map<string, MergedNode[]> | undefined;
-  const evidence = new Map<string, boolean>();
+  const evidence = new Map<string, boolean>(builtHere.map((p) => [p, true]));
   const packageChecked = (pkg: string): boolean => {
     let v = evidence.get(pkg);
     if (v === undefined) {
@@ -150,4 +164,50 @@ export function freshnessResolver(nodes: readonly MergedNode[], read: WorkspaceR
     if (scope === 'auto' && !packageChecked(n.package)) return 'unchecked';
     return f;
   };
+}
+
+/**
+ * Packages of `nodes` with strong evidence of being built from this workspace: at least one
+ * checkable node, and more than half of the package's checkable nodes `fresh` (spec/pack.md §6
+ * "Evidence"). One fresh node is enough to check a package now (`auto`); recording it for later —
+ * when every node may have changed — needs more, so that a package built elsewhere whose single
+ * boilerplate section happens to match a file here is not checked forever. Returns names sorted
+ * by UTF-16 code units; `skip` names are not examined (already recorded). Reads each path at most
+ * once. Throws nothing.
+ */
+export function packagesBuiltHere(nodes: readonly MergedNode[], read: WorkspaceReader | undefined, skip: readonly string[] = []): string[] {
+  if (!read) return [];
+  const skipped = new Set(skip);
+  const files = new Map<string, string[] | null | undefined>();
+  const tally = new Map<string, { fresh: number; checkable: number }>();
+  for (const n of nodes) {
+    if (skipped.has(n.package) || !checkable(n)) continue;
+    const path = n.file_path as string;
+    let lines = files.get(path);
+    if (!files.has(path)) {
+      const text = read(path);
+      lines = typeof text === 'string' ? provenanceLines(text) : text;
+      files.set(path, lines);
+    }
+    if (lines === undefined) continue;
+    const t = tally.get(n.package) ?? { fresh: 0, checkable: 0 };
+    t.checkable++;
+    if (lines !== null && (n.line_end as number) <= lines.length && linesHash(lines, n.line_start as number, n.line_end as number) === n.source) t.fresh++;
+    tally.set(n.package, t);
+  }
+  return [...tally]
+    .filter(([, t]) => t.fresh > 0 && t.fresh * 2 > t.checkable)
+    .map(([p]) => p)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The installed packages among `names` (spec/pack.md §6 "Evidence"), sorted by UTF-16 code units
+ * and deduplicated, so the receipt and the freshness check depend only on what is installed.
+ */
+export function installedBuiltHere(graph: MergedGraph, names: readonly string[] | undefined): string[] {
+  if (!names || names.length === 0) return [];
+  const installed = new Set(graph.inputs.map((i) => i.package));
+  for (const n of graph.nodes) installed.add(n.package);
+  return [...new Set(names.filter((p) => installed.has(p)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -29,7 +29,11 @@ export interface PackReceipt {
    * pinned-only pack does not select (unpinned; 0 in mode all) — not omissions, not listed.
    */
   selection: { mode: 'all' | 'pinned'; focus: string | null; packages: string[] | null; not_selected: number };
-  policy: { stale: string; disputed: string; freshness: FreshnessScope; min_activation: number; pins: string[] };
+  /**
+   * `built_here` (only under `freshness: "auto"`, only when non-empty): installed packages the
+   * caller knew to be built from this workspace, checked even without a fresh node (§6).
+   */
+  policy: { stale: string; disputed: string; freshness: FreshnessScope; built_here?: string[]; min_activation: number; pins: string[] };
   inputs: Array<{ package: string; version: string; content_hash: string }>;
   counts: {
     /** All nodes of the merged graph. */

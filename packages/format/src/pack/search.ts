@@ -17,7 +17,7 @@
  * never tokenizes the graph. Lookups by id are binary searches over the id-sorted nodes.
  */
 import type { MergedEdge, MergedGraph, MergedNode } from '../graph-types.js';
-import { checkFreshness } from './freshness.js';
+import { checkFreshness, installedBuiltHere } from './freshness.js';
 import { itemOf } from './item.js';
 import { factsFor } from './node-facts.js';
 import { typeRank } from './order.js';
@@ -47,6 +47,14 @@ function findId(sorted: readonly MergedNode[], id: string): number {
 }
 
 /** The searchable view of a merged graph (see module docstring). */
+/** Options of `buildSearchIndex` (see there). */
+export interface SearchIndexOptions {
+  policy?: Partial<PackPolicy>;
+  nowMs: number;
+  read?: WorkspaceReader;
+  builtHere?: readonly string[];
+}
+
 export class SearchIndex {
   readonly graph: MergedGraph;
   /** Searchable nodes, sorted by id; document `d` is `docs[d]`. */
@@ -62,7 +70,7 @@ export class SearchIndex {
   private termIndex: TermIndex | undefined;
   private edges: { out: Map<string, MergedEdge[]>; in: Map<string, MergedEdge[]> } | undefined;
 
-  constructor(graph: MergedGraph, opts: { policy?: Partial<PackPolicy>; nowMs: number; read?: WorkspaceReader }) {
+  constructor(graph: MergedGraph, opts: SearchIndexOptions) {
     const policy: PackPolicy = { ...defaultPackPolicy(), ...(opts.policy ?? {}) };
     this.graph = graph;
     const nodes = graph.nodes;
@@ -70,7 +78,8 @@ export class SearchIndex {
     this.all = order.map((i) => nodes[i] as MergedNode);
     const deliverableIdx = order.filter((i) => !STRUCTURAL_TYPES.has((nodes[i] as MergedNode).type));
     const deliverable = deliverableIdx.map((i) => nodes[i] as MergedNode);
-    const fresh = checkFreshness(deliverable, opts.read, policy.freshness);
+    const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, opts.builtHere) : [];
+    const fresh = checkFreshness(deliverable, opts.read, policy.freshness, builtHere);
     const screened = screenNodes(deliverable, deliverableIdx, {
       policy,
       nowMs: opts.nowMs,
@@ -152,8 +161,11 @@ export class SearchIndex {
   }
 }
 
-/** Build the index. `nowMs` drives decay/expiry; `read` enables freshness screening. */
-export function buildSearchIndex(graph: MergedGraph, opts: { policy?: Partial<PackPolicy>; nowMs: number; read?: WorkspaceReader }): SearchIndex {
+/**
+ * Build the index. `nowMs` drives decay/expiry; `read` enables freshness screening; `builtHere`
+ * as for `compilePack` (packages known to be built here, checked under `auto`, spec/pack.md §6).
+ */
+export function buildSearchIndex(graph: MergedGraph, opts: SearchIndexOptions): SearchIndex {
   return new SearchIndex(graph, opts);
 }
 
