@@ -37,7 +37,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
   }
   const format = opts.format ?? 'md';
   if (format !== 'md' && format !== 'json') throw new CtxpkgError('E_USAGE', `--format must be md or json (got ${JSON.stringify(format)})`);
-  const project = loadProjectContext(deps, { requireGraph: true });
+  const project = loadProjectContext(deps, { requireGraph: true, evidence: 'record' });
   const maxBytes =
     opts.maxTokens !== undefined
       ? bytesForTokens(parseCount('--max-tokens', opts.maxTokens))
@@ -54,6 +54,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       format,
       ...(opts.focus !== undefined ? { focus: opts.focus } : {}),
       read: project.read,
+      builtHere: project.builtHere,
     });
   } catch (err) {
     throw budgetInFlagUnits(err, opts);

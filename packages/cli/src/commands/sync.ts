@@ -32,7 +32,7 @@ export async function runSync(opts: SyncCommandOptions, deps: CliDeps): Promise<
   }
   if (opts.remove) targets = [];
   const now = parseNow(opts.now ?? deps.clock().toISOString()).iso;
-  const project = loadProjectContext(deps, { requireGraph: false });
+  const project = loadProjectContext(deps, { requireGraph: false, evidence: opts.dryRun ? 'read' : 'record' });
   const report = syncProject(project, { now, dryRun: Boolean(opts.dryRun), ...(targets ? { targets } : {}) });
   const { text, warnings } = describeSync(report, opts.dryRun);
   return { text, warnings, json: { ...report, dry_run: Boolean(opts.dryRun), installed: project.installed } };

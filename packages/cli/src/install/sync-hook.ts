@@ -24,7 +24,7 @@ export interface SyncOutcome {
 /** `verb` is what the command did (`installed`, `updated`, `uninstalled`), for the warning. */
 export async function syncAfterInstall(root: string, deps: CliDeps, nothingLeft = false, verb = 'installed'): Promise<SyncOutcome> {
   const { syncAfterChange, removeSyncOutputs, describeSync } = await import('../targets/index.js');
-  const at = { cwd: root, clock: deps.clock };
+  const at = { cwd: root, clock: deps.clock, env: deps.env, homeDir: deps.homeDir };
   try {
     let report = syncAfterChange(at);
     if (!report && nothingLeft) report = removeSyncOutputs(at);

@@ -1,6 +1,7 @@
 /**
  * The MCP server's view of the project: policy, merged graph and search index, reloaded when
- * `.ctxpkg/graph/merged.json` or `ctxpkg.json` changes (checked by mtime/size on each request).
+ * `.ctxpkg/graph/merged.json`, `ctxpkg.json` or `.ctxpkg/built-here.json` changes (checked by
+ * mtime/size on each request). The built-here record is read, never written, here (§6 "Evidence").
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { buildSearchIndex, parseNow, type SearchIndex } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot } from '../project.js';
+import { BUILT_HERE_FILE } from '../targets/built-here.js';
 import { loadProjectContext, type ProjectContext } from '../targets/context.js';
 
 export interface McpState {
@@ -27,15 +29,15 @@ function stamp(path: string): string {
 }
 
 /** A loader that caches the state until the project files change. Throws like `loadProjectContext`. */
-export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock'>): () => McpState {
+export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>): () => McpState {
   let cached: { key: string; state: McpState } | undefined;
   return () => {
     const probe = loadProjectRootOnly(deps, cached?.state.project.root);
-    const key = `${stamp(join(probe, PROJECT_FILES.mergedGraph))}|${stamp(join(probe, PROJECT_FILES.manifest))}`;
+    const key = `${stamp(join(probe, PROJECT_FILES.mergedGraph))}|${stamp(join(probe, PROJECT_FILES.manifest))}|${stamp(join(probe, BUILT_HERE_FILE))}`;
     if (cached && cached.key === key) return cached.state;
-    const project = loadProjectContext(deps, { requireGraph: false });
+    const project = loadProjectContext(deps, { requireGraph: false, evidence: 'read' });
     const now = parseNow(deps.clock().toISOString());
-    const index = buildSearchIndex(project.graph, { policy: project.config.pack, nowMs: now.ms, read: project.read });
+    const index = buildSearchIndex(project.graph, { policy: project.config.pack, nowMs: now.ms, read: project.read, builtHere: project.builtHere });
     cached = { key, state: { project, index, now: now.iso } };
     return cached.state;
   };

@@ -106,6 +106,7 @@ export function renderPack(state: McpState, focus: string | undefined, maxBytes?
     now: state.now,
     ...(focus && focus.trim() !== '' ? { focus } : {}),
     read: p.read,
+    builtHere: p.builtHere,
   }).text;
 }
 
@@ -130,5 +131,5 @@ export function packageUri(name: string): string {
 export function packageResource(state: McpState, name: string): string {
   const p = state.project;
   if (!p.graph.inputs.some((i) => i.package === name)) throw new CtxpkgError('E_NOT_FOUND', `package ${name} is not installed`);
-  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_ANSWER_BYTES, now: state.now, packages: [name], read: p.read, title: `Context from ${name} (ctxpkg)` }).text;
+  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_ANSWER_BYTES, now: state.now, packages: [name], read: p.read, builtHere: p.builtHere, title: `Context from ${name} (ctxpkg)` }).text;
 }

@@ -1,7 +1,8 @@
 /**
  * What `render`, `sync` and `mcp` need from the project: the root (nearest ancestor with
- * ctxpkg.json), the `context` policy, the merged graph `.ctxpkg/graph/merged.json`, and a
- * workspace reader for freshness checks (spec/pack.md "Inputs").
+ * ctxpkg.json), the `context` policy, the merged graph `.ctxpkg/graph/merged.json`, a
+ * workspace reader for freshness checks (spec/pack.md "Inputs"), and the packages known to be
+ * built here (spec/pack.md §6 "Evidence", built-here.ts) — the same inputs for all three.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
@@ -20,6 +21,7 @@ import { parseJsonObject } from '../jsonfile.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
 import { checkDerivedDirs } from '../project-dirs.js';
+import { builtHereFor } from './built-here.js';
 
 /** Files larger than this are not read for freshness (their nodes stay unchecked). */
 export const MAX_WORKSPACE_FILE_BYTES = 16 * 1024 * 1024;
@@ -31,7 +33,19 @@ export interface ProjectContext {
   graph: MergedGraph;
   installed: boolean;
   read: WorkspaceReader;
+  /**
+   * Installed-or-recorded package names known to be built from this workspace: the compiler's
+   * `builtHere` input (checked under `freshness: "auto"` even when no node is fresh any more).
+   * `[]` unless loaded with `evidence`.
+   */
+  builtHere: string[];
 }
+
+/**
+ * `read`: use the sealed record and what the workspace shows now; `record`: also add newly
+ * observed packages to the record (render, sync). Without it `builtHere` is `[]`.
+ */
+export type EvidenceMode = 'read' | 'record';
 
 /** An empty merged graph (nothing installed). */
 export function emptyGraph(): MergedGraph {
@@ -42,8 +56,13 @@ export function emptyGraph(): MergedGraph {
  * Open the project around `deps.cwd`. Throws `E_NOT_FOUND` when there is no ctxpkg.json, or —
  * with `requireGraph` — when nothing is installed; `E_INVALID_JSON`/`E_STRUCTURE` for broken files;
  * `E_UNSAFE_PATH` when `.ctxpkg/` or its `graph/` is a symbolic link (project-dirs.ts).
+ * With `evidence`, `builtHere` is filled (the sealed record opens with the key under
+ * `deps.env`/`deps.homeDir`; without them only what the workspace shows now counts).
  */
-export function loadProjectContext(deps: Pick<CliDeps, 'cwd'>, opts: { requireGraph: boolean }): ProjectContext {
+export function loadProjectContext(
+  deps: Pick<CliDeps, 'cwd'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>,
+  opts: { requireGraph: boolean; evidence?: EvidenceMode },
+): ProjectContext {
   const { root, exists } = findProjectRoot(deps.cwd);
   if (!exists) {
     throw new CtxpkgError('E_NOT_FOUND', `no ${PROJECT_FILES.manifest} in ${deps.cwd} or any parent directory`, {
@@ -61,7 +80,9 @@ export function loadProjectContext(deps: Pick<CliDeps, 'cwd'>, opts: { requireGr
     });
   }
   const graph = text === undefined ? emptyGraph() : checkMergedGraph(parseJsonObject(text, PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);
-  return { root, config, graph, installed: text !== undefined, read: workspaceReader(root) };
+  const project: ProjectContext = { root, config, graph, installed: text !== undefined, read: workspaceReader(root), builtHere: [] };
+  if (opts.evidence && project.installed) project.builtHere = builtHereFor(project, deps, { record: opts.evidence === 'record' });
+  return project;
 }
 
 /**

@@ -10,20 +10,25 @@ import type { CliDeps } from '../deps.js';
 import { loadProjectContext } from './context.js';
 import { syncProject, type SyncReport } from './sync.js';
 
-export { loadProjectContext, workspaceReader, emptyGraph, type ProjectContext } from './context.js';
+export { loadProjectContext, workspaceReader, emptyGraph, type EvidenceMode, type ProjectContext } from './context.js';
+export { BUILT_HERE_FILE, builtHereFor, readBuiltHere } from './built-here.js';
 export { syncProject, desiredOutputs, type SyncOptions, type SyncReport } from './sync.js';
 export { readSyncRecord, SYNC_RECORD, type SyncEntry, type SyncRecord } from './record.js';
 export { packageSlug } from './outputs.js';
 
-/** Run sync after install/uninstall when `context.sync.auto` is on. Throws like `syncProject`. */
-export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock'>): SyncReport | undefined {
-  const project = loadProjectContext(deps, { requireGraph: false });
+/**
+ * Run sync after install/uninstall when `context.sync.auto` is on. Throws like `syncProject`.
+ * Pass `env`/`homeDir` so the sealed built-here record is read and updated (spec/pack.md §6
+ * "Evidence"); without them only what the workspace shows now counts and nothing is recorded.
+ */
+export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>): SyncReport | undefined {
+  const project = loadProjectContext(deps, { requireGraph: false, evidence: 'record' });
   if (!project.config.sync.auto) return undefined;
   return syncProject(project, { now: deps.clock().toISOString() });
 }
 
 /** Remove every unedited output of earlier syncs (blocks cut out, generated files deleted). */
-export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock'>): SyncReport {
+export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>): SyncReport {
   const project = loadProjectContext(deps, { requireGraph: false });
   return syncProject(project, { now: deps.clock().toISOString(), targets: [] });
 }

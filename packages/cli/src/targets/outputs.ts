@@ -78,7 +78,7 @@ function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', ca
  * `context.sync.max_bytes` when the pinned nodes do not fit, `E_NOT_FOUND` for a pin that names
  * nothing installed (`resolvePins`).
  */
-export function briefBody(graph: MergedGraph, config: ContextConfig, now: string, read: WorkspaceReader | undefined): string {
+export function briefBody(graph: MergedGraph, config: ContextConfig, now: string, read: WorkspaceReader | undefined, builtHere: readonly string[] = []): string {
   const counts = itemCounts(graph);
   const index = counts.size === 0 ? 'items: none installed' : `items: ${[...counts].map(([p, n]) => `${p} ${n}`).join(', ')}`;
   return compileWithin('AGENTS.md block', 'max_bytes', config.sync.max_bytes, blockOverhead(), {
@@ -89,7 +89,7 @@ export function briefBody(graph: MergedGraph, config: ContextConfig, now: string
     title: 'Installed context (ctxpkg)',
     notes: [index, POINTER],
     stamp: false,
-    ...(read ? { read } : {}),
+    ...(read ? { read, builtHere } : {}),
   });
 }
 
@@ -98,7 +98,14 @@ function yamlString(s: string): string {
 }
 
 /** Per-package files for the `cursor` and `copilot` targets. */
-export function packageFiles(target: 'cursor' | 'copilot', graph: MergedGraph, config: ContextConfig, now: string, read: WorkspaceReader | undefined): DesiredOutput[] {
+export function packageFiles(
+  target: 'cursor' | 'copilot',
+  graph: MergedGraph,
+  config: ContextConfig,
+  now: string,
+  read: WorkspaceReader | undefined,
+  builtHere: readonly string[] = [],
+): DesiredOutput[] {
   const scopes = computeScopes(graph);
   const out: DesiredOutput[] = [];
   const versions = new Map(graph.inputs.map((i) => [i.package, i.version]));
@@ -125,7 +132,7 @@ export function packageFiles(target: 'cursor' | 'copilot', graph: MergedGraph, c
       packages: [pkg],
       title: `Context from ${label} (ctxpkg)`,
       stamp: false,
-      ...(read ? { read } : {}),
+      ...(read ? { read, builtHere } : {}),
     });
     out.push({ path, target, kind: 'file', head, body });
   }

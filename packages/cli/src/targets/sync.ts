@@ -68,10 +68,10 @@ export function desiredOutputs(project: ProjectContext, targets: readonly SyncTa
           continue;
         }
       }
-      brief ??= briefBody(project.graph, project.config, now, read);
+      brief ??= briefBody(project.graph, project.config, now, read, project.builtHere);
       out.push({ path, target: t, kind: 'block', head: '', body: brief });
     } else {
-      out.push(...packageFiles(t, project.graph, project.config, now, read));
+      out.push(...packageFiles(t, project.graph, project.config, now, read, project.builtHere));
     }
   }
   return out;
