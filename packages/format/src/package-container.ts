@@ -5,6 +5,7 @@
  * keeps integrity and signature valid (spec/format.md §1, spec/archive.md).
  */
 import { isZipBytes, readArchiveParts } from './archive/index.js';
+import { BUNDLE_BLOBS_MEMBER, decodeBundleBlobs } from './archive/bundle-blobs.js';
 import type { ArchiveLimits } from './archive/limits.js';
 import { CtxpkgError } from './errors.js';
 import { fastParseDocument } from './json/fast.js';
@@ -38,7 +39,7 @@ export interface PackageParts {
   plainNumbers: boolean;
   /** The UTF-8 bytes of `contentText`, when already at hand (a view into the file). */
   contentBytes?: Uint8Array;
-  /** ZIP form: blob bytes by blob_ref (`sha256-<hex>`). */
+  /** Blob bytes by blob_ref (`sha256-<hex>`), hash-checked: the ZIP form's, or a JSON bundle's `blobs` member. */
   blobs?: Map<string, Uint8Array>;
 }
 
@@ -58,17 +59,20 @@ function structure(message: string, hint?: string): CtxpkgError {
 }
 
 /**
- * The JSON bundle: one UTF-8 JSON object with exactly the members `manifest` and `content`
- * (objects). Strict parse rules: `json/parse.ts`.
+ * The JSON bundle: one UTF-8 JSON object with the members `manifest` and `content` (objects)
+ * and, optionally, `blobs` (spec/archive.md §4.4, decoded under the archive caps `limits`;
+ * `parts.blobs` is set only when the member is present). Strict parse rules: `json/parse.ts`.
  */
-export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
+export function decodeJsonBundle(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): PackageParts {
   const text = decodeUtf8Strict(bytes);
   const fast = fastParseDocument(text, INTEGER_KEYS, { fromUtf8: true });
   const doc = fast ?? parseJsonDocument(text, { rawNumbers: true });
   const root = doc.value;
   if (!isObject(root)) throw structure('a .ctxpkg JSON bundle must be an object {"manifest": …, "content": …}');
   for (const k of Object.keys(root)) {
-    if (k !== 'manifest' && k !== 'content') throw structure(`unexpected top-level member ${JSON.stringify(k)} (a bundle has exactly "manifest" and "content")`);
+    if (k !== 'manifest' && k !== 'content' && k !== BUNDLE_BLOBS_MEMBER) {
+      throw structure(`unexpected top-level member ${JSON.stringify(k)} (a bundle has "manifest", "content" and optionally "blobs")`);
+    }
   }
   if (!isObject(root.manifest)) throw structure('the bundle has no "manifest" object');
   if (!isObject(root.content)) throw structure('the bundle has no "content" object');
@@ -83,6 +87,7 @@ export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
   const mStart = utf8ByteLength(text, 0, m.start);
   const mEnd = mStart + utf8ByteLength(text, m.start, m.end);
   const contentBytes = bytes.subarray(cStart, cEnd);
+  const blobs = root[BUNDLE_BLOBS_MEMBER] !== undefined ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], mEnd - mStart + contentBytes.length, limits) : undefined;
   const parts = {
     form: 'json' as const,
     manifestText: UTF8.decode(bytes.subarray(mStart, mEnd)),
@@ -90,6 +95,7 @@ export function decodeJsonBundle(bytes: Uint8Array): PackageParts {
     contentRaw: root.content,
     plainNumbers: fast !== undefined,
     contentBytes,
+    ...(blobs ? { blobs } : {}),
   };
   let contentText: string | undefined;
   Object.defineProperty(parts, 'contentText', { enumerable: true, get: () => (contentText ??= UTF8.decode(contentBytes)) });
@@ -108,7 +114,7 @@ export async function decodePackageParts(bytes: Uint8Array, opts: ContainerOptio
       details: { size: bytes.length, limit: max },
     });
   }
-  if (!isZipBytes(bytes)) return decodeJsonBundle(bytes);
+  if (!isZipBytes(bytes)) return decodeJsonBundle(bytes, opts.archiveLimits);
   const parts = await readArchiveParts(bytes, opts.archiveLimits);
   const manifestRaw = parseStrictJson(parts.manifestText, { rawNumbers: true });
   const contentRaw = parseStrictJson(parts.contentText, { rawNumbers: true });

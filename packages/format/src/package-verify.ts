@@ -82,7 +82,8 @@ export async function verifyParts(parts: PackageParts, opts: VerifyOptions = {})
   const dc = decodeContent(parts.contentRaw, false, parts.plainNumbers, true);
   issues.push(...dc.issues);
   if (dm.manifest && dc.content) issues.push(...contentRuleIssues(dc.content, dm.manifest), ...level3);
-  if (parts.form === 'zip' && parts.blobs && dc.content) {
+  // Blobs of either form (a JSON bundle only when it has a `blobs` member, spec/archive.md §4.4).
+  if (parts.blobs && dc.content) {
     try {
       checkBlobRefs(dc.content.context_graph, parts.blobs.keys());
     } catch (e) {

@@ -37,7 +37,7 @@ export interface VerifiedPackage {
   /** Public key (64 lowercase hex), set only when a signature verified. */
   signer?: string;
   checks: PackageChecks;
-  /** ZIP form: blob bytes by blob_ref. */
+  /** Blob bytes by blob_ref: the ZIP form's, or a JSON bundle's `blobs` member (spec/archive.md §4.4). */
   blobs?: Map<string, Uint8Array>;
 }
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { describeShared, sharedBytes } from '../../../../test/support/shared.js';
-import { compactJsonText } from '../json/text.js';
+import { createHash } from 'node:crypto';
+import { compactJsonText, extractTopLevelMemberText } from '../json/text.js';
 import { archiveToJsonBundle, jsonBundleToArchive, prettyJsonText } from './bundle.js';
 import { readArchive } from './reader.js';
 import { writeArchive } from './writer.js';
-import { BLOB, BLOB_REF, CONTENT_TEXT, baseArchive, expectCode } from './__tests__/fixtures.js';
+import { BLOB, BLOB_REF, CONTENT_TEXT, baseArchive, expectCode, expectSameBytes } from './__tests__/fixtures.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -59,9 +60,33 @@ describe('JSON bundle ↔ ZIP', () => {
     expect((await readArchive(zip)).blobs.get(BLOB_REF)).toEqual(BLOB);
   });
 
-  it('an archive with blobs cannot become a JSON bundle', async () => {
-    const err = await expectCode(archiveToJsonBundle(await baseArchive()), 'E_ARCHIVE');
-    expect(err.message).toMatch(/blob/);
+  it('an archive with blobs becomes a bundle with a "blobs" member, and back byte for byte', async () => {
+    const zip = await baseArchive();
+    const json = await archiveToJsonBundle(zip);
+    const text = dec.decode(json);
+    expect(text.endsWith(`,\n  "blobs": {\n    "${BLOB_REF}": "${Buffer.from(BLOB).toString('base64')}"\n  }\n}`)).toBe(true);
+    expect(compactJsonText(extractTopLevelMemberText(text, 'content')!)).toBe(compactJsonText(CONTENT_TEXT));
+    expectSameBytes(await jsonBundleToArchive(json), zip);
+    // The reference reads the first "content" member and ignores unknown members.
+    expect(Object.keys(JSON.parse(text))).toEqual(['manifest', 'content', 'blobs']);
+  });
+
+  it('a "blobs" member must match the graph and hash to its names', async () => {
+    const json = dec.decode(await archiveToJsonBundle(await baseArchive()));
+    const other = `sha256-${'0'.repeat(64)}`;
+    await expectCode(jsonBundleToArchive(enc.encode(json.replace(BLOB_REF + '"', other + '"'))), 'E_BLOB'); // renamed: hash mismatch
+    await expectCode(jsonBundleToArchive(enc.encode(json.replace(/"blobs": \{[^}]*\}/, '"blobs": {}'))), 'E_BLOB'); // missing
+    await expectCode(jsonBundleToArchive(enc.encode(json), { blobs: new Map([[BLOB_REF, BLOB]]) }), 'E_USAGE');
+    await expectCode(jsonBundleToArchive(bundle(CONTENT_TEXT, ',"blobs":[]')), 'E_STRUCTURE');
+  });
+
+  it('a bundle too large for 10 MiB with its blobs in base64 is refused before encoding (E_TOO_LARGE)', async () => {
+    const big = new Uint8Array(8 * 1024 * 1024).map((_, i) => (i * 2654435761) >>> 24);
+    const ref = `sha256-${createHash('sha256').update(big).digest('hex')}`;
+    const content = JSON.stringify({ context_graph: { format: 'ctxpkg-graph-v2', nodes: [{ id: 'a', type: 'fact', content: 'x', activation: 1.0, blob_ref: ref }], edges: [] } }).replace('1,', '1.0,');
+    const zip = await writeArchive({ manifestText: manifest, contentText: content, blobs: new Map([[ref, big]]) });
+    const err = await expectCode(archiveToJsonBundle(zip), 'E_TOO_LARGE');
+    expect(err.message).toMatch(/as a JSON bundle the package would be \d+ bytes \(1 blob\(s\) of 8388608 bytes in base64\)/);
   });
 
   it('rebuild.json is refused unless dropped explicitly', async () => {

@@ -3,6 +3,7 @@
  * deterministic writing, zstd frames, blob references and JSON ↔ ZIP conversion.
  */
 export { checkBlobRefs, collectBlobRefs, verifyBlobs, type BlobRefGraph } from './blobs.js';
+export { BUNDLE_BLOBS_MEMBER, decodeBase64Strict, decodeBundleBlobs, encodeBase64 } from './bundle-blobs.js';
 export {
   archiveToJsonBundle,
   jsonBundleToArchive,
@@ -19,6 +20,7 @@ export {
   type ArchiveLimits,
 } from './limits.js';
 export { BLOB_REF_RE, CONTENT_ENTRY, MANIFEST_ENTRY, REBUILD_ENTRY } from './names.js';
+export { listPackageBlobRefs, readPackageBlobs } from './package-blobs.js';
 export {
   isZipBytes,
   listArchiveBlobRefs,
