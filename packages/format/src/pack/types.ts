@@ -28,8 +28,9 @@ export type OmissionReason = (typeof OMISSION_REASONS)[number];
 export type FlagPolicy = 'flag' | 'omit';
 
 /**
- * Which packages get the freshness check: `auto` (packages with at least one node whose source
- * lines match the workspace — i.e. built from this workspace), `all`, `none`, or a list of names.
+ * Which packages get the freshness check: `auto` (packages built from this workspace: at least
+ * one node whose source lines match the workspace now, or named in the compiler's `builtHere`
+ * evidence input, spec/pack.md §6), `all`, `none`, or a list of names.
  */
 export type FreshnessScope = 'auto' | 'all' | 'none' | string[];
 
