@@ -131,3 +131,40 @@ describe('checksum mismatches name the source of each value', () => {
     expect(r.json.error.hint).toContain('report it to the registry operator');
   });
 });
+
+describe('yanked status comes from the current registry index', () => {
+  const yank = (v: boolean) => P.store.setYanked('acme', 'agents', '1.2.0', v, T, 'test');
+
+  it('after unyank, a later install that contacts the registry does not warn; a run that does not contact it says "when last checked"', async () => {
+    await yank(true);
+    await putPackage(P, token, '@acme/style', '1.0.0', makePackage('@acme/style', '1.0.0', SEED));
+    const a = await run(['install', '@acme/style']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toContain('! @acme/agents@1.2.0 is yanked by its publisher; kept because ctxpkg.lock pins it');
+    await yank(false);
+    // No registry contact (lock satisfied, store complete): only the last check is known.
+    world.log.length = 0;
+    const quiet = await run(['install', '--json']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(world.log).toEqual([]);
+    expect(quiet.json.yanked).toEqual([{ name: '@acme/agents', version: '1.2.0', as_of: 'last_check' }]);
+    const t = await run(['install']);
+    expect(t.stdout).not.toContain('is yanked by its publisher');
+    expect(t.stdout).toContain('@acme/agents@1.2.0 was yanked when the registry was last checked');
+    // A run that downloads again (empty store) asks the registry: unyanked, no warning.
+    rmSync(join(project, '.ctxpkg'), { recursive: true, force: true });
+    const refetch = await run(['install', '--json']);
+    expect(refetch.code, refetch.stderr).toBe(0);
+    expect(refetch.json.yanked).toEqual([]);
+    // Resolving (a new package) also asks: no warning.
+    await putPackage(P, token, '@acme/extra', '1.0.0', makePackage('@acme/extra', '1.0.0', SEED));
+    await yank(true);
+    expect((await run(['install', '@acme/extra'])).stdout).toContain('@acme/agents@1.2.0 is yanked by its publisher');
+    await yank(false);
+    await putPackage(P, token, '@acme/more', '1.0.0', makePackage('@acme/more', '1.0.0', SEED));
+    const more = await run(['install', '@acme/more']);
+    expect(more.code, more.stderr).toBe(0);
+    expect(more.stdout).not.toContain('yanked');
+    expect((await run(['ls'])).stdout).not.toContain('(yanked)');
+  });
+});

@@ -41,7 +41,9 @@ export function reportLines(r: InstallReport): string[] {
     lines.push(
       y.kept
         ? `! ${y.name}@${y.version} is yanked by its publisher; kept, because no newer version is allowed${y.olderAllowed ? ` (to move to ${y.olderAllowed}: ctxpkg install ${y.name}@${y.olderAllowed})` : ''}`
-        : `! ${y.name}@${y.version} is yanked by its publisher; kept because ctxpkg.lock pins it (\`ctxpkg update ${y.name}\` moves to a newer allowed version when there is one)`,
+        : y.as_of === 'last_check'
+          ? `! ${y.name}@${y.version} was yanked when the registry was last checked (this run made no registry request); kept because ctxpkg.lock pins it (\`ctxpkg outdated\` checks the registry now)`
+          : `! ${y.name}@${y.version} is yanked by its publisher; kept because ctxpkg.lock pins it (\`ctxpkg update ${y.name}\` moves to a newer allowed version when there is one)`,
     );
   }
   const fetched = [`${r.downloaded} downloaded`, ...(r.localReads > 0 ? [`${r.localReads} read from local files`] : [])].join(', ');

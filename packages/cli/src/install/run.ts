@@ -41,6 +41,7 @@ import { commitProjectFiles, recoverProjectFiles } from './txn.js';
 import type { LockedEntry, LockState, Planned, VerifiedEntry } from './types.js';
 import { readVerified, writeVerified, type ArtifactFacts } from './verified.js';
 import { verifyArtifact } from './verify.js';
+import { yankedReport, yankedStatus } from './yanked.js';
 
 export interface InstallOptions {
   /** Arguments of `install` (`@ns/name[@range]` or a file). */
@@ -75,10 +76,12 @@ export interface InstallReport {
   /** Pins removed from ctxpkg.json `context.pins` with the packages they named. */
   pinsRemoved: string[];
   /**
-   * Installed versions the registry lists as yanked (as far as known). `kept`: `update` kept it
+   * Installed versions the registry lists as yanked (install/yanked.ts): from an index fetched in
+   * this run, or `as_of: 'last_check'` when this run made no registry request and only the record
+   * of an earlier run knows. `kept`: `update` kept it
    * because no newer version is allowed; `olderAllowed`: a non-yanked older version to move to.
    */
-  yanked: Array<{ name: string; version: string; kept?: true; olderAllowed?: string }>;
+  yanked: Array<{ name: string; version: string; as_of?: 'last_check'; kept?: true; olderAllowed?: string }>;
   /** `.ctxpkg/` was added to `.gitignore` (the install created ctxpkg.json). */
   gitignoreUpdated: boolean;
   merge: MergeSummary;
@@ -250,9 +253,10 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
     },
     record.merged,
   );
+  const status = await yankedStatus(all, source, record, source.requests + fetched.downloads > 0);
   const artifacts = new Map<string, ArtifactFacts>();
   for (const v of all) {
-    const yanked = v.registry.startsWith('file:') ? undefined : (source.yanked(v.name, v.version) ?? record.artifacts.get(v.artifact_sha256)?.yanked);
+    const yanked = status.get(v.artifact_sha256)?.yanked;
     artifacts.set(v.artifact_sha256, {
       name: v.name, version: v.version, registry: v.registry, integrity_sha256: v.integrity_sha256, signer_public_key: v.signer_public_key,
       content_hash: v.content_hash, dependencies: v.manifestDependencies, ...(yanked === undefined ? {} : { yanked }),
@@ -274,12 +278,7 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
     .sort()
     .filter((n) => manifest.dependencies[n] !== declared[n])
     .map((n) => ({ name: n, range: declared[n] as string, ...(manifest.dependencies[n] !== undefined ? { previous: manifest.dependencies[n] } : {}) }));
-  const yanked = all
-    .filter((v) => artifacts.get(v.artifact_sha256)?.yanked === true)
-    .map((v) => {
-      const kept = resolved?.yankedKept.find((k) => k.name === v.name && k.version === v.version);
-      return { name: v.name, version: v.version, ...(kept ? { kept: true as const, ...(kept.olderAllowed ? { olderAllowed: kept.olderAllowed } : {}) } : {}) };
-    });
+  const yanked = yankedReport(all, status, resolved?.yankedKept ?? []);
   return {
     root,
     added,
