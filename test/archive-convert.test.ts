@@ -140,16 +140,38 @@ describe('ctxpkg convert', () => {
     expect(readdirSync(dir).sort()).toEqual(['p.ctxpkg']);
   });
 
-  it('a ZIP with blobs converts only to ZIP; to JSON it is refused and nothing is written', async () => {
+  it('a ZIP with blobs converts to a JSON bundle carrying them ("blobs" member) and back, byte for byte', async () => {
     const blob = enc.encode('a large document the graph points at\n'.repeat(100));
     const ref = `sha256-${createHash('sha256').update(blob).digest('hex')}`;
     const zip = await jsonBundleToArchive(signedPackage(ref), { blobs: new Map([[ref, blob]]) });
     expect((await readPackage(zip)).blobs?.get(ref)).toEqual(blob);
     writeFileSync(join(dir, 'b.ctxpkg'), zip);
-    const r = await cli('convert', 'b.ctxpkg', 'o.ctxpkg');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/E_ARCHIVE/);
-    expect(readdirSync(dir).sort()).toEqual(['b.ctxpkg']);
+    const r = await cli('convert', 'b.ctxpkg', 'o.ctxpkg', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const json = readFileSync(join(dir, 'o.ctxpkg'));
+    expect(isZipBytes(json)).toBe(false);
+    const parsed = JSON.parse(json.toString('utf8'));
+    expect(Object.keys(parsed)).toEqual(['manifest', 'content', 'blobs']);
+    expect(parsed.blobs).toEqual({ [ref]: Buffer.from(blob).toString('base64') });
+    const [a, b] = [await readPackage(zip), await readPackage(new Uint8Array(json))];
+    expect(b.manifest.integrity).toEqual(a.manifest.integrity);
+    expect(b.signer).toBe(TEST_PUBLIC_KEY);
+    expect(b.blobs?.get(ref)).toEqual(blob);
+    const back = await cli('convert', 'o.ctxpkg', 'z.ctxpkg');
+    expect(back.code, back.stderr).toBe(0);
+    expect(Buffer.compare(readFileSync(join(dir, 'z.ctxpkg')), Buffer.from(zip))).toBe(0);
+  });
+
+  it('a ZIP whose blobs would not fit a 10 MiB JSON bundle in base64 is refused (E_TOO_LARGE) and nothing is written', async () => {
+    const blob = new Uint8Array(8 * 1024 * 1024).map((_, i) => (i * 2654435761) >>> 24);
+    const ref = `sha256-${createHash('sha256').update(blob).digest('hex')}`;
+    const zip = await jsonBundleToArchive(signedPackage(ref), { blobs: new Map([[ref, blob]]) });
+    writeFileSync(join(dir, 'big.ctxpkg'), zip);
+    const r = await cli('convert', 'big.ctxpkg', 'o.ctxpkg');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/E_TOO_LARGE: as a JSON bundle the package would be \d+ bytes/);
+    expect(r.stderr).toMatch(/keep this package in the ZIP form/);
+    expect(readdirSync(dir).sort()).toEqual(['big.ctxpkg']);
   });
 });
 

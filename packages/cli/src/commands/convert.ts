@@ -1,6 +1,8 @@
 /**
  * `ctxpkg convert <in> <out> [--to json|zip]`: convert a package between the JSON bundle and the
- * ZIP form (spec/archive.md §8), keeping `content_hash`, `sha256` and the signature valid.
+ * ZIP form (spec/archive.md §8), keeping `content_hash`, `sha256` and the signature valid. Blobs
+ * travel both ways: a JSON bundle carries them in its top-level `blobs` member (§4.4), which the
+ * reference ignores; ZIP → JSON → ZIP gives back the same bytes.
  *
  * Order (ARCHITECTURE "Errors": validate fully, then write atomically): read the input, verify it
  * completely (`readPackage`), convert, verify the output and check it carries the same integrity
@@ -80,7 +82,8 @@ function fingerprint(p: VerifiedPackage): string {
  * Convert `inPath` to `outPath` (paths relative to `deps.cwd`). Throws `E_USAGE` (bad `--to` or
  * `--zstd`, output is the input, input already in the target form), `E_EXISTS` (output exists
  * without `--force`), `E_NOT_FOUND` (no input), every `readPackage` code for an invalid input, conversion codes
- * (`E_ARCHIVE` for blobs or rebuild.json going to JSON, `E_STRUCTURE`, `E_BLOB`), `E_IO`.
+ * (`E_ARCHIVE` for rebuild.json going to JSON, `E_TOO_LARGE` when the blobs in base64 would
+ * take a JSON bundle above 10 MiB, `E_STRUCTURE`, `E_BLOB`), `E_IO`.
  */
 export async function runConvert(inPath: string, outPath: string, opts: ConvertOptions, deps: CliDeps): Promise<CommandResult> {
   const input = resolve(deps.cwd, inPath);
@@ -151,7 +154,10 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--zstd <entries>', 'zip only: store none, blobs or all entries as zstd frames', 'none')
     .option('--drop-rebuild', 'json only: leave out rebuild.json (it is not signed)')
     .option('--force', 'replace an existing output file (never the input)')
-    .addHelpText('after', examples(['ctxpkg convert pkg.ctxpkg pkg.zip.ctxpkg --to zip', 'ctxpkg convert pkg.zip.ctxpkg pkg.ctxpkg']))
+    .addHelpText(
+      'after',
+      examples(['ctxpkg convert pkg.ctxpkg pkg.zip.ctxpkg --to zip', 'ctxpkg convert pkg.zip.ctxpkg pkg.ctxpkg   # blobs go into the bundle\'s "blobs" member']),
+    )
     .action(
       ctx.action(async (inPath: string, outPath: string, opts: ConvertOptions) => runConvert(inPath, outPath, opts, ctx.deps)),
     );

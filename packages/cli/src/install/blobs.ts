@@ -1,15 +1,15 @@
 /**
  * Keeping the project's blob store (`../blob-store.ts`) in step with the installed packages
  * (spec/archive.md §4.3): after every installed artifact is verified and stored, each blob of
- * each ZIP-form package must be in `.ctxpkg/store/blobs/sha256/` and hash to its name; blobs no
+ * each package (ZIP form, or a JSON bundle's `blobs` member) must be in `.ctxpkg/store/blobs/sha256/` and hash to its name; blobs no
  * installed package names are removed (after the merged graph is written, like the artifacts).
  *
- * Which blobs a package has is read from its archive's central directory (`listArchiveBlobRefs`,
- * no inflating): the artifact bytes were verified when they entered the store and are re-hashed
+ * Which blobs a package has is read from its archive's central directory or its bundle's `blobs`
+ * keys (`listPackageBlobRefs`, no inflating or decoding): the artifact bytes were verified when they entered the store and are re-hashed
  * against the lockfile on every read. A missing or corrupt blob file is restored from the blobs
  * the verification just produced, or else by reading the archive again (every blob hash-checked).
  */
-import { CtxpkgError, listArchiveBlobRefs, readArchive } from '@ctxpkg/format';
+import { CtxpkgError, listPackageBlobRefs, readPackageBlobs } from '@ctxpkg/format';
 import { blobHex, hasValidBlob, putBlob } from '../blob-store.js';
 import type { VerifiedEntry } from './types.js';
 
@@ -30,11 +30,11 @@ export async function storeProjectBlobs(root: string, entries: VerifiedEntry[]):
   const keep = new Set<string>();
   let written = 0;
   for (const e of entries) {
-    const refs = listArchiveBlobRefs(e.bytes);
+    const refs = listPackageBlobRefs(e.bytes);
     if (refs.length === 0) continue;
     const missing = refs.filter((ref) => !hasValidBlob(root, ref));
     if (missing.length > 0) {
-      const blobs = e.blobs ?? (await readArchive(e.bytes)).blobs;
+      const blobs = e.blobs ?? (await readPackageBlobs(e.bytes));
       for (const ref of missing) {
         const bytes = blobs.get(ref);
         if (!bytes) throw new CtxpkgError('E_BLOB', `${e.name}@${e.version}: blob ${ref} is named by the archive but was not read`);
