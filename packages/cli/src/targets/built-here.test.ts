@@ -4,12 +4,13 @@
  * is ignored, so it cannot make ctxpkg flag or omit a package built elsewhere; other freshness
  * scopes neither read nor write it.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseContextConfig } from '@ctxpkg/format';
 import { sealKey } from '../install/seal.js';
+import { writeVerified } from '../install/verified.js';
 import { BUILT_HERE_FILE, builtHereFor, readBuiltHere, writeBuiltHere } from './built-here.js';
 import { loadProjectContext } from './context.js';
 import { makeProject, mgraph, mnode, readFile, run, srcHash, writeFile } from './__tests__/harness.js';
@@ -22,9 +23,16 @@ const THEIRS = [node('@other/pkg', 3, '# X\n\n- Deploy on Fridays.\n- Use yarn.\
 
 const depsOf = (root: string) => ({ cwd: root, env: { CTXPKG_HOME: join(root, '.home') }, homeDir: join(root, '.home') });
 
+/** Bind merged.json to this user, as `ctxpkg install` does (verified.ts). */
+function sealGraph(root: string): void {
+  const sha256 = createHash('sha256').update(readFile(root, '.ctxpkg/graph/merged.json')!, 'utf8').digest('hex');
+  writeVerified(root, sealKey(depsOf(root), true), { artifacts: new Map(), merged: { inputs: [], sha256 } });
+}
+
 describe('built-here record', () => {
   it('record writes newly observed packages; read only observes', () => {
     const root = makeProject({ files: { 'docs/rules.md': RULES }, graph: mgraph([...OURS, ...THEIRS]) });
+    sealGraph(root);
     const read = loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'read' });
     expect(read.builtHere).toEqual(['@acme/own']);
     expect(existsSync(join(root, BUILT_HERE_FILE))).toBe(false);
@@ -35,6 +43,16 @@ describe('built-here record', () => {
     writeFile(root, 'docs/rules.md', 'rewritten\n');
     expect(loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'read' }).builtHere).toEqual(['@acme/own']);
     expect(loadProjectContext(depsOf(root), { requireGraph: true }).builtHere).toEqual([]);
+  });
+
+  it('nothing is recorded from a merged graph this user did not build (committed merged.json)', () => {
+    const root = makeProject({ files: { 'docs/rules.md': RULES }, graph: mgraph(OURS) });
+    sealKey(depsOf(root), true);
+    expect(loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'record' }).builtHere).toEqual(['@acme/own']);
+    expect(existsSync(join(root, BUILT_HERE_FILE))).toBe(false);
+    sealGraph(root);
+    loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'record' });
+    expect(readBuiltHere(root, sealKey(depsOf(root), false))).toEqual(['@acme/own']);
   });
 
   it('a committed record (another key) or an edited one is ignored', async () => {

@@ -12,7 +12,9 @@
  * look like. The MCP server reads and observes but does not write (it is a read-only server).
  *
  * Trust: the record opens only under this user's key, so a record committed to a repository (or
- * edited) is ignored — it cannot make ctxpkg check, flag or omit someone's package. Losing the key
+ * edited) is ignored — it cannot make ctxpkg check, flag or omit someone's package. Names are
+ * recorded only from a merged graph this user's install built (`mergedGraphSealed`): a
+ * merged.json committed to a repository could otherwise name any package "built here". Losing the key
  * (new machine, fresh clone) loses the record; the next render/sync observes again while the files
  * still match. Without a key (user dir not writable) nothing is recorded.
  *
@@ -24,6 +26,7 @@ import { packagesBuiltHere, type MergedGraph, type WorkspaceReader } from '@ctxp
 import type { CliDeps } from '../deps.js';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
 import { openSealed, sealKey, sealText } from '../install/seal.js';
+import { mergedGraphSealed } from '../install/verified.js';
 import { PROJECT_FILES } from '../paths.js';
 
 const KIND = 'freshness-built-here';
@@ -62,8 +65,9 @@ export interface BuiltHereOptions {
  * The `builtHere` input of the pack compiler for this project (spec/pack.md §6 "Evidence"): the
  * recorded names plus the installed packages that show strong evidence now, sorted. Observes only
  * under `freshness: "auto"` (the only scope that uses it; `[]` otherwise) and only packages not
- * yet recorded. With `record`, newly observed names are added to the sealed record (the key is
- * created if needed); a failure to write is ignored — the evidence is then used for this run only.
+ * yet recorded. With `record`, newly observed names are added to the sealed record when the
+ * merged graph is sealed to this user (so the user key exists: install made it); a failure to
+ * write is ignored — the evidence is then used for this run only.
  * Reads workspace files through `read` (the project's freshness reader). Never throws.
  */
 export function builtHereFor(
@@ -76,14 +80,11 @@ export function builtHereFor(
   const key = env ? sealKey(env, false) : undefined;
   const recorded = readBuiltHere(project.root, key);
   const observed = packagesBuiltHere(project.graph.nodes, project.read, recorded);
-  if (observed.length > 0 && opts.record && env) {
-    const writeKey = key ?? sealKey(env, true);
-    if (writeKey) {
-      try {
-        writeBuiltHere(project.root, writeKey, [...readBuiltHere(project.root, writeKey), ...recorded, ...observed]);
-      } catch {
-        /* not kept: used for this run only */
-      }
+  if (observed.length > 0 && opts.record && key && mergedGraphSealed(project.root, key)) {
+    try {
+      writeBuiltHere(project.root, key, [...readBuiltHere(project.root, key), ...recorded, ...observed]);
+    } catch {
+      /* not kept: used for this run only */
     }
   }
   return [...new Set([...recorded, ...observed])].sort(cmp);
