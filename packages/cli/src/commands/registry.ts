@@ -115,7 +115,9 @@ function registerNamespace(reg: Command, ctx: CommandContext): void {
         return { text: [`created namespace ${rec.name} (owner ${rec.owner})`], json: rec };
       }),
     );
-  dataOpt(ctx.command(ns, 'list', 'list namespaces')).action(
+  dataOpt(ctx.command(ns, 'list', 'list namespaces'))
+    .addHelpText('after', examples(['ctxpkg registry namespace list --data ./registry-data', 'CTXPKG_REGISTRY_DATA=./registry-data ctxpkg registry namespace list --json']))
+    .action(
     ctx.action(async (opts: { data?: string }) => {
       const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listNamespaces({ dataDir }));
       return { text: list.length ? list.map((n) => `${n.name}\towner ${n.owner}\tcreated ${n.created_at}`) : ['no namespaces'], json: list };
@@ -145,7 +147,9 @@ function registerToken(reg: Command, ctx: CommandContext): void {
         };
       }),
     );
-  dataOpt(ctx.command(tok, 'revoke <id-or-token>', 'revoke a token by its id (tok_…) or its text')).action(
+  dataOpt(ctx.command(tok, 'revoke <id-or-token>', 'revoke a token by its id (tok_…) or its text'))
+    .addHelpText('after', examples(['ctxpkg registry token list --namespace acme --data ./registry-data   # find the id', 'ctxpkg registry token revoke tok_3f2a9c1d --data ./registry-data']))
+    .action(
     ctx.action(async (idOrToken: string, opts: { data?: string }) => {
       const t = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).revokeToken({ dataDir }, idOrToken));
       return { text: [`revoked ${t.id} (${t.scope}, namespace ${t.namespace}) at ${t.revoked_at}`], json: t };
@@ -153,6 +157,7 @@ function registerToken(reg: Command, ctx: CommandContext): void {
   );
   dataOpt(ctx.command(tok, 'list', 'list tokens (ids and state, never the secrets)'))
     .option('--namespace <ns>', 'only this namespace')
+    .addHelpText('after', examples(['ctxpkg registry token list --data ./registry-data', 'ctxpkg registry token list --namespace acme --data ./registry-data --json']))
     .action(
       ctx.action(async (opts: { data?: string; namespace?: string }) => {
         const list = (await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listTokens({ dataDir }, opts.namespace))).map(({ token_sha256: _h, ...t }) => t);
@@ -165,7 +170,9 @@ function registerToken(reg: Command, ctx: CommandContext): void {
 function registerKey(reg: Command, ctx: CommandContext): void {
   const key = reg.command('key').description('manage the signer keys allowed to publish into a namespace');
   for (const [verb, desc] of [['add', 'allow a signer key (64 hex) to publish into the namespace'], ['revoke', 'stop accepting a signer key']] as const) {
-    dataOpt(ctx.command(key, `${verb} <namespace> <public-key>`, desc)).action(
+    dataOpt(ctx.command(key, `${verb} <namespace> <public-key>`, desc))
+      .addHelpText('after', examples([`ctxpkg registry key ${verb} acme 197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61 --data ./registry-data`]) + (verb === 'add' ? '\nThe public key is the one `ctxpkg keygen` prints (64 hex).\n' : ''))
+      .action(
       ctx.action(async (ns: string, publicKey: string, opts: { data?: string }) => {
         const reg2 = await load();
         const k = await onRegistry(opts.data, ctx.deps, (dataDir) => (verb === 'add' ? reg2.addSignerKey({ dataDir }, ns, publicKey) : reg2.revokeSignerKey({ dataDir }, ns, publicKey)));
@@ -173,7 +180,9 @@ function registerKey(reg: Command, ctx: CommandContext): void {
       }),
     );
   }
-  dataOpt(ctx.command(key, 'list <namespace>', 'list signer keys of a namespace')).action(
+  dataOpt(ctx.command(key, 'list <namespace>', 'list signer keys of a namespace'))
+    .addHelpText('after', examples(['ctxpkg registry key list acme --data ./registry-data']))
+    .action(
     ctx.action(async (ns: string, opts: { data?: string }) => {
       const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listSignerKeys({ dataDir }, ns));
       return {
@@ -191,7 +200,9 @@ export function register(program: Command, ctx: CommandContext): void {
   registerNamespace(reg, ctx);
   registerToken(reg, ctx);
   registerKey(reg, ctx);
-  dataOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)')).action(
+  dataOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)'))
+    .addHelpText('after', examples(['ctxpkg registry visibility @acme/auth-context private --data ./registry-data', 'ctxpkg registry visibility @acme/auth-context public --data ./registry-data']))
+    .action(
     ctx.action(async (name: string, visibility: string, opts: { data?: string }) => {
       if (visibility !== 'public' && visibility !== 'private') throw new CtxpkgError('E_USAGE', 'visibility must be public or private');
       const p = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).setPackageVisibility({ dataDir }, name, visibility));
@@ -201,6 +212,7 @@ export function register(program: Command, ctx: CommandContext): void {
   dataOpt(ctx.command(reg, 'events', 'show the audit log, newest first'))
     .option('--namespace <ns>', 'only this namespace')
     .option('--limit <n>', 'how many events', '50')
+    .addHelpText('after', examples(['ctxpkg registry events --data ./registry-data', 'ctxpkg registry events --namespace acme --limit 10 --data ./registry-data --json']))
     .action(
       ctx.action(async (opts: { data?: string; namespace?: string; limit: string }) => {
         const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
@@ -211,6 +223,7 @@ export function register(program: Command, ctx: CommandContext): void {
     );
   dataOpt(ctx.command(reg, 'gc', 'remove stored blobs no version references'))
     .option('--grace <duration>', 'only blobs older than this (90m, 12h, 1d)', '1h')
+    .addHelpText('after', examples(['ctxpkg registry gc --data ./registry-data', 'ctxpkg registry gc --grace 1d --data ./registry-data']))
     .action(
       ctx.action(async (opts: { data?: string; grace: string }) => {
         const m = /^([0-9]{1,6})([mhd])$/.exec(opts.grace);

@@ -1,0 +1,63 @@
+/**
+ * Every leaf command's `--help` ends with an `Examples:` section (issue 5 item 6: "every command
+ * has --help with examples"). The test walks the whole commander tree built by `createProgram`,
+ * so a command added later without examples fails here.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import type { CliDeps } from './deps.js';
+import { createProgram, runCli } from './program.js';
+
+function makeDeps(): { deps: CliDeps; out: () => string } {
+  const cwd = mkdtempSync(join(tmpdir(), 'ctxpkg-help-'));
+  let stdout = '';
+  const stdin = new PassThrough();
+  stdin.end();
+  const deps: CliDeps = {
+    fetch: (() => {
+      throw new Error('no network here');
+    }) as unknown as typeof fetch,
+    env: { CTXPKG_HOME: join(cwd, '.home') },
+    cwd,
+    homeDir: cwd,
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: () => true },
+    stdin,
+    clock: () => new Date('2026-01-02T03:04:05Z'),
+  };
+  return { deps, out: () => stdout };
+}
+
+/** Paths (`['registry', 'token', 'list']`) of every command without subcommands, sorted. */
+function leafPaths(cmd: Command, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const sub of cmd.commands) {
+    if (sub.name() === 'help') continue;
+    const path = [...prefix, sub.name()];
+    if (sub.commands.length === 0) out.push(path);
+    else out.push(...leafPaths(sub, path));
+  }
+  return out.sort((a, b) => (a.join(' ') < b.join(' ') ? -1 : 1));
+}
+
+describe('--help of every command has examples', () => {
+  const leaves = leafPaths(createProgram(makeDeps().deps));
+
+  it('the walk finds the whole tree (registry admin leaves included)', () => {
+    const names = leaves.map((p) => p.join(' '));
+    for (const n of ['install', 'verify', 'registry serve', 'registry namespace list', 'registry token revoke', 'registry token list', 'registry key add', 'registry key list', 'registry key revoke', 'registry visibility', 'registry events', 'registry gc']) {
+      expect(names).toContain(n);
+    }
+  });
+
+  it.each(leaves.map((p) => [p.join(' '), p] as const))('ctxpkg %s --help', async (_name, path) => {
+    const { deps, out } = makeDeps();
+    const code = await runCli([...path, '--help'], deps);
+    expect(code).toBe(0);
+    expect(out()).toMatch(/\nExamples:\n {2}\$ [^\n]*\bctxpkg /);
+  });
+});
