@@ -41,6 +41,11 @@ describe('JSON bundle with blobs: publish → install', () => {
     const pkg = await readPackage(bundle, { requireSignature: true });
     const hex = createHash('sha256').update(BIG).digest('hex');
     expect([...(pkg.blobs?.keys() ?? [])]).toEqual([`sha256-${hex}`]);
+    const info = await run(home, ['info', 'r.ctxpkg', '--json']);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.json.blobs).toEqual([{ ref: `sha256-${hex}`, bytes: Buffer.byteLength(BIG) }]);
+    const text = await run(home, ['info', 'r.ctxpkg']);
+    expect(text.stdout).toMatch(new RegExp(`\\(JSON bundle, \\d+ bytes, 1 blob of ${Buffer.byteLength(BIG)} bytes\\): VALID`));
   });
 
   it('install stores the blob content-addressed and delivers its preview', async () => {

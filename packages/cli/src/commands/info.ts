@@ -94,11 +94,14 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
   let valid = false;
   let signer: string | undefined;
   let form: 'json' | 'zip' | undefined;
+  let blobs: Array<{ ref: string; bytes: number }> = [];
   try {
     const parts = await f.decodePackageParts(bytes);
     const v = await f.verifyParts(parts);
     ({ manifest, content, checks, valid, signer } = v);
     form = parts.form;
+    // Blobs of either form (spec/archive.md §4, §4.4), sorted by name.
+    blobs = [...(parts.blobs ?? new Map<string, Uint8Array>())].map(([ref, b]) => ({ ref, bytes: b.length })).sort((a, b) => (a.ref < b.ref ? -1 : 1));
     errors = v.issues.map((i) => ({ code: i.code, message: i.path ? `${i.path}: ${i.message}` : i.message, ...(i.path ? { path: i.path } : {}) }));
   } catch (e) {
     if (!f.isCtxpkgError(e)) throw e;
@@ -106,7 +109,8 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
     errors = [{ code: e.code, message: e.message }];
   }
   const fingerprint = signer ? f.keyFingerprint(signer) : undefined;
-  const text = [`${label}${form ? ` (${form === 'zip' ? 'ZIP form' : 'JSON bundle'}, ${bytes.length} bytes)` : ''}: ${valid ? 'VALID' : 'INVALID'}`];
+  const blobText = blobs.length ? `, ${blobs.length} blob${blobs.length === 1 ? '' : 's'} of ${blobs.reduce((a, b) => a + b.bytes, 0)} bytes` : '';
+  const text = [`${label}${form ? ` (${form === 'zip' ? 'ZIP form' : 'JSON bundle'}, ${bytes.length} bytes${blobText})` : ''}: ${valid ? 'VALID' : 'INVALID'}`];
   if (manifest) text.push(...manifestLines(manifest, content).map((l) => `  ${l}`));
   // Only a package that could be read has a signer, or is known to be unsigned.
   const signerText = signer
@@ -128,6 +132,7 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
       valid,
       form: form ?? null,
       size_bytes: bytes.length,
+      blobs,
       manifest: manifest ?? null,
       layers: presentLayers(content),
       counts: counts(content),
