@@ -168,3 +168,28 @@ describe('yanked status comes from the current registry index', () => {
     expect((await run(['ls'])).stdout).not.toContain('(yanked)');
   });
 });
+
+describe('a refused token gets a hint for its scope and the operation', () => {
+  it('a revoked read token reading a private package: a new read token, never a publish one; a revoked publish token publishing: a publish token', async () => {
+    const { createToken, revokeToken, setPackageVisibility } = await import('@ctxpkg/registry');
+    await setPackageVisibility({ store: P.store }, '@acme/agents', 'private');
+    const read = await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' });
+    await revokeToken({ store: P.store }, read.id);
+    const d = tempDir();
+    const r = await cli(['install', '@acme/agents', '--json'], { cwd: d, fetch: world.fetch, env: { CTXPKG_REGISTRY: P.url, CTXPKG_TOKEN: read.token } });
+    expect(r.code).toBe(3);
+    expect(r.json.error.code).toBe('E_AUTH');
+    expect(r.json.error.message).toContain(`token ${read.id} was revoked`);
+    expect(r.json.error.hint).toContain('the read token (ctxr_…) sent to this registry was refused');
+    expect(r.json.error.hint).toContain('ctxpkg registry token create --namespace acme --scope read');
+    expect(r.json.error.hint).not.toContain('--scope publish');
+
+    const pub = await createToken({ store: P.store }, { namespace: 'acme', scope: 'publish' });
+    await revokeToken({ store: P.store }, pub.id);
+    writeFileSync(join(d, 'x.ctxpkg'), makePackage('@acme/x', '1.0.0', SEED));
+    const p = await cli(['publish', 'x.ctxpkg', '--json'], { cwd: d, fetch: world.fetch, env: { CTXPKG_REGISTRY: P.url, CTXPKG_TOKEN: pub.token } });
+    expect(p.code).toBe(3);
+    expect(p.json.error.hint).toContain('publish needs a publish token');
+    expect(p.json.error.hint).toContain('--scope publish');
+  });
+});

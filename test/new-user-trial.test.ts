@@ -165,7 +165,9 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     const revoked = await run(['publish']);
     expect(revoked.code).toBe(3);
     expect(revoked.stderr).toMatch(/E_AUTH: .*was revoked/);
-    expect(revoked.stderr).toContain(`hint: the token for this registry was refused (unknown, revoked or expired): get a new one from the registry owner and run \`ctxpkg login --registry ${P.url}\``);
+    expect(revoked.stderr).toContain(
+      `hint: the publish token (ctxp_…) sent to this registry was refused (unknown, revoked or expired): publish needs a publish token; ask an owner of namespace acme for a new one (\`ctxpkg registry token create --namespace acme --scope publish --data <dir>\`) and save it with \`ctxpkg login --registry ${P.url}\` (or CTXPKG_TOKEN)`,
+    );
   });
   it('E_SIGNER_CHANGED keeps the registry hint with the key to add, and its details', async () => {
     await putPackage(P, token, '@acme/rules', '1.0.0', makePackage('@acme/rules', '1.0.0', SEED));

@@ -76,6 +76,33 @@ export interface FailedRequest {
   name?: string;
   /** Whether a token was sent (decides the 401 hint). */
   sentToken: boolean;
+  /** The scope of the token sent, from its prefix (`ctxp_` publish, `ctxr_` read). */
+  tokenScope?: 'publish' | 'read';
+  /** True for publish, yank and unyank (they need a publish token); reads need at most a read token. */
+  write?: boolean;
+}
+
+/** The scope of a token text by its prefix; undefined for any other text. */
+export function tokenScopeOf(token: string | undefined): 'publish' | 'read' | undefined {
+  return token?.startsWith('ctxp_') ? 'publish' : token?.startsWith('ctxr_') ? 'read' : undefined;
+}
+
+/**
+ * The hint for a refused token (401 after a token was sent), matching the token's scope and the
+ * operation: a write needs a new publish token; a read needs a new token of the scope that was
+ * refused (a read token is enough). Ours wins over the registry's hint, which names admin commands
+ * and cannot know what the caller was doing.
+ */
+function refusedTokenHint(req: FailedRequest): string {
+  const ns = /^@([a-z0-9-]+)\//.exec(req.name ?? '')?.[1];
+  const owner = ns ? `an owner of namespace ${ns}` : 'the registry owner';
+  const create = (scope: string) => `\`ctxpkg registry token create --namespace ${ns ?? '<ns>'} --scope ${scope} --data <dir>\``;
+  const login = `save it with \`ctxpkg login --registry ${req.registry}\` (or CTXPKG_TOKEN)`;
+  const kind = req.tokenScope === 'read' ? 'read token (ctxr_…)' : req.tokenScope === 'publish' ? 'publish token (ctxp_…)' : 'token';
+  const refused = `the ${kind} sent to this registry was refused (unknown, revoked or expired)`;
+  if (req.write) return `${refused}: ${req.what.split(' ')[0]} needs a publish token; ask ${owner} for a new one (${create('publish')}) and ${login}`;
+  const scope = req.tokenScope ?? 'read';
+  return `${refused}: ask ${owner} for a new ${scope} token (${create(scope)}${scope === 'publish' ? '; a read token is enough to install' : ''}) and ${login}`;
 }
 
 /**
@@ -95,7 +122,7 @@ export function responseError(status: number, body: ErrorBody, req: FailedReques
     case 401:
       return new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, extra(
         req.sentToken
-          ? `the token for this registry was refused (unknown, revoked or expired): get a new one from the registry owner and run \`ctxpkg login --registry ${registry}\``
+          ? refusedTokenHint(req)
           : `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
       ));
     case 403:

@@ -13,7 +13,7 @@
  * non-2xx answer becomes a `CtxpkgError` with a clear message.
  */
 import { concatBytes, CtxpkgError, parsePackageName } from '@ctxpkg/format';
-import { errorBody, isObject, networkCause, responseError } from './client-errors.js';
+import { errorBody, isObject, networkCause, responseError, tokenScopeOf } from './client-errors.js';
 import { tokenFor, type RegistrySettings } from './config.js';
 
 export { networkCause } from './client-errors.js';
@@ -120,7 +120,9 @@ export class RegistryClient {
 
   /** Turn a non-2xx answer into a `CtxpkgError` (client-errors.ts). */
   private async fail(res: Response, registry: string, what: string, name?: string): Promise<never> {
-    throw responseError(res.status, await errorBody(res), { registry, what, name, sentToken: Boolean(tokenFor(registry, this.opts.settings)) });
+    const token = tokenFor(registry, this.opts.settings);
+    const write = /^(publish|yank|unyank) /.test(what);
+    throw responseError(res.status, await errorBody(res), { registry, what, name, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write });
   }
 
   /** Fetch and validate a package index. Throws `E_NOT_FOUND` naming the registry, `E_REGISTRY`. */

@@ -93,7 +93,7 @@ async function verifyToken(registry: string, token: string, deps: CliDeps): Prom
     }
     if (isCtxpkgError(err) && err.code === 'E_AUTH') {
       throw new CtxpkgError('E_AUTH', `${registry} refused this token (unknown, revoked or expired); nothing was saved`, {
-        hint: 'ask the registry owner for a new token (`ctxpkg registry token create --namespace <ns> --scope publish|read --data <dir>`) and run login again',
+        hint: `ask the registry owner for a new ${token.startsWith('ctxp_') ? 'publish' : 'read'} token (\`ctxpkg registry token create --namespace <ns> --scope ${token.startsWith('ctxp_') ? 'publish' : 'read'} --data <dir>\`; a read token is enough to install) and run login again`,
       });
     }
     throw err;
