@@ -4,8 +4,10 @@
  * On loopback, with autocannon in this process and each server in its own child process:
  *   - GET index.json (20 versions) and a 1 MiB download at 32 connections for BENCH_SECONDS each,
  *     against the registry and against a bare node:http server answering the same bytes (the
- *     floor, measured in the same run, interleaved A B B A in half-length runs so that changes in
- *     machine load hit both alike): req/s, p50/p99 latency, errors, server peak RSS;
+ *     floor: the same bodies with the very response headers the registry sent, so both write the
+ *     same bytes but for the Date header; measured in the same run after a warm-up of
+ *     WARMUP_SECONDS on each, interleaved A B B A in half-length runs so that changes in machine
+ *     load hit both alike): req/s, p50/p99 latency, errors, server peak RSS;
  *   - publish throughput: 100 sequential publishes, and 160 publishes 16 at a time.
  * Target: registry index.json ≥ 50% of the floor's req/s with p99 < 20 ms.
  */
@@ -21,6 +23,8 @@ import { makePackage } from '../../packages/registry/src/__tests__/support.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Unmeasured load on each target before its pair is measured (JIT, caches, connection setup). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 32;
 
 function startChild(args: string[]): Promise<{ proc: ChildProcess; url: string }> {
@@ -73,6 +77,7 @@ interface Target {
  */
 async function loadPair(a: Target, b: Target): Promise<[Row, Row]> {
   const half = Math.max(1, SECONDS / 2);
+  if (WARMUP_SECONDS > 0) for (const t of [a, b]) await autocannon({ url: t.url, connections: CONNECTIONS, duration: WARMUP_SECONDS });
   const runs = new Map<string, Array<Awaited<ReturnType<typeof autocannon>>>>([[a.name, []], [b.name, []]]);
   for (const t of [a, b, b, a]) runs.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: half }));
   const row = async (t: Target): Promise<Row> => {
@@ -87,6 +92,15 @@ async function loadPair(a: Target, b: Target): Promise<[Row, Row]> {
     };
   };
   return [await row(a), await row(b)];
+}
+
+/** The registry's response headers minus those node:http adds itself (date, connection, keep-alive). */
+function endToEndHeaders(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  h.forEach((value, name) => {
+    if (name !== 'date' && name !== 'connection' && name !== 'keep-alive' && name !== 'transfer-encoding') out[name] = value;
+  });
+  return out;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -144,13 +158,18 @@ async function main(): Promise<void> {
     const big = bigPackage();
     const putBig = await fetch(`${reg.url}/v1/packages/acme/big/1.0.0`, { method: 'PUT', body: big, headers: { authorization: `Bearer ${token}` } });
     if (putBig.status !== 201) throw new Error(`setup publish big: ${putBig.status} ${await putBig.text()}`);
-    const indexBytes = new Uint8Array(await (await fetch(`${reg.url}/v1/packages/acme/kb/index.json`)).arrayBuffer());
-    const blobBytes = new Uint8Array(await (await fetch(`${reg.url}/v1/packages/acme/big/1.0.0/download`)).arrayBuffer());
+    const indexRes = await fetch(`${reg.url}/v1/packages/acme/kb/index.json`);
+    const indexBytes = new Uint8Array(await indexRes.arrayBuffer());
+    const blobRes = await fetch(`${reg.url}/v1/packages/acme/big/1.0.0/download`);
+    const blobBytes = new Uint8Array(await blobRes.arrayBuffer());
     await writeFile(join(dir, 'index.json'), indexBytes);
     await writeFile(join(dir, 'blob.bin'), blobBytes);
-    floor = await startChild(['floor', join(dir, 'index.json'), join(dir, 'blob.bin')]);
+    await writeFile(join(dir, 'headers.json'), JSON.stringify({ index: endToEndHeaders(indexRes.headers), download: endToEndHeaders(blobRes.headers) }));
+    floor = await startChild(['floor', join(dir, 'index.json'), join(dir, 'blob.bin'), join(dir, 'headers.json')]);
 
-    console.log(`registry bench: loopback, ${CONNECTIONS} connections, ${SECONDS} s per run; index.json ${indexBytes.length} bytes, download ${blobBytes.length} bytes`);
+    console.log(
+      `registry bench: loopback, ${CONNECTIONS} connections, ${SECONDS} s per target (after ${WARMUP_SECONDS} s warm-up); index.json ${indexBytes.length} bytes, download ${blobBytes.length} bytes`,
+    );
     const rows: Row[] = [
       ...(await loadPair(
         { name: 'floor index.json', url: `${floor.url}/index.json`, pid: floor.proc.pid! },

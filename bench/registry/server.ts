@@ -1,7 +1,10 @@
 /**
  * Server process for the registry bench (bench/registry/run.ts), one per mode:
  *   registry <dataDir> <logFile>  — the real registry (startRegistry), request logs to a file
- *   floor <indexFile> <blobFile>  — a bare node:http server answering the same bytes (the floor)
+ *   floor <indexFile> <blobFile> <headersFile>
+ *                                 — a bare node:http server answering the same bytes (the floor):
+ *                                   the same bodies with the same response headers the registry
+ *                                   sent (headersFile: `{ index: {…}, download: {…} }`)
  * Prints `listening on <url>` when ready; exits on SIGTERM.
  */
 import { createWriteStream } from 'node:fs';
@@ -10,7 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bufferedLineLogger, startRegistry } from '@ctxpkg/registry';
 
-const [mode, a, b] = process.argv.slice(2);
+const [mode, a, b, c] = process.argv.slice(2);
 
 if (mode === 'registry') {
   const logs = createWriteStream(b, { flags: 'a' });
@@ -27,12 +30,13 @@ if (mode === 'registry') {
 } else if (mode === 'floor') {
   const index = await readFile(a);
   const blob = await readFile(b);
+  const headers = JSON.parse(await readFile(c, 'utf8')) as { index: Record<string, string>; download: Record<string, string> };
   const server = createServer((req, res) => {
     if (req.url === '/index.json') {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': index.length, etag: '"x"' });
+      res.writeHead(200, headers.index);
       res.end(index);
     } else if (req.url === '/download') {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length, etag: '"y"' });
+      res.writeHead(200, headers.download);
       res.end(blob);
     } else {
       res.writeHead(404).end();
@@ -41,5 +45,5 @@ if (mode === 'registry') {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 } else {
-  throw new Error('usage: server.ts registry <dataDir> <logFile> | floor <indexFile> <blobFile>');
+  throw new Error('usage: server.ts registry <dataDir> <logFile> | floor <indexFile> <blobFile> <headersFile>');
 }

@@ -3,15 +3,17 @@
  *
  * The API is mounted twice: at the root (`/v1/…`, `/healthz`, `/metrics`) and under `basePath`
  * (default `/api`, so `http://host:port/api` works as a reference-client base URL whose default
- * ends in `/api`). One middleware wraps every request: raw-path safety check, CORS preflight and
- * headers, metrics, request log. Errors become `{ "error", "code" }` bodies with the status from `httpStatusFor`.
+ * ends in `/api`). One wrapper around `app.fetch` handles every request: raw-path safety check,
+ * CORS preflight and headers, metrics, request log. Errors become `{ "error", "code" }` bodies with the status from `httpStatusFor`.
  * Nothing here listens on a port (server.ts does); tests call `app.request(url, init)`.
  */
 import { Hono } from 'hono';
 import { isCtxpkgError } from '@ctxpkg/format';
-import { IndexCache, type Env, type RegistryDeps } from './context.js';
+import { IndexCache, type Env, type RegistryDeps, type RequestState } from './context.js';
 import { applyCors, preflightResponse } from './cors.js';
 import { errorResponse, JSON_TYPE } from './http.js';
+import { andThen, type MaybePromise } from './maybe.js';
+import { logTimestamp } from './line-logger.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_LIMITS, normaliseBasePath, type AppOptions, type LogEntry } from './options.js';
 import { rawPath, rawPathProblem } from './params.js';
@@ -54,42 +56,11 @@ export function createApp(opts: AppOptions): RegistryApp {
   registerOpsRoutes(api, deps);
 
   const app = new Hono<Env>();
-  const allowed = new Set(opts.corsOrigins ?? []);
-  // One middleware (fewer async layers on the hot path): raw-path check, CORS, metrics, log.
-  app.use('*', async (c, next) => {
-    const t0 = performance.now();
-    const path = rawPath(c.req.url);
-    const method = c.req.method;
-    const origin = c.req.header('origin');
-    const bad = rawPathProblem(path);
-    if (bad) {
-      c.set('route', 'rejected');
-      c.set('errorCode', bad.code);
-      c.res = errorResponse(bad);
-    } else if (method === 'OPTIONS') {
-      c.set('route', 'preflight');
-      c.res = preflightResponse(origin, allowed);
-    } else {
-      await next();
-      // Only touch headers for CORS requests: reading them forces the adapter's slow path.
-      if (origin !== undefined) applyCors(c.res.headers, method, origin, allowed);
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    const route = c.get('route') ?? 'unmatched';
-    const status = c.res.status;
-    deps.metrics.observeRequest(method, route, status, seconds);
-    const entry: LogEntry = { msg: 'request', time: new Date().toISOString(), method, path, route, status, ms: Math.round(seconds * 100000) / 100 };
-    const code = c.get('errorCode');
-    if (code) entry.code = code;
-    const principal = c.get('principal');
-    if (principal) entry.token_id = principal.tokenId;
-    deps.log(entry);
-  });
   app.route('/', api);
   if (basePath !== '') app.route(basePath, api);
 
   app.notFound((c) => {
-    c.set('route', 'unmatched');
+    c.env.route = 'unmatched';
     return new Response(JSON.stringify({ error: 'no such route', code: 'E_NOT_FOUND' }), {
       status: 404,
       headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' },
@@ -97,12 +68,52 @@ export function createApp(opts: AppOptions): RegistryApp {
   });
   app.onError((err, c) => {
     if (isCtxpkgError(err)) {
-      c.set('errorCode', err.code);
+      c.env.errorCode = err.code;
     } else {
-      c.set('errorCode', 'E_INTERNAL');
+      c.env.errorCode = 'E_INTERNAL';
       deps.log({ msg: 'internal error', time: new Date().toISOString(), error: err instanceof Error ? err.stack ?? err.message : String(err) });
     }
     return errorResponse(err);
   });
+
+  // Every request passes this wrapper instead of a Hono middleware: raw-path check, CORS
+  // preflight and headers, metrics, request log. A middleware would make every answer a promise
+  // (Hono composes middleware asynchronously); here a route that answers synchronously (the
+  // cached index.json, see maybe.ts) stays synchronous. The per-request state travels as Hono's
+  // `env` (context.ts `RequestState`). `app.request` goes through `app.fetch`, so tests see it too.
+  const allowed = new Set(opts.corsOrigins ?? []);
+  const dispatch = app.fetch;
+  app.fetch = (request: Request): MaybePromise<Response> => {
+    const t0 = performance.now();
+    const state: RequestState = { route: 'unmatched', principal: undefined, errorCode: undefined };
+    const method = request.method;
+    const path = rawPath(request.url);
+    const origin = request.headers.get('origin') ?? undefined;
+    const bad = rawPathProblem(path);
+    let answer: MaybePromise<Response>;
+    if (bad) {
+      state.route = 'rejected';
+      state.errorCode = bad.code;
+      answer = errorResponse(bad);
+    } else if (method === 'OPTIONS') {
+      state.route = 'preflight';
+      answer = preflightResponse(origin, allowed);
+    } else {
+      answer = dispatch(request, state);
+    }
+    const routed = !bad && method !== 'OPTIONS';
+    return andThen(answer, (res) => {
+      // Only touch headers for CORS requests: reading them forces the adapter's slow path.
+      if (routed && origin !== undefined) applyCors(res.headers, method, origin, allowed);
+      const seconds = (performance.now() - t0) / 1000;
+      const status = res.status;
+      deps.metrics.observeRequest(method, state.route, status, seconds);
+      const entry: LogEntry = { msg: 'request', time: logTimestamp(), method, path, route: state.route, status, ms: Math.round(seconds * 100000) / 100 };
+      if (state.errorCode) entry.code = state.errorCode;
+      if (state.principal) entry.token_id = state.principal.tokenId;
+      deps.log(entry);
+      return res;
+    });
+  };
   return app;
 }

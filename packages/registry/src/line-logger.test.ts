@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bufferedLineLogger } from './line-logger.js';
+import { bufferedLineLogger, logTimestamp } from './line-logger.js';
 
 describe('bufferedLineLogger', () => {
   it('batches lines and flushes on demand, on size and on its timer', async () => {
@@ -17,5 +17,14 @@ describe('bufferedLineLogger', () => {
     expect(writes[2]).toBe('{"msg":"late"}\n');
     flush();
     expect(writes).toHaveLength(3);
+  });
+});
+
+describe('logTimestamp', () => {
+  it('formats exactly like toISOString for every millisecond asked about, in any order', () => {
+    const times = [Date.UTC(2026, 0, 2, 3, 4, 5, 120), Date.UTC(2026, 0, 2, 3, 4, 5, 120), Date.UTC(2026, 0, 2, 3, 4, 5, 121), 0, Date.UTC(2026, 0, 2, 3, 4, 5, 120)];
+    for (const ms of times) expect(logTimestamp(ms)).toBe(new Date(ms).toISOString());
+    const now = Date.now();
+    expect(Date.parse(logTimestamp())).toBeGreaterThanOrEqual(now);
   });
 });

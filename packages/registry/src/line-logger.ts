@@ -35,3 +35,19 @@ export function bufferedLineLogger(
   };
   return { log, flush };
 }
+
+let stampMs = Number.NaN;
+let stampText = '';
+
+/**
+ * `new Date(ms).toISOString()` (UTC, milliseconds: `2026-01-02T03:04:05.120Z`), remembered for the
+ * last millisecond asked about: a busy server logs many requests per millisecond, and formatting
+ * the date is a large part of writing a log line.
+ */
+export function logTimestamp(ms: number = Date.now()): string {
+  if (ms !== stampMs) {
+    stampText = new Date(ms).toISOString();
+    stampMs = ms;
+  }
+  return stampText;
+}

@@ -39,7 +39,7 @@ async function blobBytes(store: RegistryStore, rec: PublicBlobRecord): Promise<U
 
 export function registerBlobRoutes(api: Hono<Env>, deps: RegistryDeps): void {
   api.get('/v1/blobs/sha256/:hex', async (c) => {
-    c.set('route', 'blob');
+    c.env.route = 'blob';
     const hex = c.req.param('hex');
     if (!HEX64.test(hex)) {
       throw new CtxpkgError('E_USAGE', 'a blob is addressed by the 64 lowercase hex characters of its SHA-256', {

@@ -37,7 +37,7 @@ function cacheFor(entries: readonly CatalogEntry[]): string {
 
 export function registerCatalogRoutes(api: Hono<Env>, deps: RegistryDeps): void {
   api.get('/v1/index.json', async (c) => {
-    c.set('route', 'catalog');
+    c.env.route = 'catalog';
     const principal = await principalOf(c, deps);
     const limit = limitParam(c.req.query('limit'), deps.limits.catalogPageSize);
     const after = c.req.query('after');
@@ -49,7 +49,7 @@ export function registerCatalogRoutes(api: Hono<Env>, deps: RegistryDeps): void 
   });
 
   api.get('/v1/search', async (c) => {
-    c.set('route', 'search');
+    c.env.route = 'search';
     const principal = await principalOf(c, deps);
     const q = c.req.query('q') ?? '';
     if (q.trim() === '') throw new CtxpkgError('E_USAGE', 'missing search text: use /v1/search?q=words');

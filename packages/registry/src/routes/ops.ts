@@ -9,7 +9,7 @@ import type { Env, RegistryDeps } from '../context.js';
 
 export function registerOpsRoutes(api: Hono<Env>, deps: RegistryDeps): void {
   api.get('/healthz', async (c) => {
-    c.set('route', 'healthz');
+    c.env.route = 'healthz';
     try {
       await deps.store.getNamespace('healthz-probe');
       return c.json({ status: 'ok', backend: deps.store.backend }, 200, { 'cache-control': 'no-store' });
@@ -19,7 +19,7 @@ export function registerOpsRoutes(api: Hono<Env>, deps: RegistryDeps): void {
   });
 
   api.get('/metrics', (c) => {
-    c.set('route', 'metrics');
+    c.env.route = 'metrics';
     return c.text(deps.metrics.render({ rssBytes: process.memoryUsage().rss }), 200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
       'cache-control': 'no-store',

@@ -68,7 +68,7 @@ async function storePackageBlobs(
 export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
   const locks = new KeyedLock();
   api.put('/v1/packages/:ns/:name/:version', async (c) => {
-    c.set('route', 'publish');
+    c.env.route = 'publish';
     try {
       const ref = packageRef(c.req.param('ns'), c.req.param('name'));
       const version = versionParam(c.req.param('version'));

@@ -30,11 +30,11 @@ async function changeYank(c: Ctx, deps: RegistryDeps, yanked: boolean): Promise<
 
 export function registerYankRoutes(api: Hono<Env>, deps: RegistryDeps): void {
   api.delete('/v1/packages/:ns/:name/:version', async (c) => {
-    c.set('route', 'yank');
+    c.env.route = 'yank';
     return changeYank(c, deps, true);
   });
   api.post('/v1/packages/:ns/:name/:version/unyank', async (c) => {
-    c.set('route', 'unyank');
+    c.env.route = 'unyank';
     return changeYank(c, deps, false);
   });
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
 import { BlobDir, sha256OfBytes } from './blobs.js';
+import { CommitProbe } from './commit-probe.js';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { prepared } from './statements.js';
 import { catalog, refreshPackage, search } from './sqlite-search.js';
@@ -91,9 +92,12 @@ export class SqliteStore implements RegistryStore {
   /** Blobs written by in-flight publishes of this process: never collected, never released early. */
   private readonly pins = new Map<string, number>();
   private readonly packageCache = new Map<string, PackageRecord | null>();
-  private dataVersion = -1;
+  /** Commits by other connections (the admin CLI, another process): drop `packageCache`. */
+  readonly commits: CommitProbe;
 
-  constructor(readonly db: Database.Database, readonly blobs: BlobDir) {}
+  constructor(readonly db: Database.Database, readonly blobs: BlobDir) {
+    this.commits = new CommitProbe(db, `${db.name}-shm`);
+  }
 
   async createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord> {
     return access.createNamespace(this.db, ns);
@@ -137,15 +141,13 @@ export class SqliteStore implements RegistryStore {
 
   /**
    * Package rows are read on every request (visibility, revision), so they are cached. The cache
-   * is exact: it is dropped when `PRAGMA data_version` shows a commit by another connection (the
-   * admin CLI, another process) and after every write through this connection.
+   * is exact: it is dropped on every call after another connection (the admin CLI, another
+   * process) committed — `CommitProbe`, one 48-byte read of the wal-index header, `PRAGMA
+   * data_version` only when it changed — and after every write through this connection. Answers
+   * synchronously (better-sqlite3 never yields).
    */
-  async getPackage(namespace: string, name: string): Promise<PackageRecord | null> {
-    const dv = Number(prepared(this.db, 'PRAGMA data_version').pluck().get());
-    if (dv !== this.dataVersion || this.packageCache.size > 10_000) {
-      this.packageCache.clear();
-      this.dataVersion = dv;
-    }
+  getPackage(namespace: string, name: string): PackageRecord | null {
+    if (this.commits.changed() || this.packageCache.size > 10_000) this.packageCache.clear();
     const key = `${namespace}/${name}`;
     const hit = this.packageCache.get(key);
     if (hit !== undefined) return hit;
@@ -337,6 +339,7 @@ export class SqliteStore implements RegistryStore {
   }
 
   async close(): Promise<void> {
+    this.commits.close();
     if (this.db.open) this.db.close();
   }
 }

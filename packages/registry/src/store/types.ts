@@ -1,8 +1,8 @@
 /**
  * The one storage interface of the registry (spec/registry.md "Storage").
  *
- * Every method is async so that a networked backend (PostgreSQL, a later issue) can implement it
- * with the same guarantees as the embedded SQLite + blob-directory default:
+ * Every method is async (`getPackage` may also answer directly) so that a networked backend
+ * (PostgreSQL, a later issue) can implement it with the same guarantees as the embedded SQLite + blob-directory default:
  *
  * - `(namespace, name, version)` is unique, and so is `(namespace, name, precedence_key)` —
  *   two versions of equal SemVer precedence (`1.0.0` and `1.0.0+build.7`) can never both exist.
@@ -192,7 +192,15 @@ export interface RegistryStore {
   revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord>;
   listSignerKeys(namespace: string): Promise<SignerKeyRecord[]>;
 
-  getPackage(namespace: string, name: string): Promise<PackageRecord | null>;
+  /**
+   * The package row as of now: it reflects every commit that finished before the call, by any
+   * process (the registry reads it on every request to decide visibility and to validate its
+   * index cache by `revision`). The one read that may answer without a promise: a backend whose
+   * reads never wait (embedded SQLite) returns the row directly, so the cached `index.json` is
+   * served synchronously (maybe.ts); a networked backend returns a promise. Callers `await` it or
+   * use `andThen`.
+   */
+  getPackage(namespace: string, name: string): PackageRecord | null | Promise<PackageRecord | null>;
   /** Change a package's visibility (owner action). Throws `E_NOT_FOUND`. */
   setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord>;
   /** All versions of a package, in no particular order (the index orders them). */
