@@ -7,7 +7,8 @@
  *     floor: the same bodies with the very response headers the registry sent, so both write the
  *     same bytes but for the Date header; measured in the same run after a warm-up of
  *     WARMUP_SECONDS on each, interleaved A B B A in half-length runs so that changes in machine
- *     load hit both alike): req/s, p50/p99 latency, errors, server peak RSS;
+ *     load hit both alike): req/s, p50/p99 latency, errors, server CPU time per request (user +
+ *     system, from /proc: less sensitive than req/s to a busy machine), server peak RSS;
  *   - publish throughput: 100 sequential publishes, and 160 publishes 16 at a time.
  * Target: registry index.json ≥ 50% of the floor's req/s with p99 < 20 ms.
  */
@@ -56,6 +57,13 @@ async function rss(pid: number): Promise<{ now: number; peak: number }> {
   return { now: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
+/** CPU time (user + system) a process has used so far, seconds, from /proc (Linux; clock ticks of 1/100 s). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 interface Row {
   target: string;
   reqPerSec: number;
@@ -63,6 +71,8 @@ interface Row {
   p99: number;
   errors: number;
   rssMiB: number;
+  /** Server CPU time (user + system) per answered request, µs. */
+  cpuUsPerReq: number;
 }
 
 interface Target {
@@ -79,10 +89,16 @@ async function loadPair(a: Target, b: Target): Promise<[Row, Row]> {
   const half = Math.max(1, SECONDS / 2);
   if (WARMUP_SECONDS > 0) for (const t of [a, b]) await autocannon({ url: t.url, connections: CONNECTIONS, duration: WARMUP_SECONDS });
   const runs = new Map<string, Array<Awaited<ReturnType<typeof autocannon>>>>([[a.name, []], [b.name, []]]);
-  for (const t of [a, b, b, a]) runs.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: half }));
+  const cpu = new Map<string, number>([[a.name, 0], [b.name, 0]]);
+  for (const t of [a, b, b, a]) {
+    const before = await cpuSeconds(t.pid);
+    runs.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: half }));
+    cpu.set(t.name, cpu.get(t.name)! + (await cpuSeconds(t.pid)) - before);
+  }
   const row = async (t: Target): Promise<Row> => {
     const rs = runs.get(t.name)!;
     return {
+      cpuUsPerReq: (cpu.get(t.name)! * 1e6) / rs.reduce((s, r) => s + r.requests.total, 0),
       target: t.name,
       reqPerSec: rs.reduce((s, r) => s + r.requests.average, 0) / rs.length,
       p50: rs.reduce((s, r) => s + r.latency.p50, 0) / rs.length,
@@ -187,6 +203,7 @@ async function main(): Promise<void> {
         'p50 ms': Number(r.p50.toFixed(1)),
         'p99 ms': r.p99,
         errors: r.errors,
+        'server CPU µs/req': Number(r.cpuUsPerReq.toFixed(1)),
         'server peak RSS MiB': Number(r.rssMiB.toFixed(1)),
       })),
     );
@@ -194,6 +211,8 @@ async function main(): Promise<void> {
     const dlRatio = rows[3].reqPerSec / rows[2].reqPerSec;
     console.log(`index.json: registry/floor = ${(idxRatio * 100).toFixed(1)}% (target ≥ 50%), p99 ${rows[1].p99} ms (target < 20 ms) → ${idxRatio >= 0.5 && rows[1].p99 < 20 ? 'PASS' : 'FAIL'}`);
     console.log(`1 MiB download: registry/floor = ${(dlRatio * 100).toFixed(1)}%`);
+    // Server CPU per request is less sensitive than req/s to a saturated load generator or a busy machine.
+    console.log(`index.json server CPU per request: floor/registry = ${((rows[0].cpuUsPerReq / rows[1].cpuUsPerReq) * 100).toFixed(1)}%`);
 
     const seq = await publishBench(reg.url, token, 'seq', 100, 1);
     const par = await publishBench(reg.url, token, 'par', 160, 16);
