@@ -105,3 +105,17 @@ describe('errors, health and metrics', () => {
     expect(() => createApp({ store: r.store, basePath: '/../x' })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
   });
 });
+
+describe('refused tokens', () => {
+  it('a revoked token is 401 with a hint for a new token of the same namespace and scope', async () => {
+    const { revokeToken } = await import('./admin.js');
+    for (const [token, scope] of [[r.tokens.acmeRead, 'read'], [r.tokens.acmePublish, 'publish']] as const) {
+      await revokeToken({ store: r.store }, token);
+      const res = await r.req('/v1/packages/acme/kb/index.json', { token });
+      expect(res.status).toBe(401);
+      const body = (await res.json()) as { code: string; hint: string };
+      expect(body.code).toBe('E_AUTH');
+      expect(body.hint).toContain(`--namespace acme --scope ${scope}`);
+    }
+  });
+});

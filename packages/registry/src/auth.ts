@@ -35,6 +35,11 @@ export function generateToken(scope: TokenScope): { token: string; sha256: strin
 
 const WWW_AUTHENTICATE = 'Bearer realm="ctxpkg"';
 
+/** Hint for a revoked or expired token: a new token of the same namespace and scope. */
+function newTokenHint(namespace: string, scope: TokenScope): string {
+  return `ask an owner of @${namespace} for a new ${scope} token (\`ctxpkg registry token create --namespace ${namespace} --scope ${scope} --data <dir>\`)`;
+}
+
 function authError(message: string, hint?: string): CtxpkgError {
   return new CtxpkgError('E_AUTH', message, {
     hint: hint ?? 'create a token with `ctxpkg registry token create --namespace <ns> --scope publish --data <dir>`',
@@ -55,9 +60,9 @@ export async function authenticate(store: RegistryStore, header: string | undefi
   if (!TOKEN_PATTERN.test(token)) throw authError('the bearer token is not a token issued by this registry');
   const rec = await store.findTokenByHash(hashToken(token));
   if (!rec || !token.startsWith(TOKEN_PREFIXES[rec.scope])) throw authError('the bearer token is not known to this registry');
-  if (rec.revoked_at !== null) throw authError(`token ${rec.id} was revoked`);
+  if (rec.revoked_at !== null) throw authError(`token ${rec.id} was revoked`, newTokenHint(rec.namespace, rec.scope));
   if (rec.expires_at !== null && Date.parse(rec.expires_at) <= now.getTime()) {
-    throw authError(`token ${rec.id} expired at ${rec.expires_at}`, 'create a new token');
+    throw authError(`token ${rec.id} expired at ${rec.expires_at}`, newTokenHint(rec.namespace, rec.scope));
   }
   return { tokenId: rec.id, namespace: rec.namespace, scope: rec.scope };
 }

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonBundleToArchive, writePackage } from '@ctxpkg/format';
+import { archiveToJsonBundle, jsonBundleToArchive, writePackage } from '@ctxpkg/format';
 import { newTestRegistry, OTHER_SEED, storageSnapshot, TEST_SEED, type TestRegistry } from '../__tests__/support.js';
 
 const enc = new TextEncoder();
@@ -121,6 +121,17 @@ describe('package blobs at the registry', () => {
     expect(hex((await store.readBlob(hex(BLOB)))!)).toBe(hex(BLOB));
     await store.close();
     r.store = await openSqliteStore({ dataDir: r.dir });
+  });
+
+  it('a deleted blob of a JSON bundle (blobs member) is re-extracted from that artifact', async () => {
+    const bundle = await archiveToJsonBundle(await zipPackage('@acme/kbjson', '1.0.0', BLOB));
+    expect(bundle[0]).toBe(0x7b); // a JSON bundle, not a ZIP
+    expect((await publish('@acme/kbjson', '1.0.0', bundle)).status).toBe(201);
+    await rm(r.store.blobs.pathOf(hex(BLOB)));
+    const res = await r.req(`/v1/blobs/sha256/${hex(BLOB)}`);
+    expect(res.status).toBe(200);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(BLOB);
+    expect(hex((await r.store.readBlob(hex(BLOB)))!)).toBe(hex(BLOB));
   });
 
   it('garbage collection keeps package blobs; a refused publish removes the blobs it wrote', async () => {

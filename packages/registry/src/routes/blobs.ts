@@ -1,5 +1,5 @@
 /**
- * `GET /v1/blobs/sha256/{hex}` — one blob of a ZIP-form package (spec/registry.md "Blobs";
+ * `GET /v1/blobs/sha256/{hex}` — one blob of a published package (ZIP form, or a JSON bundle's `blobs` member) (spec/registry.md "Blobs";
  * spec/archive.md §4): the exact bytes whose SHA-256 is `{hex}`, answered only when a version of a
  * package that is **public now** carries the blob. A blob carried only by private packages answers
  * the same constant 404 as a blob nobody published — status, body and headers — whatever token
@@ -11,7 +11,7 @@
  * blob of it hash-checked by the archive reader) and rewritten before it is served.
  */
 import type { Hono } from 'hono';
-import { CtxpkgError, isCtxpkgError, readArchive } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError, readPackageBlobs } from '@ctxpkg/format';
 import type { Env, RegistryDeps } from '../context.js';
 import { etagMatches, VARY } from '../http.js';
 import type { PublicBlobRecord, RegistryStore } from '../store/types.js';
@@ -30,7 +30,7 @@ async function blobBytes(store: RegistryStore, rec: PublicBlobRecord): Promise<U
   const artifact = await store.readBlob(rec.artifact_sha256);
   // A listed version whose artifact is missing is a server fault, never a client one.
   if (!artifact) throw new Error(`artifact ${rec.artifact_sha256} carrying blob ${rec.sha256} is missing`);
-  const bytes = (await readArchive(artifact)).blobs.get(`sha256-${rec.sha256}`);
+  const bytes = (await readPackageBlobs(artifact)).get(`sha256-${rec.sha256}`);
   if (!bytes) throw new Error(`artifact ${rec.artifact_sha256} does not carry blob ${rec.sha256}`);
   await store.putBlob(bytes, { durable: false, replace: true });
   await store.releaseBlob(rec.sha256);
