@@ -60,6 +60,13 @@ describe('JSON bundle ↔ ZIP', () => {
     expect((await readArchive(zip)).blobs.get(BLOB_REF)).toEqual(BLOB);
   });
 
+  it('the caller\'s limits govern the written archive (larger packages when raised, refusal when lowered)', async () => {
+    const blobs = new Map([[BLOB_REF, BLOB]]);
+    await expectCode(jsonBundleToArchive(bundle(CONTENT_TEXT), { blobs, limits: { maxEntryBytes: BLOB.length - 1 } }), 'E_TOO_LARGE');
+    const zip = await jsonBundleToArchive(bundle(CONTENT_TEXT), { blobs, limits: { maxEntryBytes: BLOB.length } });
+    expect((await readArchive(zip)).blobs.get(BLOB_REF)).toEqual(BLOB);
+  });
+
   it('an archive with blobs becomes a bundle with a "blobs" member, and back byte for byte', async () => {
     const zip = await baseArchive();
     const json = await archiveToJsonBundle(zip);

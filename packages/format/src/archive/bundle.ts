@@ -95,7 +95,7 @@ function requireObject(value: JsonValue | undefined, what: string): Record<strin
 export interface JsonToArchiveOptions extends WriteArchiveOptions {
   /** Blobs the graph references, for a bundle without a `blobs` member (`ctxpkg create`). */
   blobs?: ReadonlyMap<string, Uint8Array>;
-  /** Caps for a `blobs` member (spec/archive.md §6). */
+  /** Caps for a `blobs` member and for the written archive (spec/archive.md §6). */
   limits?: Partial<ArchiveLimits>;
 }
 
@@ -133,7 +133,7 @@ export async function jsonBundleToArchive(bytes: Uint8Array, options: JsonToArch
   }
   if (blobs) verifyBlobs(graphOf(content), blobs);
   else checkBlobRefs(graphOf(content), []);
-  const { blobs: _ignored, limits: _limits, ...writeOptions } = options;
+  const { blobs: _ignored, ...writeOptions } = options;
   return writeArchive({ manifestText, contentText, blobs: blobs ?? new Map<string, Uint8Array>() }, writeOptions);
 }
 
