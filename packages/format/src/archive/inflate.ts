@@ -11,6 +11,7 @@
  *   pieces and the output counted per piece; it stops at the first piece whose output passes the
  *   limit (≤ 512 × 1032 bytes ≈ 516 KiB beyond it, deflate's ratio ceiling).
  */
+import { concatBytes } from '../bytes.js';
 import { Inflate } from 'fflate';
 
 /** Why `inflateLimited` gave up. */
@@ -76,13 +77,7 @@ export const fflateInflater: RawInflater = {
       if (err === OVER) return { kind: 'over-limit' };
       return { kind: 'corrupt', message: err instanceof Error ? err.message : String(err) };
     }
-    const out = new Uint8Array(produced);
-    let p = 0;
-    for (const c of chunks) {
-      out.set(c, p);
-      p += c.length;
-    }
-    return out;
+    return concatBytes(chunks, produced);
   },
 };
 
