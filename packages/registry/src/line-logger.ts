@@ -7,6 +7,11 @@
  */
 import type { LogEntry, Logger } from './options.js';
 
+/**
+ * A `Logger` that writes one JSON line per entry to `write`, batched: pending lines go out in one
+ * call every `flushMs` milliseconds (default 50) or once `maxChars` characters (UTF-16 code units)
+ * are pending. Returns the logger with `flush()`. Throws nothing itself; `write` errors propagate.
+ */
 export function bufferedLineLogger(
   write: (chunk: string) => unknown,
   opts: { flushMs?: number; maxChars?: number } = {},

@@ -14,6 +14,15 @@ import type { CommandContext } from '../program.js';
 import { examples, openSession } from '../session.js';
 import { finishPipeline } from './install.js';
 
+/**
+ * `ctxpkg update [names…]`: with no names every registry package of the project (declared and
+ * locked, indirect dependencies included) is freed from ctxpkg.lock and re-resolved to the newest
+ * versions the ranges allow; with names only those packages move (cargo `update -p`). Yanked
+ * locked versions follow the install rules (README "Yanked versions"). Writes ctxpkg.lock, the
+ * store and the merged graph atomically under the project lock. Throws the install pipeline's
+ * codes (`E_RESOLVE`, `E_NETWORK`, `E_INTEGRITY`, `E_SIGNATURE`, …); the result's exit code is 8
+ * when the update committed but syncing agent files failed.
+ */
 export async function runUpdate(names: string[], opts: { registry?: string; acceptNewKey?: boolean }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
   const { parsePackageName } = await import('@ctxpkg/format');
