@@ -18,7 +18,7 @@ import { finishPipeline } from './install.js';
  * `ctxpkg update [names…]`: with no names every registry package of the project (declared and
  * locked, indirect dependencies included) is freed from ctxpkg.lock and re-resolved to the newest
  * versions the ranges allow; with names only those packages move (cargo `update -p`). Yanked
- * locked versions follow the install rules (README "Yanked versions"). Writes ctxpkg.lock, the
+ * locked versions follow the install rules (README "Daily use", the update paragraph). Writes ctxpkg.lock, the
  * store and the merged graph atomically under the project lock. Throws the install pipeline's
  * codes (`E_RESOLVE`, `E_NETWORK`, `E_INTEGRITY`, `E_SIGNATURE`, …); the result's exit code is 8
  * when the update committed but syncing agent files failed.
