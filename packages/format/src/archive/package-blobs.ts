@@ -13,20 +13,30 @@ import { BLOB_REF_RE } from './names.js';
 import { isZipBytes, listArchiveBlobRefs, readArchive } from './reader.js';
 
 const MEMBER_KEY = new TextEncoder().encode(`"${BUNDLE_BLOBS_MEMBER}"`);
+const ESCAPE_U = new TextEncoder().encode('\\u');
 
-/** True when `bytes` contain the byte sequence `"blobs"` anywhere (a cheap pre-check). */
-function mentionsBlobs(bytes: Uint8Array): boolean {
-  const first = MEMBER_KEY[0]!;
-  outer: for (let i = bytes.indexOf(first); i >= 0 && i + MEMBER_KEY.length <= bytes.length; i = bytes.indexOf(first, i + 1)) {
-    for (let k = 1; k < MEMBER_KEY.length; k++) if (bytes[i + k] !== MEMBER_KEY[k]) continue outer;
+/** True when `needle` occurs in `bytes`. */
+function contains(bytes: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0]!;
+  outer: for (let i = bytes.indexOf(first); i >= 0 && i + needle.length <= bytes.length; i = bytes.indexOf(first, i + 1)) {
+    for (let k = 1; k < needle.length; k++) if (bytes[i + k] !== needle[k]) continue outer;
     return true;
   }
   return false;
 }
 
+/**
+ * A cheap pre-check: false only when `bytes` cannot hold a member that decodes to `blobs`. The
+ * strict reader (`readPackage`) decodes keys, so `"\u0062lobs"` is that member too; any such
+ * spelling contains a `\u` escape, so both byte sequences are looked for (H7).
+ */
+function mayHaveBlobsMember(bytes: Uint8Array): boolean {
+  return contains(bytes, MEMBER_KEY) || contains(bytes, ESCAPE_U);
+}
+
 /** The `blobs` member's text of a JSON bundle, or undefined when it has none. */
 function bundleBlobsMember(bytes: Uint8Array): { text: string; value: unknown } | undefined {
-  if (!mentionsBlobs(bytes)) return undefined;
+  if (!mayHaveBlobsMember(bytes)) return undefined;
   const text = extractTopLevelMemberText(decodeUtf8Strict(bytes), BUNDLE_BLOBS_MEMBER);
   if (text === undefined) return undefined;
   return { text, value: parseStrictJson(text) };
