@@ -5,14 +5,14 @@
  * publish → install.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase64, listPackageBlobRefs, readPackage, readPackageBlobs, writePackage } from '@ctxpkg/format';
-import { cli, createWorld, tempDir } from '../support/cli.js';
-import { dec, enc, SEED, T } from './support.js';
+import { cli, createWorld, tempDir, type RunResult } from '../support/cli.js';
+import { dec, enc, liveRegistry, projectSnapshot, putHttp, SEED, T, temp, treeSnapshot, type LiveRegistry } from './support.js';
 
-const BLOB = enc('runbook body kept as a blob');
+const BLOB = enc('runbook body kept as a blob!'); // 28 bytes: base64 ends in "=="
 const REF = `sha256-${createHash('sha256').update(BLOB).digest('hex')}`;
 
 /** A signed bundle whose node references REF, without a blobs member: text up to (not incl.) the final `}`. */
@@ -80,5 +80,79 @@ describe('H7: the blobs member is seen the same way by every reader', () => {
     const stored = join(project, '.ctxpkg/store/blobs/sha256', REF.slice(7));
     expect(existsSync(stored)).toBe(true);
     expect(new Uint8Array(readFileSync(stored))).toEqual(BLOB);
+  });
+});
+
+describe('H7: hostile blobs members are refused everywhere and write nothing', () => {
+  let R: LiveRegistry;
+  let home: string;
+  beforeAll(async () => {
+    home = temp('ctxpkg-h7-home-');
+    R = await liveRegistry();
+  });
+  afterAll(async () => {
+    await R.close();
+  });
+  const run = (args: string[], cwd: string): Promise<RunResult> => cli(args, { cwd, home, fetch: globalThis.fetch, env: { CTXPKG_REGISTRY: R.api } });
+  const b64 = encodeBase64(BLOB);
+  const other = enc('a blob the graph never names');
+  const otherRef = `sha256-${createHash('sha256').update(other).digest('hex')}`;
+  const upper = `sha256-${REF.slice(7).toUpperCase()}`;
+  const cases: Array<[string, string, string[]]> = [
+    ['blobs twice at top level', `,"blobs":{"${REF}":"${b64}"},"blobs":{"${REF}":"${b64}"}`, ['E_DUPLICATE_KEY']],
+    ['content twice (blobs between: the reference reads the first content)', `,"blobs":{"${REF}":"${b64}"},"content":{}`, ['E_DUPLICATE_KEY']],
+    ['one name twice', `,"blobs":{"${REF}":"${b64}","${REF}":"${b64}"}`, ['E_DUPLICATE_KEY']],
+    ['sha256-X next to sha256-x', `,"blobs":{"${REF}":"${b64}","${upper}":"${b64}"}`, ['E_BLOB']],
+    ['blobs an array', `,"blobs":["${b64}"]`, ['E_STRUCTURE']],
+    ['blobs a string', `,"blobs":"${b64}"`, ['E_STRUCTURE']],
+    ['blobs null', `,"blobs":null`, ['E_STRUCTURE']],
+    ['a value not a string', `,"blobs":{"${REF}":42}`, ['E_STRUCTURE']],
+    ['referenced blob missing (empty member)', `,"blobs":{}`, ['E_BLOB']],
+    ['a blob the graph does not reference', `,"blobs":{"${REF}":"${b64}","${otherRef}":"${encodeBase64(other)}"}`, ['E_BLOB']],
+    ['unpadded base64', `,"blobs":{"${REF}":"${b64.replace(/=+$/, '')}"}`, ['E_BLOB']],
+    ['base64 with a line break', `,"blobs":{"${REF}":"${b64.slice(0, 8)}\\n${b64.slice(8)}"}`, ['E_BLOB']],
+    ['URL-safe alphabet', `,"blobs":{"${REF}":"${b64.replace(/\+/g, '-').replace(/\//g, '_')}_"}`, ['E_BLOB']],
+    ['bytes that hash to another name', `,"blobs":{"${REF}":"${encodeBase64(other)}"}`, ['E_BLOB']],
+    ['__proto__ as a blob name', `,"blobs":{"__proto__":"${b64}"}`, ['E_FORBIDDEN_KEY']],
+  ];
+  for (const [label, member, codes] of cases) {
+    it(`${label} → ${codes.join('/')}: PUT 400 storage unchanged; install/convert/verify exit 1, nothing written`, async () => {
+      const bytes = enc(`${head()}${member}}`);
+      const before = R.snapshot();
+      const put = await putHttp(R.api, R.publish, '@acme/kb', '1.0.0', bytes);
+      expect([label, put.status, codes.includes(put.body.code)], JSON.stringify(put.body)).toEqual([label, 400, true]);
+      expect(R.snapshot()).toBe(before);
+      const sandbox = temp('ctxpkg-h7-sandbox-');
+      const p = join(sandbox, 'project');
+      mkdirSync(p);
+      await run(['init'], p);
+      writeFileSync(join(p, 'hostile.ctxpkg'), bytes);
+      const snap = projectSnapshot(p);
+      const sandSnap = treeSnapshot(sandbox);
+      const inst = await run(['install', './hostile.ctxpkg'], p);
+      expect(inst.code).toBe(1);
+      expect(codes.some((c) => inst.stderr.includes(c)), inst.stderr).toBe(true);
+      expect((await run(['convert', 'hostile.ctxpkg', 'out.ctxpkg', '--to', 'zip'], p)).code).toBe(1);
+      const v = await run(['verify', 'hostile.ctxpkg'], p);
+      expect(v.code).toBe(1);
+      expect(projectSnapshot(p)).toEqual(snap);
+      const after = treeSnapshot(sandbox);
+      delete after['project/.ctxpkg'];
+      delete sandSnap['project/.ctxpkg'];
+      expect(after).toEqual(sandSnap);
+    });
+  }
+
+  it('a 10 MiB base64 bomb and 16k+ members are refused before decoding, in bounded time', async () => {
+    const h = head();
+    const bomb = enc(`${h},"blobs":{"${REF}":"${'A'.repeat(10 * 1024 * 1024 - h.length - 200)}"}}`);
+    const many = enc(`${h},"blobs":{${Array.from({ length: 20000 }, (_, i) => `"sha256-${i.toString(16).padStart(64, '0')}":""`).join(',')}}}`);
+    const over = enc(`${h},"blobs":{"${REF}":"${'A'.repeat(10 * 1024 * 1024)}"}}`);
+    expect(await readers(bomb)).toEqual(['err:E_BLOB', `ok:["${REF}"]`, 'err:E_BLOB']);
+    expect((await readers(many))[0]).toBe('err:E_TOO_LARGE');
+    expect((await readers(many))[2]).toBe('err:E_TOO_LARGE');
+    expect((await readers(over))[0]).toBe('err:E_TOO_LARGE');
+    const put = await putHttp(R.api, R.publish, '@acme/kb', '1.0.0', over);
+    expect([put.status, put.body.code]).toEqual([413, 'E_TOO_LARGE']);
   });
 });
