@@ -52,9 +52,19 @@ export function reportLines(r: InstallReport): string[] {
   lines.push(
     `merged graph: ${m.nodes} nodes (${m.nodesAdded.length} added), ${m.edges} edges, ${plural(m.conflicts.length, 'conflict')}, ${m.superseded.length} superseded`,
   );
-  for (const c of m.conflicts) lines.push(`  conflict: ${c.from} contradicts ${c.to} (declared by ${c.package})`);
+  const across = m.supersededAcross.map((s) => `  superseded by another package: ${s.node} by ${s.by.join(', ')} (it is no longer delivered)`);
+  lines.push(...capped(across, 'superseded by another package', 'merged.superseded_across'));
+  lines.push(...capped(m.conflicts.map((c) => `  conflict: ${c.from} contradicts ${c.to} (declared by ${c.package})`), 'conflicts', 'merged.conflicts'));
   for (const s of r.skippedOptional) lines.push(`  optional dependency not installed: ${s}`);
   return lines;
+}
+
+/** Per-item report lines shown at most; a flood (10k conflicts) is summarised, `--json` lists all. */
+export const REPORT_ITEM_LINES = 20;
+
+function capped(items: string[], what: string, jsonPath: string): string[] {
+  if (items.length <= REPORT_ITEM_LINES) return items;
+  return [...items.slice(0, REPORT_ITEM_LINES), `  … and ${items.length - REPORT_ITEM_LINES} more ${what} (\`--json\` lists them all in ${jsonPath})`];
 }
 
 /** JSON form of a pipeline report. */
@@ -79,6 +89,7 @@ export function reportJson(r: InstallReport): Record<string, unknown> {
       edges: r.merge.edges,
       nodes_added: r.merge.nodesAdded.length,
       superseded: r.merge.superseded,
+      superseded_across: r.merge.supersededAcross,
       conflicts: r.merge.conflicts,
     },
     skipped_optional: r.skippedOptional,

@@ -26,6 +26,12 @@ export interface MergeSummary {
   nodesAdded: string[];
   /** Qualified ids of superseded nodes, sorted. */
   superseded: string[];
+  /**
+   * Nodes superseded by a node of another package (any package may supersede any installed node
+   * by qualified id, spec/merge.md §5, a pinned one included): `node` and the superseding ids
+   * `by` of other packages, sorted by node. The install report names each one.
+   */
+  supersededAcross: Array<{ node: string; by: string[] }>;
   conflicts: MergedGraph['conflicts'];
 }
 
@@ -40,6 +46,17 @@ function parseMerged(text: string | undefined): MergedGraph | undefined {
 }
 
 const sha256Text = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
+
+/** Nodes of `g` superseded by another package's node, with those superseders (see `MergeSummary`). */
+export function supersededAcross(g: MergedGraph): MergeSummary['supersededAcross'] {
+  const pkgOf = new Map(g.nodes.map((n) => [n.id, n.package]));
+  const out: MergeSummary['supersededAcross'] = [];
+  for (const n of g.nodes) {
+    const by = (n.superseded_by ?? []).filter((s) => pkgOf.get(s) !== n.package);
+    if (by.length > 0) out.push({ node: n.id, by: [...by].sort() });
+  }
+  return out.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+}
 
 /** The artifact list a merged graph is bound to: sorted `name@version sha256` lines. */
 export function mergedInputs(entries: readonly VerifiedEntry[]): string[] {
@@ -70,7 +87,7 @@ export async function rebuildMergedGraph(
   const superseded = (g: MergedGraph): string[] => g.nodes.filter((n) => (n.superseded_by?.length ?? 0) > 0).map((n) => n.id);
   if (trusted && sealed && sealed.inputs.join('\n') === inputsList.join('\n')) {
     return {
-      summary: { rebuilt: false, nodes: trusted.nodes.length, edges: trusted.edges.length, nodesAdded: [], superseded: superseded(trusted), conflicts: trusted.conflicts },
+      summary: { rebuilt: false, nodes: trusted.nodes.length, edges: trusted.edges.length, nodesAdded: [], superseded: superseded(trusted), supersededAcross: supersededAcross(trusted), conflicts: trusted.conflicts },
       binding: sealed,
     };
   }
@@ -93,7 +110,7 @@ export async function rebuildMergedGraph(
   const out = JSON.stringify(graph, null, 2) + '\n';
   writeFileAtomic(path, out);
   return {
-    summary: { rebuilt: true, nodes: graph.nodes.length, edges: graph.edges.length, nodesAdded: report.nodes_added, superseded: report.nodes_superseded, conflicts: graph.conflicts },
+    summary: { rebuilt: true, nodes: graph.nodes.length, edges: graph.edges.length, nodesAdded: report.nodes_added, superseded: report.nodes_superseded, supersededAcross: supersededAcross(graph), conflicts: graph.conflicts },
     binding: { inputs: inputsList, sha256: sha256Text(out) },
   };
 }

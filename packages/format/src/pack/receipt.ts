@@ -61,12 +61,16 @@ export function contentHash(content: string): string {
 /**
  * The omission record of a node. `contentHash` is `NodeFacts.omissionHash(node)`: when the
  * content contains a secret (whatever the reason) it is over the *redacted* content, so the
- * receipt cannot be used to confirm a guessed secret.
+ * receipt cannot be used to confirm a guessed secret. A `superseded` omission carries the
+ * superseding node ids (`superseded_by`).
  */
 export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, contentHash: string, kinds?: readonly string[]): Omission {
   const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: contentHash, reason };
   if (pinned) o.pinned = true;
   if (kinds && kinds.length > 0) o.secret_kinds = [...kinds];
+  // Who superseded it: another package can supersede a node (even a pinned one), so the receipt
+  // names the superseding node ids (qualified, so their package is visible; spec/pack.md §3).
+  if (reason === 'superseded' && node.superseded_by && node.superseded_by.length > 0) o.superseded_by = [...node.superseded_by];
   return o;
 }
 

@@ -69,6 +69,8 @@ export interface Omission {
   pinned?: true;
   /** For `secret`: the kinds found (never the values). */
   secret_kinds?: string[];
+  /** For `superseded`: the qualified ids of the superseding nodes (sorted; may be another package's). */
+  superseded_by?: string[];
 }
 
 /** One delivered node, as recorded in the receipt. */
