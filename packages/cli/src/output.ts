@@ -15,6 +15,25 @@ export interface CommandResult {
   exitCode?: number;
   /** Extra lines for stderr (warnings), printed in both modes unless `--json` and quiet. */
   warnings?: string[];
+  /**
+   * `text` is a document printed byte for byte (a pack on stdout: its receipt hashes those
+   * bytes), not report lines: `terminalSafe` is not applied to it.
+   */
+  raw?: boolean;
+}
+
+/** C0/C1 controls (not tab or line feed), DEL, and bidi embedding/override/isolate characters. */
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Report text as the terminal should show it: every control character other than tab and line
+ * feed, and every bidi control, becomes a visible `\u{XXXX}` escape. Ids, names and messages
+ * come from packages and registries; a node id holding `ESC ]0;…` or U+202E must not retitle,
+ * recolour or visually reorder the user's terminal (H7). JSON output needs no such step
+ * (`JSON.stringify` escapes controls; bidi characters are harmless inside JSON strings shown as data).
+ */
+export function terminalSafe(line: string): string {
+  return line.replace(UNSAFE_FOR_TERMINAL, (c) => `\\u{${c.charCodeAt(0).toString(16).padStart(4, '0')}}`);
 }
 
 /** Global flags every command understands. */
@@ -30,11 +49,12 @@ export function colorEnabled(stream: OutputStream, env: CliDeps['env']): boolean
 
 /** Print a result; returns the exit code. */
 export function emitResult(result: CommandResult, flags: GlobalFlags, deps: CliDeps): number {
-  for (const w of result.warnings ?? []) deps.stderr.write(`warning: ${w}\n`);
+  for (const w of result.warnings ?? []) deps.stderr.write(`warning: ${terminalSafe(w)}\n`);
   if (flags.json) {
     deps.stdout.write(JSON.stringify(result.json, null, 2) + '\n');
   } else if (result.text.length > 0) {
-    deps.stdout.write(result.text.join('\n') + '\n');
+    const text = result.text.join('\n');
+    deps.stdout.write((result.raw ? text : terminalSafe(text)) + '\n');
   }
   return result.exitCode ?? 0;
 }
@@ -54,8 +74,8 @@ export function emitError(err: unknown, flags: GlobalFlags, deps: CliDeps): numb
   if (flags.json) {
     deps.stdout.write(JSON.stringify({ error: e.toJSON() }, null, 2) + '\n');
   } else {
-    deps.stderr.write(`error ${e.code}: ${e.message}\n`);
-    if (e.hint) deps.stderr.write(`hint: ${e.hint}\n`);
+    deps.stderr.write(`error ${e.code}: ${terminalSafe(e.message)}\n`);
+    if (e.hint) deps.stderr.write(`hint: ${terminalSafe(e.hint)}\n`);
   }
   if (flags.debug) {
     const stackOf = isCtxpkgError(err) ? err : (err as Error);

@@ -91,6 +91,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
   return {
     text: pack.text.endsWith('\n') ? pack.text.slice(0, -1).split('\n') : pack.text.split('\n'),
     json: { ...summary, receipt: receiptPath, pack: pack.text },
+    raw: true,
   };
 }
 
