@@ -21,10 +21,11 @@
  * Body: `{"packages":[names sorted by UTF-16 code units]}`. Names are kept after an uninstall, so
  * reinstalling a package built here keeps the check; the compiler ignores names not installed.
  */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagesBuiltHere, type MergedGraph, type WorkspaceReader } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
+import { writeFileAtomic } from '../fsutil.js';
 import { openSealed, sealKey, sealText } from '../install/seal.js';
 import { mergedGraphSealed } from '../install/verified.js';
 import { PROJECT_FILES } from '../paths.js';
@@ -37,9 +38,46 @@ const MAX_NAMES = 10_000;
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The recorded names; an absent, unsealed, edited or malformed record is empty. Never throws. */
+/**
+ * Largest record read, in bytes: `MAX_NAMES` names of at most 214 characters, JSON-escaped and
+ * sealed, stay far below it. A larger file is not a record this code wrote.
+ */
+export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The record's text, or `undefined` for anything but a regular file of at most
+ * `MAX_RECORD_BYTES` bytes at that path: absent, a directory, a symlink (`O_NOFOLLOW`: a
+ * committed link to another user's file or to `/dev/zero` is never followed), a FIFO or device
+ * (`O_NONBLOCK`: opening a FIFO does not wait for a writer), unreadable. Never throws.
+ */
+function readRecordText(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_RECORD_BYTES) return undefined;
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The recorded names; an absent, unsealed, edited or malformed record is empty, and so is
+ * anything at the path that is not a regular file within `MAX_RECORD_BYTES` (`readRecordText`).
+ * Never throws.
+ */
 export function readBuiltHere(root: string, key: Buffer | undefined): string[] {
-  const body = openSealed(key, KIND, readTextIfExists(join(root, BUILT_HERE_FILE)));
+  const body = openSealed(key, KIND, readRecordText(join(root, BUILT_HERE_FILE)));
   if (body === undefined) return [];
   try {
     const o = JSON.parse(body) as { packages?: unknown };
