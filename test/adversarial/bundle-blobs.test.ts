@@ -5,7 +5,7 @@
  * publish → install.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase64, listPackageBlobRefs, readPackage, readPackageBlobs, writePackage } from '@ctxpkg/format';
@@ -143,6 +143,17 @@ describe('H7: hostile blobs members are refused everywhere and write nothing', (
     });
   }
 
+  it('registry: a lost blob of a bundle whose member key is escaped ("\\u0062lobs") is re-extracted, not a 500', async () => {
+    const bytes = enc(`${head()},"\\u0062lobs":{"${REF}":"${b64}"}}`);
+    const put = await putHttp(R.api, R.publish, '@acme/kb', '1.0.0', bytes);
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    const store = R.reg.store as unknown as { blobs: { pathOf(hex: string): string } };
+    rmSync(store.blobs.pathOf(REF.slice(7)));
+    const res = await fetch(`${R.api}/v1/blobs/sha256/${REF.slice(7)}`);
+    expect(res.status).toBe(200);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(BLOB);
+  });
+
   it('a 10 MiB base64 bomb and 16k+ members are refused before decoding, in bounded time', async () => {
     const h = head();
     const bomb = enc(`${h},"blobs":{"${REF}":"${'A'.repeat(10 * 1024 * 1024 - h.length - 200)}"}}`);
@@ -152,7 +163,7 @@ describe('H7: hostile blobs members are refused everywhere and write nothing', (
     expect((await readers(many))[0]).toBe('err:E_TOO_LARGE');
     expect((await readers(many))[2]).toBe('err:E_TOO_LARGE');
     expect((await readers(over))[0]).toBe('err:E_TOO_LARGE');
-    const put = await putHttp(R.api, R.publish, '@acme/kb', '1.0.0', over);
+    const put = await putHttp(R.api, R.publish, '@acme/kb', '2.0.0', over);
     expect([put.status, put.body.code]).toEqual([413, 'E_TOO_LARGE']);
   });
 });
