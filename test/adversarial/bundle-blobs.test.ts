@@ -116,7 +116,7 @@ describe('H7: hostile blobs members are refused everywhere and write nothing', (
     ['__proto__ as a blob name', `,"blobs":{"__proto__":"${b64}"}`, ['E_FORBIDDEN_KEY']],
   ];
   for (const [label, member, codes] of cases) {
-    it(`${label} → ${codes.join('/')}: PUT 400 storage unchanged; install/convert/verify exit 1, nothing written`, async () => {
+    it(`${label} → ${codes.join('/')}: PUT 400 storage unchanged; install/convert/verify/info exit 1, nothing written`, async () => {
       const bytes = enc(`${head()}${member}}`);
       const before = R.snapshot();
       const put = await putHttp(R.api, R.publish, '@acme/kb', '1.0.0', bytes);
@@ -135,6 +135,9 @@ describe('H7: hostile blobs members are refused everywhere and write nothing', (
       expect((await run(['convert', 'hostile.ctxpkg', 'out.ctxpkg', '--to', 'zip'], p)).code).toBe(1);
       const v = await run(['verify', 'hostile.ctxpkg'], p);
       expect(v.code).toBe(1);
+      const info = await run(['info', 'hostile.ctxpkg'], p);
+      expect(info.code).toBe(1);
+      expect(codes.some((c) => (info.stdout + info.stderr).includes(c)), info.stdout + info.stderr).toBe(true);
       expect(projectSnapshot(p)).toEqual(snap);
       const after = treeSnapshot(sandbox);
       delete after['project/.ctxpkg'];
