@@ -82,6 +82,34 @@ describe('H7: hostile built-here records', () => {
     rmSync(record(), { force: true, recursive: true });
   });
 
+  it('a committed `.ctxpkg` symlink to a directory outside: render/sync write nothing there', async () => {
+    const p = tempDir();
+    expect((await run(['init'], p)).code).toBe(0);
+    const outside = temp('ctxpkg-h7-outside-');
+    writeFileSync(join(outside, 'keep'), 'x');
+    rmSync(join(p, '.ctxpkg'), { recursive: true, force: true });
+    symlinkSync(outside, join(p, '.ctxpkg'));
+    const before = treeSnapshot(outside);
+    for (const args of [['render', '--out', 'pack.md', '--now', NOW], ['render', '--now', NOW], ['sync']]) {
+      const r = await run(args, p);
+      expect(treeSnapshot(outside), `${args.join(' ')}: ${r.stderr}`).toEqual(before);
+    }
+  });
+
+  it('`.ctxpkg/receipts` symlinked outside: render to stdout refuses (E_UNSAFE_PATH) and writes no receipt there', async () => {
+    for (const sub of ['receipts']) {
+      const outside = temp('ctxpkg-h7-outside-');
+      const before = treeSnapshot(outside);
+      rmSync(join(project, '.ctxpkg', sub), { recursive: true, force: true });
+      symlinkSync(outside, join(project, '.ctxpkg', sub));
+      const r = await run(['render', '--now', NOW]);
+      expect(treeSnapshot(outside), `${sub}: exit ${r.code} ${r.stderr}`).toEqual(before);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`E_UNSAFE_PATH: .ctxpkg/${sub} is a symbolic link`);
+      rmSync(join(project, '.ctxpkg', sub), { force: true });
+    }
+  });
+
   it('readBuiltHere: a record sealed under another key, or an unsealed one, names nothing', () => {
     const dir = temp('ctxpkg-h7-bh-');
     mkdirSync(join(dir, '.ctxpkg'));

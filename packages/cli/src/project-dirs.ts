@@ -1,6 +1,7 @@
 /**
  * The derived directories below a project root that ctxpkg writes into — `.ctxpkg/`, its
- * `store/`, `store/sha256/`, `store/blobs/`, `store/blobs/sha256/` and `graph/` — must be real
+ * `store/`, `store/sha256/`, `store/blobs/`, `store/blobs/sha256/`, `graph/` and `receipts/`
+ * (`ctxpkg render` to stdout writes its receipt there) — must be real
  * directories of the project, never symbolic links. A repository can carry a symlink named
  * `.ctxpkg` (it is only gitignored, not forbidden); following it, an install would create,
  * overwrite and prune files wherever the link points, outside the project (the symlink-following
@@ -20,6 +21,7 @@ export const DERIVED_DIRS: readonly string[] = [
   join(PROJECT_FILES.store, 'blobs'),
   join(PROJECT_FILES.store, 'blobs', 'sha256'),
   join(PROJECT_FILES.dir, 'graph'),
+  join(PROJECT_FILES.dir, 'receipts'),
 ];
 
 /**
