@@ -4,11 +4,14 @@
  * another user's file, a huge file, a forged or another user's sealed record — must neither
  * fail, hang nor slow `render`/`sync`, must not be written through, and must not be believed.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sealKey } from '../../packages/cli/src/install/seal.js';
 import { readBuiltHere, writeBuiltHere } from '../../packages/cli/src/targets/built-here.js';
+import { REPO_ROOT } from '../support/shared.js';
 import { cli, createWorld, tempDir, type World } from '../support/cli.js';
 import { temp, treeSnapshot } from './support.js';
 
@@ -109,6 +112,19 @@ describe('H7: hostile built-here records', () => {
       rmSync(join(project, '.ctxpkg', sub), { force: true });
     }
   });
+
+  it('four concurrent render processes: every one succeeds, the record opens and names the package, no temp file is left', async () => {
+    rmSync(record(), { force: true, recursive: true });
+    const one = () =>
+      new Promise<number>((resolve) => {
+        const c = execFile(process.execPath, ['--conditions=source', '--import', pathToFileURL(join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(REPO_ROOT, 'packages/cli/src/bin.ts'), 'render', '--now', NOW], { cwd: project, env: { ...process.env, ...env, HOME: join(project, '.home') } }, () => undefined);
+        c.on('exit', (code) => resolve(code ?? -1));
+      });
+    expect(await Promise.all([one(), one(), one(), one()])).toEqual([0, 0, 0, 0]);
+    expect(readdirSync(join(project, '.ctxpkg')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const key = sealKey({ env, homeDir: join(project, '.home') } as never, false);
+    expect(readBuiltHere(project, key)).toEqual(['@acme/rules']);
+  }, 60_000);
 
   it('readBuiltHere: a record sealed under another key, or an unsealed one, names nothing', () => {
     const dir = temp('ctxpkg-h7-bh-');
