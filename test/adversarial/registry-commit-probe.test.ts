@@ -29,7 +29,7 @@ function send(command: string): Promise<void> {
 beforeAll(async () => {
   r = await newTestRegistry();
   for (const v of ['1.0.0', '1.1.0']) expect((await r.put(`${KB}/${v}`, makePackage({ version: v }), r.tokens.acmePublish)).status).toBe(201);
-  child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'test/adversarial/registry-writer-child.ts', r.dir], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/registry/src/__tests__/writer-child.ts', r.dir], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   let buf = '';
   child.stdout!.on('data', (d) => {
     buf += String(d);
