@@ -87,7 +87,11 @@ export function decodeJsonBundle(bytes: Uint8Array, limits?: Partial<ArchiveLimi
   const mStart = utf8ByteLength(text, 0, m.start);
   const mEnd = mStart + utf8ByteLength(text, m.start, m.end);
   const contentBytes = bytes.subarray(cStart, cEnd);
-  const blobs = root[BUNDLE_BLOBS_MEMBER] !== undefined ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], mEnd - mStart + contentBytes.length, limits) : undefined;
+  const bSpan = doc.memberSpans.get(BUNDLE_BLOBS_MEMBER);
+  const blobs =
+    root[BUNDLE_BLOBS_MEMBER] !== undefined
+      ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], mEnd - mStart + contentBytes.length, limits, bSpan ? text.slice(bSpan.start, bSpan.end) : undefined)
+      : undefined;
   const parts = {
     form: 'json' as const,
     manifestText: UTF8.decode(bytes.subarray(mStart, mEnd)),

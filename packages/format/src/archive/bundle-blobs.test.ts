@@ -66,6 +66,17 @@ describe('blobs of a package in either form', () => {
     expect((await readPackageBlobs(json)).get(BLOB_REF)).toEqual(BLOB);
     expect((await readPackageBlobs(zip)).get(BLOB_REF)).toEqual(BLOB);
   });
+  it('a "blobs" member spelled with a JSON escape is refused by every reader (one spelling per blob)', async () => {
+    const { jsonBundleToArchive } = await import('./bundle.js');
+    const { readPackage } = await import('../package.js');
+    const json = new TextDecoder().decode(await archiveToJsonBundle(await baseArchive()));
+    const b64 = encodeBase64(BLOB);
+    expect(json).toContain(`"${b64}"`);
+    const escaped = new TextEncoder().encode(json.replace(`"${b64}"`, `"\\u00${b64.charCodeAt(0).toString(16)}${b64.slice(1)}"`));
+    await expectCode(readPackageBlobs(escaped), 'E_BLOB');
+    await expectCode(jsonBundleToArchive(escaped), 'E_BLOB');
+    await expectCode(Promise.resolve().then(() => readPackage(escaped)), 'E_BLOB');
+  });
   it('a bundle without a "blobs" member has none (even when a string mentions "blobs")', async () => {
     const json = new TextEncoder().encode('{"manifest":{"name":"\\"blobs\\""},"content":{"x":"\\"blobs\\": {}"}}');
     expect(listPackageBlobRefs(json)).toEqual([]);

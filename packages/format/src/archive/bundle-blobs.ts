@@ -108,9 +108,17 @@ function tooLarge(message: string, details: Record<string, unknown>): CtxpkgErro
  * Throws `E_STRUCTURE` (not an object, a value not a string), `E_TOO_LARGE` (caps, before any
  * decoding), `E_BLOB` (a name not `sha256-<64 lowercase hex>`, non-canonical base64, bytes that
  * do not hash to the name — every naming and hash problem listed in `details.issues`).
+ * With `rawText` (the member's JSON text as written), any backslash escape is `E_BLOB`: names and
+ * base64 never need one, so each blob has exactly one spelling and JSON → ZIP → JSON is
+ * byte-identical (spec/archive.md §4.4).
  * Whether the graph references exactly these blobs is `checkBlobRefs`' job.
  */
-export function decodeBundleBlobs(value: JsonValue, textBytes: number, limits?: Partial<ArchiveLimits>): Map<string, Uint8Array> {
+export function decodeBundleBlobs(value: JsonValue, textBytes: number, limits?: Partial<ArchiveLimits>, rawText?: string): Map<string, Uint8Array> {
+  if (rawText !== undefined && rawText.includes('\\')) {
+    throw new CtxpkgError('E_BLOB', 'the bundle member "blobs" uses a JSON escape; blob names and base64 are written without escapes', {
+      hint: 'rewrite the bundle with `ctxpkg convert` (spec/archive.md §4.4)',
+    });
+  }
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof RawNumber) {
     throw new CtxpkgError('E_STRUCTURE', 'the bundle member "blobs" must be an object {"sha256-<hex>": "<base64>"}');
   }

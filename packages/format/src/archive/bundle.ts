@@ -129,7 +129,7 @@ export async function jsonBundleToArchive(bytes: Uint8Array, options: JsonToArch
   let blobs: ReadonlyMap<string, Uint8Array> | undefined = options.blobs;
   if (root[BUNDLE_BLOBS_MEMBER] !== undefined) {
     if (options.blobs) throw new CtxpkgError('E_USAGE', 'the bundle carries its own blobs; do not pass blobs as well');
-    blobs = decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER]!, manifestText.length + contentText.length, options.limits);
+    blobs = decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER]!, manifestText.length + contentText.length, options.limits, span(BUNDLE_BLOBS_MEMBER));
   }
   if (blobs) verifyBlobs(graphOf(content), blobs);
   else checkBlobRefs(graphOf(content), []);

@@ -73,5 +73,5 @@ export async function readPackageBlobs(bytes: Uint8Array, limits?: Partial<Archi
   const member = bundleBlobsMember(bytes);
   if (!member) return new Map();
   // The rest of the file bounds the two texts, which count toward the total cap.
-  return decodeBundleBlobs(member.value as never, Math.max(0, bytes.length - member.text.length), limits);
+  return decodeBundleBlobs(member.value as never, Math.max(0, bytes.length - member.text.length), limits, member.text);
 }
