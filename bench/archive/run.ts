@@ -36,11 +36,13 @@ import {
   type ArchiveLimits,
 } from '@ctxpkg/format';
 import { scanZip } from '../../packages/format/src/archive/zip-scan.js';
+import { sized, smokeBanner, verdict } from '../smoke.js';
 
 const MiB = 1024 * 1024;
-const TOTAL_MIB = Number(process.env.BENCH_MIB ?? 100);
-const BLOBS = Number(process.env.BENCH_BLOBS ?? 10_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// Smoke mode (bench/smoke.ts): 1 MiB in 20 blobs, one child per mode, whatever the env says.
+const TOTAL_MIB = sized(Number(process.env.BENCH_MIB ?? 100), 1);
+const BLOBS = sized(Number(process.env.BENCH_BLOBS ?? 10_000), 20);
+const RUNS = sized(Number(process.env.BENCH_RUNS ?? 3), 1);
 /**
  * Documented bound on the streaming path's peak live memory above its start (input loaded): the
  * manifest and content texts and their parse (~10 MiB for 10k nodes), one blob (≤ maxEntryBytes,
@@ -191,6 +193,7 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await measure(process.argv[3] as Mode, process.argv[4]!)));
     return;
   }
+  smokeBanner('archive');
   const dir = mkdtempSync(join(tmpdir(), 'ctxpkg-bench-archive-'));
   try {
     const t0 = performance.now();
@@ -222,8 +225,8 @@ async function main(): Promise<void> {
     const ratio = median(results.package.map((s) => s.ms)) / floorMs;
     const streamRatio = median(results.stream.map((s) => s.ms)) / floorMs;
     const streamLive = Math.max(...results.stream.map((s) => s.liveMiB));
-    console.log(`target ≤ 2.00× floor: readPackage ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×), stream ${streamRatio <= 2 ? 'met' : 'MISSED'} (${streamRatio.toFixed(2)}×)`);
-    console.log(`stream live memory ≤ ${STREAM_PEAK_BOUND_MIB} MiB: ${streamLive <= STREAM_PEAK_BOUND_MIB ? 'met' : 'MISSED'} (${signed(streamLive)} MiB)`);
+    console.log(`target ≤ 2.00× floor: readPackage ${verdict(ratio <= 2, 'met', 'MISSED')} (${ratio.toFixed(2)}×), stream ${verdict(streamRatio <= 2, 'met', 'MISSED')} (${streamRatio.toFixed(2)}×)`);
+    console.log(`stream live memory ≤ ${STREAM_PEAK_BOUND_MIB} MiB: ${verdict(streamLive <= STREAM_PEAK_BOUND_MIB, 'met', 'MISSED')} (${signed(streamLive)} MiB)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

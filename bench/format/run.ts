@@ -18,9 +18,15 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ed25519VerifyBackend, MAX_PACKAGE_BYTES, readPackage, SHA256_BACKEND, writePackage, type PackageContent, type PackageInput } from '../../packages/format/src/index.js';
+import { sized, smokeBanner, verdict } from '../smoke.js';
 
 const SEED = new Uint8Array(32).fill(0x2a);
 const MB = 1024 * 1024;
+/** Nodes in the generated package, its size goal, and the timed pairs (smoke: tiny, one pair, no warm-up). */
+const NODES = sized(25_000, 200);
+const SIZE_GOAL = sized(MAX_PACKAGE_BYTES, 256 * 1024);
+const RUNS = sized(15, 1);
+const WARMUP = sized(2, 0);
 
 /** A deterministic graph of `n` nodes and n−1 edges, node text of ~`textLen` characters in several scripts. */
 function model(n: number, textLen: number): PackageInput {
@@ -111,15 +117,16 @@ async function child(file: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child-verify') return child(process.argv[3]!);
+  smokeBanner('format');
   const dir = mkdtempSync(join(tmpdir(), 'ctxpkg-bench-format-'));
   try {
     // 25k nodes; node text sized so the written file is just under the 10 MiB limit (the size
     // is linear in the text length: two probes, then a check).
-    const n = 25_000;
+    const n = NODES;
     const s0 = sizeOf(n, 8);
     const s1 = sizeOf(n, 16);
-    let textLen = Math.floor(8 + ((MAX_PACKAGE_BYTES - 32 * 1024 - s0) * 8) / (s1 - s0));
-    while (sizeOf(n, textLen) > MAX_PACKAGE_BYTES) textLen -= 2;
+    let textLen = Math.floor(8 + ((SIZE_GOAL - 32 * 1024 - s0) * 8) / (s1 - s0));
+    while (sizeOf(n, textLen) > SIZE_GOAL) textLen -= 2;
     const input = model(n, textLen);
     const bytes = writePackage(input, { seed: SEED });
     const file = join(dir, 'large.ctxpkg');
@@ -142,11 +149,12 @@ async function main(): Promise<void> {
         JSON.parse(b.toString('utf8'));
       },
       () => readPackage(readFileSync(file)),
-      15,
+      RUNS,
+      WARMUP,
     );
     console.log(
       `verify:     ${v.subject.toFixed(1)} ms  (${(size / MB / (v.subject / 1000)).toFixed(1)} MiB/s)   floor read+sha256+JSON.parse ${v.floor.toFixed(1)} ms   ` +
-        `ratio ${v.ratio.toFixed(2)}× (median of ${15} alternating pairs; target ≤ 2×)`,
+        `ratio ${v.ratio.toFixed(2)}× (median of ${RUNS} alternating pairs; target ≤ 2×)`,
     );
 
     const w = await timePair(
@@ -155,11 +163,12 @@ async function main(): Promise<void> {
         createHash('sha256').update(text).digest('hex');
       },
       () => writePackage(input, { seed: SEED }),
-      15,
+      RUNS,
+      WARMUP,
     );
     console.log(
       `write+sign: ${w.subject.toFixed(1)} ms  (${(size / MB / (w.subject / 1000)).toFixed(1)} MiB/s)   floor JSON.stringify+sha256 ${w.floor.toFixed(1)} ms   ` +
-        `ratio ${w.ratio.toFixed(2)}× (median of ${15} alternating pairs; target ≤ 2×)`,
+        `ratio ${w.ratio.toFixed(2)}× (median of ${RUNS} alternating pairs; target ≤ 2×)`,
     );
 
     // Peak RSS of a fresh process that only reads and verifies, running the compiled package
@@ -190,7 +199,7 @@ async function main(): Promise<void> {
     console.log(
       `peak RSS (fresh process, read+verify, ${useDist ? 'compiled dist' : 'tsx source: build failed'}): ${(rss / MB).toFixed(0)} MiB ` +
         `(an idle ${useDist ? 'node' : 'node+tsx'} process: ${(baseRss / MB).toFixed(0)} MiB` +
-        `${importRss ? `; after importing @ctxpkg/format: ${(importRss / MB).toFixed(0)} MiB` : ''})   budget 4×size+100 MB = ${(budget / MB).toFixed(0)} MiB   ${rss <= budget ? 'within' : 'OVER'}`,
+        `${importRss ? `; after importing @ctxpkg/format: ${(importRss / MB).toFixed(0)} MiB` : ''})   budget 4×size+100 MB = ${(budget / MB).toFixed(0)} MiB   ${verdict(rss <= budget, 'within', 'OVER')}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -18,10 +18,14 @@ import { fileURLToPath } from 'node:url';
 import { buildPackage, type ContextGraph } from '@ctxpkg/format';
 import { createNamespace, createToken, startRegistry } from '@ctxpkg/registry';
 import { installVerdaccio, publishNpm, startVerdaccio } from './verdaccio.js';
+import { SMOKE, sized, smokeBanner } from '../smoke.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(ROOT, 'packages', 'cli', 'bin', 'ctxpkg.js');
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// Smoke mode (bench/smoke.ts): one run, root + 3 dependencies, no npm/Verdaccio side (it needs the network).
+const RUNS = sized(Number(process.env.BENCH_RUNS ?? 3), 1);
+/** Shape sizes: mid packages under root, leaves under each mid. */
+const [MIDS, LEAVES] = sized([10, 4], [1, 2]);
 const SEED = new Uint8Array(32).fill(0x2a);
 const TIME = '/usr/bin/time';
 
@@ -56,16 +60,16 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const fmt = (s: Sample[]): string =>
   `wall ${median(s.map((x) => x.ms)).toFixed(0)} ms, CPU ${median(s.map((x) => x.cpuMs)).toFixed(0)} ms, peak RSS ${(median(s.map((x) => x.rssKiB)) / 1024).toFixed(0)} MiB`;
 
-/** Shape: root → mid-0..9 → leaf-0..39 (4 per mid). Text per package ≈ 20 short gotchas. */
+/** Shape: root → mid-0..9 → leaf-0..39 (4 per mid; smoke: root → mid-0 → leaf-0..1). Text per package ≈ 20 short gotchas. */
 function shape(): Array<{ name: string; deps: string[]; nodes: string[] }> {
   const text = (n: string) => Array.from({ length: 20 }, (_, k) => `Never skip check ${k} of ${n}: it guards a real failure mode.`);
   const out: Array<{ name: string; deps: string[]; nodes: string[] }> = [];
-  for (let m = 0; m < 10; m++) {
-    const leaves = [0, 1, 2, 3].map((k) => `leaf-${m * 4 + k}`);
+  for (let m = 0; m < MIDS; m++) {
+    const leaves = Array.from({ length: LEAVES }, (_, k) => `leaf-${m * LEAVES + k}`);
     for (const l of leaves) out.push({ name: l, deps: [], nodes: text(l) });
     out.push({ name: `mid-${m}`, deps: leaves, nodes: text(`mid-${m}`) });
   }
-  out.push({ name: 'root', deps: Array.from({ length: 10 }, (_, m) => `mid-${m}`), nodes: text('root') });
+  out.push({ name: 'root', deps: Array.from({ length: MIDS }, (_, m) => `mid-${m}`), nodes: text('root') });
   return out;
 }
 
@@ -139,10 +143,15 @@ async function benchNpm(): Promise<{ cold: Sample[]; warm: Sample[] } | string> 
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'packages', 'cli', 'dist', 'bin.js'))) throw new Error('run `npm run build` first');
   const { loadavg } = await import('node:os');
-  console.log(`install bench: root + 50 transitive dependencies, ${RUNS} run(s) each, median; node ${process.version}; load average ${loadavg()[0].toFixed(1)}`);
+  smokeBanner('install');
+  console.log(`install bench: root + ${shape().length - 1} transitive dependencies, ${RUNS} run(s) each, median; node ${process.version}; load average ${loadavg()[0].toFixed(1)}`);
   const c = await benchCtxpkg();
   console.log(`ctxpkg cold (empty store, no lockfile): ${fmt(c.cold)}`);
   console.log(`ctxpkg warm (lockfile + store present): ${fmt(c.warm)}`);
+  if (SMOKE) {
+    console.log('npm side skipped: smoke mode (it needs the network)');
+    return;
+  }
   const n = await benchNpm();
   if (typeof n === 'string') {
     console.log(n);

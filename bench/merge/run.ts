@@ -19,8 +19,14 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mergeGraphs } from '../../packages/format/src/merge/index.js';
 import type { ContextEdge, ContextNode, MergeInput } from '../../packages/format/src/graph-types.js';
+import { sized, smokeBanner } from '../smoke.js';
 
 const PACKAGES = 20;
+/** Nodes per package of the small and large inputs, their labels, and the timed runs (warm-up, small, large). Smoke: tiny, one run each. */
+const SMALL = sized(1_000, 10);
+const LARGE = sized(10_000, 100);
+const [SMALL_LABEL, LARGE_LABEL] = sized(['20k', '200k'], ['200', '2k']);
+const [WARMUP_RUNS, SMALL_RUNS, LARGE_RUNS] = sized([3, 7, 5], [1, 1, 1]);
 
 function inputs(nodesPerPackage: number): MergeInput[] {
   let seed = 99;
@@ -111,7 +117,7 @@ function measure(ins: MergeInput[], runs: number): { merge: number; floor: numbe
 
 /** Child mode: one 200k merge in a fresh process; prints RSS before the merge and the peak. */
 function child(): void {
-  const ins = inputs(10_000);
+  const ins = inputs(LARGE);
   const before = process.memoryUsage().rss;
   const t0 = performance.now();
   const { graph } = mergeGraphs(ins, { now: '2026-03-01T00:00:00Z' });
@@ -125,28 +131,29 @@ function main(): void {
     gc?.();
     return process.memoryUsage().heapUsed / 1024 / 1024;
   };
+  smokeBanner('merge');
   const base = heapMiB();
-  const small = inputs(1_000);
-  const large = inputs(10_000);
+  const small = inputs(SMALL);
+  const large = inputs(LARGE);
   const withInputs = heapMiB();
-  measure(small, 3); // warm-up
-  const s = measure(small, 7);
-  const l = measure(large, 5);
-  for (const [label, m] of [['20k', s], ['200k', l]] as const) {
+  measure(small, WARMUP_RUNS); // warm-up
+  const s = measure(small, SMALL_RUNS);
+  const l = measure(large, LARGE_RUNS);
+  for (const [label, m] of [[SMALL_LABEL, s], [LARGE_LABEL, l]] as const) {
     console.log(
       `${label}: ${m.nodes} nodes, ${m.edges} edges (${m.merged} shared, ${m.conflicts} conflicts): merge median ${m.merge.toFixed(0)} ms (cpu ${m.cpu.toFixed(0)} ms); floor ${m.floor.toFixed(0)} ms; ratio ${(m.merge / m.floor).toFixed(1)}×`,
     );
   }
-  console.log(`time(200k) / time(20k) = ${(l.merge / s.merge).toFixed(1)} (target ≤ 12); 200k target < 2000 ms`);
+  console.log(`time(${LARGE_LABEL}) / time(${SMALL_LABEL}) = ${(l.merge / s.merge).toFixed(1)} (target ≤ 12); 200k target < 2000 ms`);
   const kept = mergeGraphs(large, { now: '2026-03-01T00:00:00Z' });
   const withResult = heapMiB();
   console.log(
-    `heap${gc ? '' : ' (run with --expose-gc for exact figures)'}: inputs ${(withInputs - base).toFixed(0)} MiB; one 200k result (graph + report) retains ${(withResult - withInputs).toFixed(0)} MiB; this process's peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+    `heap${gc ? '' : ' (run with --expose-gc for exact figures)'}: inputs ${(withInputs - base).toFixed(0)} MiB; one ${LARGE_LABEL} result (graph + report) retains ${(withResult - withInputs).toFixed(0)} MiB; this process's peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
   );
   void kept;
   const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child'], { encoding: 'utf8' });
   const m = JSON.parse(r.stdout.trim().split('\n').pop()!) as { before: number; peak: number; ms: number };
-  console.log(`fresh process, one cold 200k merge: ${m.ms.toFixed(0)} ms; RSS ${m.before.toFixed(0)} MiB before the merge (inputs built), peak ${m.peak.toFixed(0)} MiB`);
+  console.log(`fresh process, one cold ${LARGE_LABEL} merge: ${m.ms.toFixed(0)} ms; RSS ${m.before.toFixed(0)} MiB before the merge (inputs built), peak ${m.peak.toFixed(0)} MiB`);
 }
 
 if (process.argv.includes('--child')) child();

@@ -20,13 +20,18 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createNamespace, createToken } from '@ctxpkg/registry';
 import { makePackage } from '../../packages/registry/src/__tests__/support.js';
+import { sized, smokeBanner, verdict } from '../smoke.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+// Smoke mode (bench/smoke.ts): autocannon for 1 s per target (two 0.5 s halves, see loadPair)
+// with 2 connections, no warm-up, a few publishes; whatever the env says.
+const SECONDS = sized(Number(process.env.BENCH_SECONDS ?? 10), 1);
 /** Unmeasured load on each target before its pair is measured (JIT, caches, connection setup). */
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const CONNECTIONS = 32;
+const WARMUP_SECONDS = sized(Number(process.env.BENCH_WARMUP_SECONDS ?? 2), 0);
+const CONNECTIONS = sized(32, 2);
+/** Publish runs: [count, in flight] sequential and parallel. */
+const PUBLISHES = sized({ seq: [100, 1], par: [160, 16] }, { seq: [3, 1], par: [4, 2] });
 
 function startChild(args: string[]): Promise<{ proc: ChildProcess; url: string }> {
   return new Promise((resolvePromise, reject) => {
@@ -86,7 +91,7 @@ interface Target {
  * both equally. req/s = mean of the halves, p50 = mean, p99 = the worse half, errors summed.
  */
 async function loadPair(a: Target, b: Target): Promise<[Row, Row]> {
-  const half = Math.max(1, SECONDS / 2);
+  const half = sized(Math.max(1, SECONDS / 2), SECONDS / 2);
   if (WARMUP_SECONDS > 0) for (const t of [a, b]) await autocannon({ url: t.url, connections: CONNECTIONS, duration: WARMUP_SECONDS });
   const runs = new Map<string, Array<Awaited<ReturnType<typeof autocannon>>>>([[a.name, []], [b.name, []]]);
   const cpu = new Map<string, number>([[a.name, 0], [b.name, 0]]);
@@ -156,6 +161,7 @@ function bigPackage(): Uint8Array {
 }
 
 async function main(): Promise<void> {
+  smokeBanner('registry');
   const dir = await mkdtemp(join(tmpdir(), 'ctxpkg-bench-reg-'));
   const data = join(dir, 'data');
   await createNamespace({ dataDir: data }, 'acme');
@@ -209,13 +215,13 @@ async function main(): Promise<void> {
     );
     const idxRatio = rows[1].reqPerSec / rows[0].reqPerSec;
     const dlRatio = rows[3].reqPerSec / rows[2].reqPerSec;
-    console.log(`index.json: registry/floor = ${(idxRatio * 100).toFixed(1)}% (target ≥ 50%), p99 ${rows[1].p99} ms (target < 20 ms) → ${idxRatio >= 0.5 && rows[1].p99 < 20 ? 'PASS' : 'FAIL'}`);
+    console.log(`index.json: registry/floor = ${(idxRatio * 100).toFixed(1)}% (target ≥ 50%), p99 ${rows[1].p99} ms (target < 20 ms) → ${verdict(idxRatio >= 0.5 && rows[1].p99 < 20, 'PASS', 'FAIL')}`);
     console.log(`1 MiB download: registry/floor = ${(dlRatio * 100).toFixed(1)}%`);
     // Server CPU per request is less sensitive than req/s to a saturated load generator or a busy machine.
     console.log(`index.json server CPU per request: floor/registry = ${((rows[0].cpuUsPerReq / rows[1].cpuUsPerReq) * 100).toFixed(1)}%`);
 
-    const seq = await publishBench(reg.url, token, 'seq', 100, 1);
-    const par = await publishBench(reg.url, token, 'par', 160, 16);
+    const seq = await publishBench(reg.url, token, 'seq', PUBLISHES.seq[0]!, PUBLISHES.seq[1]!);
+    const par = await publishBench(reg.url, token, 'par', PUBLISHES.par[0]!, PUBLISHES.par[1]!);
     console.table(
       [seq, par].map((p) => ({
         publishes: p.count,

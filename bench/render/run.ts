@@ -30,10 +30,12 @@ import { buildSearchIndex, compilePack, defaultPackPolicy, defaultSyncPolicy, re
 import { searchContext } from '../../packages/cli/src/mcp/tools.js';
 import type { McpState } from '../../packages/cli/src/mcp/state.js';
 import { makeGraph, makeQueries } from './graph.js';
+import { sized, smokeBanner, verdict } from '../smoke.js';
 
-const NODES = Number(process.env.BENCH_NODES ?? 50_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 1000);
+// Smoke mode (bench/smoke.ts): 200 nodes, one render run, 30 queries, whatever the env says.
+const NODES = sized(Number(process.env.BENCH_NODES ?? 50_000), 200);
+const RUNS = sized(Number(process.env.BENCH_RUNS ?? 7), 1);
+const QUERIES = sized(Number(process.env.BENCH_QUERIES ?? 1000), 30);
 const NOW = '2025-06-01T00:00:00Z';
 
 /** Wall-clock and CPU (user + system of this process, GC threads included) milliseconds. */
@@ -54,6 +56,7 @@ const f = (ms: number): string => ms.toFixed(1).padStart(7);
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const stats = (xs: number[]): string => `median ${f(q(xs, 0.5))} ms  min ${f(Math.min(...xs))}  max ${f(Math.max(...xs))}`;
 
+smokeBanner('render');
 console.log(`machine: ${os.cpus().length} cpus, load average ${load()} (figures scale with contention)`);
 const graph = makeGraph(NODES);
 const text = JSON.stringify(graph);
@@ -98,7 +101,7 @@ const coldMed = q(cold, 0.5);
 console.log(`floor  (length + sha256 per node):          ${stats(floors)}`);
 console.log(
   `render cold (32 KiB pack, fresh nodes):      ${stats(cold)}  = ${(coldMed / floorMed).toFixed(2)}× floor  ` +
-    `→ ${coldMed < 500 ? 'PASS' : 'FAIL'} (target: < 500 ms, median)`,
+    `→ ${verdict(coldMed < 500, 'PASS', 'FAIL')} (target: < 500 ms, median)`,
 );
 console.log(`        cpu time per cold render: median ${f(q(coldCpu, 0.5))} ms  min ${f(Math.min(...coldCpu))}`);
 console.log(`render warm (same nodes, memo hit):          ${stats(warm)}  (cpu median ${f(q(warmCpu, 0.5))} ms)`);
@@ -128,7 +131,7 @@ const p99 = q(lat, 0.99);
 console.log(`machine: load average after the run ${load()}`);
 console.log(
   `search (search_context, 16 KiB answers, ${QUERIES} queries): p50 ${f(q(lat, 0.5))} ms  p90 ${f(q(lat, 0.9))}  p99 ${f(p99)}  max ${f(Math.max(...lat))}  ` +
-    `→ ${p99 < 50 ? 'PASS' : 'FAIL'} (target: p99 < 50 ms); largest answer ${bytesMax} bytes`,
+    `→ ${verdict(p99 < 50, 'PASS', 'FAIL')} (target: p99 < 50 ms); largest answer ${bytesMax} bytes`,
 );
 for (const [kind, xs] of [...byKind].sort()) {
   console.log(`        ${kind.padEnd(7)} ${String(xs.length).padStart(4)} queries: p50 ${f(q(xs, 0.5))} ms  p99 ${f(q(xs, 0.99))}  max ${f(Math.max(...xs))}`);

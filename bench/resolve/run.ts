@@ -16,8 +16,11 @@
 import { resolve } from '../../packages/format/src/resolve.js';
 import { memorySource, type MemRegistry } from '../../packages/format/src/resolve/__tests__/memory-source.js';
 import type { ResolverDependency, VersionSource } from '../../packages/format/src/resolve/types.js';
+import { sized, smokeBanner } from '../smoke.js';
 
-const N = 1000;
+/** Packages in the registry; resolutions timed (the first is the cold one). Smoke: tiny. */
+const N = sized(1000, 100);
+const RESOLUTIONS = sized(6, 2);
 const VERSIONS = ['1.0.0', '1.1.0', '1.2.0', '2.0.0', '2.1.0'];
 const name = (i: number) => `@bench/p${String(i).padStart(4, '0')}`;
 
@@ -85,6 +88,7 @@ function median(xs: number[]): number {
 }
 
 async function main(): Promise<void> {
+  smokeBanner('resolve');
   const reg = registry();
   const versionCount = Object.values(reg).reduce((n, v) => n + Object.keys(v).length, 0);
   console.log(`registry: ${Object.keys(reg).length} packages, ${versionCount} versions`);
@@ -93,7 +97,7 @@ async function main(): Promise<void> {
   const floors: number[] = [];
   let cold = 0;
   let result;
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < RESOLUTIONS; i++) {
     const c0 = process.cpuUsage();
     const [ms, r] = await time(() => resolve({ dependencies: rootDeps }, memorySource(reg)));
     const c = process.cpuUsage(c0);

@@ -1,0 +1,97 @@
+/**
+ * Bench smoke tests: every bench script (`bench/<name>/run.ts`) runs in smoke mode (`--smoke`,
+ * bench/smoke.ts: tiny inputs, no network, no target evaluated) exactly as the root
+ * `bench:<name>` npm script runs it (the command is read from package.json, so the node flags
+ * stay in step), and must exit 0 and print its main figure line. Timing is never asserted.
+ *
+ * The seven benches run at most two at a time (2-core machine); each is killed after
+ * BENCH_TIMEOUT_MS. Measured: ~25 s of wall time for all seven on an idle 2-core machine.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+/** Bench name → a stable substring of its main figure line. */
+const BENCHES: Record<string, string> = {
+  format: 'verify:',
+  resolve: 'resolve: first (cold) run',
+  merge: 'merge median',
+  archive: '× floor',
+  render: 'render cold (32 KiB pack',
+  registry: 'index.json: registry/floor =',
+  install: 'ctxpkg cold (empty store, no lockfile): wall',
+};
+
+const PARALLEL = 2;
+const BENCH_TIMEOUT_MS = 120_000;
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Runs `fn` once fewer than PARALLEL benches are running. */
+async function limited<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= PARALLEL) await new Promise<void>((r) => waiting.push(r));
+  running++;
+  try {
+    return await fn();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+/** The root `bench:<name>` script as argv: `node <flags> bench/<name>/run.ts` (no shell). */
+function command(name: string): string[] {
+  const script = SCRIPTS[`bench:${name}`];
+  if (!script) throw new Error(`package.json has no bench:${name} script`);
+  const argv = script.split(/\s+/);
+  if (argv[0] !== 'node' || !argv.includes(`bench/${name}/run.ts`)) throw new Error(`unexpected bench:${name} script: ${script}`);
+  return argv.slice(1);
+}
+
+function runBench(name: string): Promise<{ code: number | null; signal: string | null; out: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const env = { ...process.env, CTXPKG_BENCH_SMOKE: undefined, NODE_OPTIONS: undefined };
+    const child = spawn(process.execPath, [...command(name), '--smoke'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), BENCH_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, out });
+    });
+  });
+}
+
+describe('bench scripts in smoke mode', () => {
+  it('covers every bench:<name> script of package.json', () => {
+    const names = Object.keys(SCRIPTS)
+      .filter((s) => s.startsWith('bench:'))
+      .map((s) => s.slice('bench:'.length))
+      .sort();
+    expect(names).toEqual(Object.keys(BENCHES).sort());
+  });
+
+  for (const [name, figure] of Object.entries(BENCHES)) {
+    it.concurrent(
+      `bench:${name} --smoke exits 0 and prints its figures`,
+      async () => {
+        const r = await limited(() => runBench(name));
+        expect(r.out, `bench:${name} --smoke output`).toContain('SMOKE MODE');
+        expect({ code: r.code, signal: r.signal }, r.out).toEqual({ code: 0, signal: null });
+        expect(r.out).toContain(figure);
+        // Smoke figures measure nothing: no target may be judged.
+        expect(r.out).not.toMatch(/\b(PASS|FAIL|MISSED|NOT met|OVER)\b/);
+      },
+      // Waiting for a slot counts too: up to three benches ahead of this one.
+      4 * BENCH_TIMEOUT_MS,
+    );
+  }
+});
