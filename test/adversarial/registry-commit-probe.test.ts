@@ -7,47 +7,25 @@
  * be served on the very next request, from warm caches: a private package is never served
  * publicly, a yank is visible, a revoked token is refused.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '@ctxpkg/registry';
 import { makePackage, newTestRegistry, type TestRegistry } from '../../packages/registry/src/__tests__/support.js';
-import { REPO_ROOT } from '../support/shared.js';
+import { startWriterChild, type WriterChild } from '../../packages/registry/src/__tests__/writer-process.js';
 
 const KB = '/v1/packages/acme/kb';
 let r: TestRegistry;
-let child: ChildProcess;
-let waiting: ((line: string) => void) | undefined;
-const stray: string[] = [];
+let writer: WriterChild | undefined;
 
-function send(command: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    waiting = (line) => (line === 'ok' ? resolve() : reject(new Error(`${command}: ${line}`)));
-    child.stdin!.write(`${command}\n`);
-  });
-}
+const send = (command: string): Promise<void> => writer!.send(command);
 
 beforeAll(async () => {
   r = await newTestRegistry();
   for (const v of ['1.0.0', '1.1.0']) expect((await r.put(`${KB}/${v}`, makePackage({ version: v }), r.tokens.acmePublish)).status).toBe(201);
-  child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/registry/src/__tests__/writer-child.ts', r.dir], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  let buf = '';
-  child.stdout!.on('data', (d) => {
-    buf += String(d);
-    let nl;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const w = waiting;
-      waiting = undefined;
-      if (w) w(line);
-      else stray.push(line);
-    }
-  });
+  writer = startWriterChild(r.dir);
 });
 
 afterAll(async () => {
-  child?.stdin?.end();
-  if (child && child.exitCode === null) await new Promise((res) => child.once('exit', res));
+  await writer?.stop();
   await r?.close();
 });
 
@@ -103,6 +81,6 @@ describe('H7: commits by another process are never missed', () => {
       await send('visibility @acme/kb public');
       expect(await anon()).toBe(200);
     }
-    expect(stray).toEqual([]);
+    expect(writer!.stray).toEqual([]);
   }, 120_000);
 });

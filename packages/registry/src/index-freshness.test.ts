@@ -4,26 +4,17 @@
  * does — is served on the very next request, on the synchronous hot path (package-row cache
  * dropped by `CommitProbe`, index document revalidated by the package's `revision`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePackage, newTestRegistry, type TestRegistry } from './__tests__/support.js';
+import { startWriterChild, type WriterChild } from './__tests__/writer-process.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const KB = '/v1/packages/acme/kb';
 
 let r: TestRegistry;
-let child: ChildProcess;
-let replies: string[] = [];
-let waiting: ((line: string) => void) | undefined;
+let writer: WriterChild | undefined;
 
 /** Send one command to the writer process and wait until it has committed. */
-function commit(command: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    waiting = (line) => (line === 'ok' ? resolve() : reject(new Error(`${command}: ${line}`)));
-    child.stdin!.write(`${command}\n`);
-  });
-}
+const commit = (command: string): Promise<void> => writer!.send(command);
 
 beforeAll(async () => {
   r = await newTestRegistry();
@@ -31,29 +22,11 @@ beforeAll(async () => {
     const res = await r.put(`${KB}/${v}`, makePackage({ version: v }), r.tokens.acmePublish);
     expect(res.status).toBe(201);
   }
-  child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/registry/src/__tests__/writer-child.ts', r.dir], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let buf = '';
-  child.stdout!.on('data', (d) => {
-    buf += String(d);
-    let nl;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (waiting) {
-        const w = waiting;
-        waiting = undefined;
-        w(line);
-      } else replies.push(line);
-    }
-  });
+  writer = startWriterChild(r.dir);
 });
 
 afterAll(async () => {
-  child?.stdin?.end();
-  if (child && child.exitCode === null) await new Promise((res) => child.once('exit', res));
+  await writer?.stop();
   await r?.close();
 });
 
@@ -96,7 +69,7 @@ describe('index.json after commits by another process', () => {
       expect(((await open.json()) as { visibility: string }).visibility).toBe('public');
       expect(anonymousIndexNow().status).toBe(200);
     }
-    expect(replies).toEqual([]);
+    expect(writer!.stray).toEqual([]);
   });
 
   it('serves a yank and an un-yank on the next request', async () => {
