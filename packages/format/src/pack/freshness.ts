@@ -57,6 +57,26 @@ function checkable(n: MergedNode): boolean {
   );
 }
 
+/** Memoized provenance lines per path (`null`: no such file; `undefined`: the reader did not look). Calls `read` at most once per path. */
+function lineCache(read: WorkspaceReader): (path: string) => string[] | null | undefined {
+  const files = new Map<string, string[] | null | undefined>();
+  return (path) => {
+    if (files.has(path)) return files.get(path);
+    const text = read(path);
+    const v = typeof text === 'string' ? provenanceLines(text) : text;
+    files.set(path, v);
+    return v;
+  };
+}
+
+/** Own status of a checkable node from its file's lines; `undefined` when the reader did not look. */
+function judge(n: MergedNode, lines: string[] | null | undefined): Freshness | undefined {
+  if (lines === undefined) return undefined;
+  if (lines === null) return 'absent';
+  if ((n.line_end as number) > lines.length) return 'stale';
+  return linesHash(lines, n.line_start as number, n.line_end as number) === n.source ? 'fresh' : 'stale';
+}
+
 /**
  * Freshness per qualified node id for `nodes` (only checkable nodes in checked packages get an
  * entry other than `unchecked`; nodes without an entry are `unchecked`). `builtHere`: package
@@ -71,25 +91,14 @@ export function checkFreshness(
 ): Map<string, Freshness> {
   const out = new Map<string, Freshness>();
   if (!read || scope === 'none') return out;
-  const files = new Map<string, string[] | null | undefined>();
-  const linesOf = (path: string): string[] | null | undefined => {
-    if (files.has(path)) return files.get(path);
-    const text = read(path);
-    const v = typeof text === 'string' ? provenanceLines(text) : text;
-    files.set(path, v);
-    return v;
-  };
+  const linesOf = lineCache(read);
   const listed = Array.isArray(scope) ? new Set(scope) : undefined;
   const byPackage = new Map<string, Array<[string, Freshness]>>();
   for (const n of nodes) {
     if (listed && !listed.has(n.package)) continue;
     if (!checkable(n)) continue;
-    const lines = linesOf(n.file_path as string);
-    if (lines === undefined) continue;
-    let f: Freshness;
-    if (lines === null) f = 'absent';
-    else if ((n.line_end as number) > lines.length) f = 'stale';
-    else f = linesHash(lines, n.line_start as number, n.line_end as number) === n.source ? 'fresh' : 'stale';
+    const f = judge(n, linesOf(n.file_path as string));
+    if (f === undefined) continue;
     const list = byPackage.get(n.package) ?? [];
     list.push([n.id, f]);
     byPackage.set(n.package, list);
@@ -118,25 +127,13 @@ export function freshnessResolver(
   builtHere: readonly string[] = [],
 ): (node: MergedNode) => Freshness {
   if (!read || scope === 'none') return () => 'unchecked';
-  const files = new Map<string, string[] | null | undefined>();
-  const linesOf = (path: string): string[] | null | undefined => {
-    if (files.has(path)) return files.get(path);
-    const text = read(path);
-    const v = typeof text === 'string' ? provenanceLines(text) : text;
-    files.set(path, v);
-    return v;
-  };
+  const linesOf = lineCache(read);
   const listed = Array.isArray(scope) ? new Set(scope) : undefined;
   /** Own status, before the package rule; `undefined` = not judged. */
   const own = new Map<MergedNode, Freshness | undefined>();
   const ownOf = (n: MergedNode): Freshness | undefined => {
     if (own.has(n)) return own.get(n);
-    let f: Freshness | undefined;
-    if ((!listed || listed.has(n.package)) && checkable(n)) {
-      const lines = linesOf(n.file_path as string);
-      if (lines === null) f = 'absent';
-      else if (lines !== undefined) f = (n.line_end as number) > lines.length ? 'stale' : linesHash(lines, n.line_start as number, n.line_end as number) === n.source ? 'fresh' : 'stale';
-    }
+    const f = (!listed || listed.has(n.package)) && checkable(n) ? judge(n, linesOf(n.file_path as string)) : undefined;
     own.set(n, f);
     return f;
   };
@@ -178,21 +175,15 @@ export function freshnessResolver(
 export function packagesBuiltHere(nodes: readonly MergedNode[], read: WorkspaceReader | undefined, skip: readonly string[] = []): string[] {
   if (!read) return [];
   const skipped = new Set(skip);
-  const files = new Map<string, string[] | null | undefined>();
+  const linesOf = lineCache(read);
   const tally = new Map<string, { fresh: number; checkable: number }>();
   for (const n of nodes) {
     if (skipped.has(n.package) || !checkable(n)) continue;
-    const path = n.file_path as string;
-    let lines = files.get(path);
-    if (!files.has(path)) {
-      const text = read(path);
-      lines = typeof text === 'string' ? provenanceLines(text) : text;
-      files.set(path, lines);
-    }
-    if (lines === undefined) continue;
+    const f = judge(n, linesOf(n.file_path as string));
+    if (f === undefined) continue;
     const t = tally.get(n.package) ?? { fresh: 0, checkable: 0 };
     t.checkable++;
-    if (lines !== null && (n.line_end as number) <= lines.length && linesHash(lines, n.line_start as number, n.line_end as number) === n.source) t.fresh++;
+    if (f === 'fresh') t.fresh++;
     tally.set(n.package, t);
   }
   return [...tally]
