@@ -4,9 +4,7 @@
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type CliDeps } from 'ctxpkg';
 import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
 
 const SEED = new Uint8Array(32).fill(0x2a);
@@ -113,18 +111,12 @@ describe('create → publish → info → search → yank', () => {
 
 describe('login', () => {
   it('saves a token from stdin for one registry with mode 0600 and uses it only there', async () => {
-    const stdin = new PassThrough();
-    stdin.end(`${token}\n`);
-    let out = '';
-    const deps: CliDeps = {
-      fetch: world.fetch, env: { CTXPKG_HOME: join(dir, '.home') }, cwd: dir, homeDir: dir,
-      stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true }, stdin, clock: () => new Date(),
-    };
-    expect(await runCli(['login', '--registry', P.url, '--scope', '@acme'], deps)).toBe(0);
+    const login = await cli(['login', '--registry', P.url, '--scope', '@acme'], { cwd: dir, fetch: world.fetch, stdin: `${token}\n` });
+    expect(login.code).toBe(0);
     const cfgPath = join(dir, '.home', 'config.json');
     expect(statSync(cfgPath).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(cfgPath, 'utf8'))).toEqual({ registries: { '@acme': P.url }, tokens: { [P.url]: token } });
-    expect(out).not.toContain(token);
+    expect(login.stdout).not.toContain(token);
     await putPackage(P, token, '@acme/base', '1.0.0', makePackage('@acme/base', '1.0.0', SEED));
     const Q = await world.addRegistry('q.test');
     const qt = await Q.namespace('other');

@@ -4,11 +4,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { keyFingerprint, publicKeyFromSeed } from '@ctxpkg/format';
 import { createToken, revokeToken } from '@ctxpkg/registry';
-import { runCli, type CliDeps } from 'ctxpkg';
 import { cli, createWorld, makePackage, putPackage, tempDir, type RunResult, type TestRegistry, type World } from './support/cli.js';
 
 const SEED = new Uint8Array(32).fill(0x2a);
@@ -28,18 +26,8 @@ beforeEach(async () => {
 const run = (args: string[], env: Record<string, string | undefined> = {}) => cli(args, { cwd: dir, fetch: world.fetch, env });
 
 /** Run with `input` on stdin (login reads the token there). */
-async function withStdin(args: string[], input: string, env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  let stdout = '';
-  let stderr = '';
-  const stdin = new PassThrough();
-  stdin.end(input);
-  const deps: CliDeps = {
-    fetch: world.fetch, env: { CTXPKG_HOME: join(dir, '.home'), ...env }, cwd: dir, homeDir: dir,
-    stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, stdin, clock: () => new Date('2026-01-02T03:04:05Z'),
-  };
-  const code = await runCli(args, deps);
-  return { code, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout || 'null') : undefined };
-}
+const withStdin = (args: string[], input: string, env: Record<string, string | undefined> = {}): Promise<RunResult> =>
+  cli(args, { cwd: dir, fetch: world.fetch, env, stdin: input });
 
 const userConfig = () => JSON.parse(readFileSync(join(dir, '.home', 'config.json'), 'utf8'));
 

@@ -86,12 +86,12 @@ export interface RunResult {
   json: any;
 }
 
-/** Run the CLI in process. */
-export async function cli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; fetch: typeof fetch; home?: string }): Promise<RunResult> {
+/** Run the CLI in process; `stdin` is the text the command reads on standard input (default: none). */
+export async function cli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; fetch: typeof fetch; home?: string; stdin?: string }): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
   const stdin = new PassThrough();
-  stdin.end();
+  stdin.end(opts.stdin);
   const deps: CliDeps = {
     fetch: opts.fetch,
     env: { CTXPKG_HOME: opts.home ?? join(opts.cwd, '.home'), ...opts.env },
