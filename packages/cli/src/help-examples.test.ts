@@ -3,34 +3,10 @@
  * has --help with examples"). The test walks the whole commander tree built by `createProgram`,
  * so a command added later without examples fails here.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { CliDeps } from './deps.js';
+import { memoryDeps } from './__tests__/memory-deps.js';
 import { createProgram, runCli } from './program.js';
-
-function makeDeps(): { deps: CliDeps; out: () => string } {
-  const cwd = mkdtempSync(join(tmpdir(), 'ctxpkg-help-'));
-  let stdout = '';
-  const stdin = new PassThrough();
-  stdin.end();
-  const deps: CliDeps = {
-    fetch: (() => {
-      throw new Error('no network here');
-    }) as unknown as typeof fetch,
-    env: { CTXPKG_HOME: join(cwd, '.home') },
-    cwd,
-    homeDir: cwd,
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: () => true },
-    stdin,
-    clock: () => new Date('2026-01-02T03:04:05Z'),
-  };
-  return { deps, out: () => stdout };
-}
 
 /** Paths (`['registry', 'token', 'list']`) of every command without subcommands, sorted. */
 function leafPaths(cmd: Command, prefix: string[] = []): string[][] {
@@ -45,7 +21,7 @@ function leafPaths(cmd: Command, prefix: string[] = []): string[][] {
 }
 
 describe('--help of every command has examples', () => {
-  const leaves = leafPaths(createProgram(makeDeps().deps));
+  const leaves = leafPaths(createProgram(memoryDeps('ctxpkg-help-').deps));
 
   it('the walk finds the whole tree (registry admin leaves included)', () => {
     const names = leaves.map((p) => p.join(' '));
@@ -55,9 +31,9 @@ describe('--help of every command has examples', () => {
   });
 
   it.each(leaves.map((p) => [p.join(' '), p] as const))('ctxpkg %s --help', async (_name, path) => {
-    const { deps, out } = makeDeps();
+    const { deps, stdout } = memoryDeps('ctxpkg-help-');
     const code = await runCli([...path, '--help'], deps);
     expect(code).toBe(0);
-    expect(out()).toMatch(/\nExamples:\n {2}\$ [^\n]*\bctxpkg /);
+    expect(stdout()).toMatch(/\nExamples:\n {2}\$ [^\n]*\bctxpkg /);
   });
 });

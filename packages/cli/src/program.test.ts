@@ -1,30 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CliDeps } from './deps.js';
+import { memoryDeps } from './__tests__/memory-deps.js';
 import { runCli } from './program.js';
 
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'ctxpkg-prog-'));
-  let stdout = '';
-  let stderr = '';
-  const stdin = new PassThrough();
-  stdin.end();
-  const deps: CliDeps = {
-    fetch: (() => {
-      throw new Error('no network here');
-    }) as unknown as typeof fetch,
-    env: { CTXPKG_HOME: join(cwd, '.home') },
-    cwd,
-    homeDir: cwd,
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin,
-    clock: () => new Date('2026-01-02T03:04:05Z'),
-  };
-  return { code: await runCli(argv, deps), stdout, stderr };
+  const m = memoryDeps('ctxpkg-prog-');
+  const code = await runCli(argv, m.deps);
+  return { code, stdout: m.stdout(), stderr: m.stderr() };
 }
 
 describe('usage errors go through the one error printer', () => {
