@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PROJECT_FILES, userConfigPath } from '../paths.js';
+import { readArtifact } from '../store.js';
 import { openSealed, sealKey, sealText } from './seal.js';
 
 const STATE = join(PROJECT_FILES.dir, 'install-state.json');
@@ -127,8 +128,7 @@ export function tryNoopInstall(deps: Env & { cwd: string }): string[] | undefine
     for (const p of Object.values(lock.packages ?? {})) {
       const sha = p.artifact_sha256;
       if (typeof sha !== 'string' || !HEX64.test(sha)) return undefined;
-      const bytes = readFileSync(join(root, PROJECT_FILES.store, 'sha256', `${sha}.ctxpkg`));
-      if (createHash('sha256').update(bytes).digest('hex') !== sha) return undefined;
+      if (readArtifact(root, sha) === undefined) return undefined; // missing; a corrupt file throws
     }
     const s = state.summary;
     const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
