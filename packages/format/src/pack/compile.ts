@@ -226,15 +226,17 @@ export function compilePack(input: PackInput): CompiledPack {
     return utf8Length(f.prefix) + utf8Length(f.suffix);
   };
 
-  // The smallest block any candidate can have (field lengths only, one pass, no rendering): a
-  // pass stops once fewer bytes are left, instead of walking the rest of a large graph.
-  let minBlock = Number.MAX_SAFE_INTEGER;
-  for (let h = 0; h < live.length; h++) {
-    const n = live[h] as MergedNode;
-    const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, undefined, undefined);
+  // A lower bound of candidate `h`'s block from field lengths only: no screening (freshness),
+  // escaping or rendering (select.ts). Without scope and breadcrumb it bounds every rendering.
+  const boundOf = (h: number, scope: string[] | undefined, crumb: string[] | undefined): number => {
+    const bare = itemOf({ node: live[h] as MergedNode, pinned: false, activation: 0, flags: [], disputedWith: [] }, scope, crumb);
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
-    minBlock = Math.min(minBlock, renderer.blockLowerBound(bare));
-  }
+    return renderer.blockLowerBound(bare);
+  };
+  // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
+  // bytes are left, instead of walking the rest of a large graph.
+  let minBlock = Number.MAX_SAFE_INTEGER;
+  for (let h = 0; h < live.length; h++) minBlock = Math.min(minBlock, boundOf(h, undefined, undefined));
   minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
   const { selected } = selectWithinBudget(
     {
@@ -244,12 +246,9 @@ export function compilePack(input: PackInput): CompiledPack {
       compare,
       sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,
       sizeAt: (h) => utf8Length(blockAt(h)),
-      // From field lengths only: no screening (freshness), escaping or rendering (select.ts).
       lowerBoundAt: (h) => {
-        const n = live[h] as MergedNode;
-        const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, scopes.get(n.id), crumbs(n.id));
-        bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
-        return renderer.blockLowerBound(bare);
+        const id = (live[h] as MergedNode).id;
+        return boundOf(h, scopes.get(id), crumbs(id));
       },
     },
     {
