@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeShared, sharedJson } from '../../../test/support/shared.js';
 import { compareVersions, maxSatisfying, parseRange, sameVersion, satisfies, MAX_RANGE_LENGTH } from './versions.js';
 import { isCtxpkgError } from './errors.js';
+import { HB02_PICKS, HB02_VERSIONS } from './__tests__/hb02.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -57,19 +58,8 @@ describe('HB-01 prereleases are opt-in and compare numerically', () => {
 });
 
 describe('HB-02 caret and tilde below 1.0.0', () => {
-  const versions = ['0.0.3', '0.0.4', '0.2.3', '0.2.9', '0.3.0', '1.0.0'];
-  it.each([
-    ['^0.0.3', '0.0.3'],
-    ['~0.0.3', '0.0.4'],
-    ['^0.2.3', '0.2.9'],
-    ['~0.2.3', '0.2.9'],
-    ['^0.0', '0.0.4'],
-    ['^0', '0.3.0'],
-    ['0.x', '0.3.0'],
-    ['^0.x', '0.3.0'],
-    ['^0.0.0', null],
-  ])('%j picks %s', (r, expected) => {
-    expect(maxSatisfying(versions, r)).toBe(expected);
+  it.each([...HB02_PICKS, ['^0.0.0', null] as const])('%j picks %s', (r, expected) => {
+    expect(maxSatisfying(HB02_VERSIONS, r)).toBe(expected);
   });
 });
 
