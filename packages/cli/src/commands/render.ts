@@ -57,7 +57,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       builtHere: project.builtHere,
     });
   } catch (err) {
-    throw budgetInFlagUnits(err, opts);
+    throw budgetInFlagUnits(err, opts, maxBytes);
   }
   const receipt = receiptText(pack.receipt);
   const counts = pack.receipt.counts;
@@ -99,12 +99,12 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
  * An `E_BUDGET` from the compiler names the smallest budget that works in bytes; under
  * `--max-tokens` (4 bytes per token, spec/pack.md §4) say it in tokens too. Other errors pass.
  */
-function budgetInFlagUnits(err: unknown, opts: RenderOptions): unknown {
+function budgetInFlagUnits(err: unknown, opts: RenderOptions, maxBytes: number): unknown {
   if (!isCtxpkgError(err) || err.code !== 'E_BUDGET' || opts.maxTokens === undefined) return err;
   const need = Number(err.details?.required_bytes);
   if (!Number.isSafeInteger(need)) return err;
   const tokens = Math.ceil(need / BYTES_PER_TOKEN);
-  return new CtxpkgError('E_BUDGET', `${err.message} (--max-tokens ${opts.maxTokens} = ${Number(opts.maxTokens) * BYTES_PER_TOKEN} bytes; the smallest that works is --max-tokens ${tokens})`, {
+  return new CtxpkgError('E_BUDGET', `${err.message} (--max-tokens ${opts.maxTokens} = ${maxBytes} bytes; the smallest that works is --max-tokens ${tokens})`, {
     hint: `use --max-tokens ${tokens} or more (or --max-bytes ${need})`,
     details: { ...err.details, required_tokens: tokens },
   });
