@@ -24,16 +24,13 @@ import { signerLabel } from '../signer-label.js';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
+import { examples } from '../session.js';
 import { dataDirOf, onRegistry } from './registry-admin.js';
 
 export { dataDirOf } from './registry-admin.js';
 
 type Registry = typeof import('@ctxpkg/registry');
 const load = (): Promise<Registry> => import('@ctxpkg/registry');
-
-function examples(lines: string[]): string {
-  return '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
-}
 
 function intOption(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined || raw === '') return undefined;
