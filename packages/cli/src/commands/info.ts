@@ -15,8 +15,8 @@ import type { CommandContext } from '../program.js';
 import { sourceFileHint } from '../package-file.js';
 import { signerLabel } from '../signer-label.js';
 import { checkLines } from './verify.js';
+import { examples } from '../session.js';
 
-const examples = (lines: string[]) => '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
 
 /** Counts of everything a package carries. */
 export interface ContentCounts {

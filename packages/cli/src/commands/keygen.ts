@@ -12,8 +12,8 @@ import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import { defaultKeyPath } from '../paths.js';
 import type { CommandContext } from '../program.js';
+import { examples } from '../session.js';
 
-const examples = (lines: string[]) => '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
 
 export interface KeygenOptions {
   /** Where to write the key (default: the user's default key path). */

@@ -15,8 +15,8 @@ import type { PackageChecks, VerifyReport } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
+import { examples } from '../session.js';
 
-const examples = (lines: string[]) => '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
 
 export interface VerifyCommandOptions {
   /** Treat unsigned packages as invalid (`E_UNSIGNED`). */
