@@ -127,18 +127,46 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     expect(unknown.stderr).toContain('refused this token');
     expect(existsSync(join(dir, '.home', 'config.json'))).toBe(false);
   });
-  it('login to an unreachable registry saves the token with a warning naming the cause', async () => {
+  it('login to an unreachable registry saves nothing and names the cause; --no-verify saves it unchecked', async () => {
     world.intercept = (url) => {
       if (url.host === 'down.test') throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
       return undefined;
     };
     const r = await withStdin(['login', '--registry', 'http://down.test/api'], token);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('warning: could not check the token');
-    expect(r.stderr).toContain('(ECONNREFUSED)');
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('error E_NETWORK: could not check the token: registry http://down.test/api is unreachable: fetch failed (ECONNREFUSED); nothing was saved');
+    expect(r.stderr).toContain('--no-verify');
+    expect(existsSync(join(dir, '.home', 'config.json'))).toBe(false);
+
+    const forced = await withStdin(['login', '--registry', 'http://down.test/api', '--no-verify'], token);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('the token was not checked (--no-verify)');
+    expect(userConfig().tokens).toEqual({ 'http://down.test/api': token });
     const s = await run(['search', 'x']);
     expect(s.code).toBe(7);
     expect(s.stderr).toContain('unreachable: fetch failed (ECONNREFUSED)');
+  });
+  it('a login typo never replaces a working scope binding: wrong port, wrong path, https on http', async () => {
+    expect((await withStdin(['login', '--registry', P.url, '--scope', '@acme'], token)).code).toBe(0);
+    const before = readFileSync(join(dir, '.home', 'config.json'), 'utf8');
+    world.intercept = (url) => {
+      if (url.protocol === 'https:') throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('SSL routines::wrong version number'), { code: 'EPROTO' }) });
+      if (url.host === 'p.test:8080') throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      if (url.host === 'web.test') return new Response('<html>hello</html>', { status: 200, headers: { 'content-type': 'text/html' } });
+      return undefined;
+    };
+    const typos: Array<[string, number, string]> = [
+      ['http://p.test:8080/api', 7, 'ECONNREFUSED'],
+      ['https://p.test/api', 7, 'EPROTO'],
+      ['http://p.test/apj', 7, 'is not a ctxpkg registry API: GET http://p.test/apj/v1/index.json answered HTTP 404 (application/json); nothing was saved'],
+      ['http://web.test', 7, 'answered HTTP 200 (text/html), not the registry catalog; nothing was saved'],
+    ];
+    for (const [url, code, text] of typos) {
+      const r = await withStdin(['login', '--registry', url, '--scope', '@acme'], token);
+      expect(r.code, `${url}: ${r.stderr}`).toBe(code);
+      expect(r.stderr).toContain(text);
+      expect(readFileSync(join(dir, '.home', 'config.json'), 'utf8')).toBe(before);
+    }
   });
   it('a revoked saved token gets the login hint; a read token that publishes is E_FORBIDDEN (exit 3)', async () => {
     const read = await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' });

@@ -262,19 +262,24 @@ export class RegistryClient {
   }
 
   /**
-   * Check the token this client would send to `registry` with one cheap authenticated request
-   * (`GET /v1/index.json?limit=1`). Returns `'valid'`, or `'unchecked'` when the registry has no
-   * such route. Throws `E_AUTH` for a refused token, `E_NETWORK` when unreachable.
+   * Check that `registry` is a ctxpkg registry that accepts the token this client would send,
+   * with one cheap authenticated request (`GET /v1/index.json?limit=1`, spec/registry.md). Returns
+   * `{ ok: true }` when the answer is the registry catalog, or `{ ok: false, answer }` describing
+   * what answered instead (`HTTP 404`, `HTTP 200 (text/html), not the registry catalog`, …): the
+   * URL is then not a registry's API base. Throws `E_AUTH`/`E_FORBIDDEN` for a refused token,
+   * `E_NETWORK` when unreachable.
    */
-  async checkToken(registry: string): Promise<'valid' | 'unchecked'> {
+  async checkToken(registry: string): Promise<{ ok: true } | { ok: false; answer: string }> {
     const res = await this.request(registry, '/v1/index.json?limit=1');
-    if (res.ok) {
-      await res.body?.cancel();
-      return 'valid';
-    }
     if (res.status === 401 || res.status === 403) return this.fail(res, registry, 'accept the token');
-    await res.body?.cancel();
-    return 'unchecked';
+    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    if (!res.ok) {
+      await res.body?.cancel();
+      return { ok: false, answer: `HTTP ${res.status}${type ? ` (${type})` : ''}` };
+    }
+    const body = (await res.json().catch(() => undefined)) as unknown;
+    if (isObject(body) && body.schema === 'ctxpkg-registry-catalog-v1') return { ok: true };
+    return { ok: false, answer: `HTTP ${res.status}${type ? ` (${type})` : ''}, not the registry catalog` };
   }
 
   /** Search a registry; returns its result objects. */

@@ -5,9 +5,11 @@
  * when none is set (as `npm login --registry` users expect `npm search` to use it).
  *
  * Before saving, the token's shape is checked (`ctxp_`/`ctxr_` + 43 characters, spec/registry.md
- * §9) and, when the registry answers, the token itself with one authenticated request
- * (`GET /v1/index.json?limit=1`): a refused token is `E_AUTH` and nothing is saved; an unreachable
- * registry saves the token with a warning. The token text is never printed.
+ * §9), then the URL and the token with one authenticated request (`GET /v1/index.json?limit=1`):
+ * a refused token is `E_AUTH`, an unreachable URL `E_NETWORK`, and a URL that does not answer
+ * with the registry catalog (a wrong path, another server) `E_REGISTRY`; in each case nothing is
+ * saved, so a typo never replaces a working binding. `--no-verify` skips the check. The token
+ * text is never printed.
  */
 import type { Command } from 'commander';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
@@ -21,6 +23,8 @@ import { examples } from '../session.js';
 export interface LoginOptions {
   registry?: string;
   scope?: string;
+  /** `false` with `--no-verify`: save without asking the registry. */
+  verify?: boolean;
 }
 
 /** Read all of stdin (or one line from a TTY prompt with echo off) as UTF-8. */
@@ -75,34 +79,50 @@ function checkTokenShape(token: string, registry: string): void {
   }
 }
 
+const NO_VERIFY = 'pass --no-verify to save it without checking (for a registry that is not reachable from here yet)';
+
 /**
- * Check `token` against `registry` (no other token is sent: the settings hold only this one).
- * Returns a line for the output or a warning. Throws `E_AUTH` when the registry refuses it.
+ * Check `registry` and `token` (no other token is sent: the settings hold only this one).
+ * Returns a line for the output. Throws, with "nothing was saved": `E_AUTH` when the registry
+ * refuses the token, `E_NETWORK` when nothing answers at the URL, `E_REGISTRY` when what answers
+ * is not a ctxpkg registry's API (spec/registry.md catalog route).
  */
-async function verifyToken(registry: string, token: string, deps: CliDeps): Promise<{ line?: string; warning?: string }> {
+async function verifyToken(registry: string, token: string, deps: CliDeps): Promise<string> {
   const client = new RegistryClient({
     fetch: deps.fetch,
     settings: { project: { registries: {} }, user: { registries: {}, tokens: { [registry]: token } }, env: {} },
   });
+  const scope = token.startsWith('ctxp_') ? 'publish' : 'read';
+  let r: Awaited<ReturnType<RegistryClient['checkToken']>>;
   try {
-    const r = await client.checkToken(registry);
-    return r === 'valid' ? { line: `the registry accepted the token (${token.startsWith('ctxp_') ? 'publish' : 'read'} scope)` } : { warning: `${registry} has no route to check tokens; saved the token unchecked` };
+    r = await client.checkToken(registry);
   } catch (err) {
-    if (isCtxpkgError(err) && (err.code === 'E_NETWORK' || err.code === 'E_REGISTRY')) {
-      return { warning: `could not check the token (${err.message}); saved it unchecked` };
-    }
-    if (isCtxpkgError(err) && err.code === 'E_AUTH') {
+    if (isCtxpkgError(err) && (err.code === 'E_AUTH' || err.code === 'E_FORBIDDEN')) {
       throw new CtxpkgError('E_AUTH', `${registry} refused this token (unknown, revoked or expired); nothing was saved`, {
-        hint: `ask the registry owner for a new ${token.startsWith('ctxp_') ? 'publish' : 'read'} token (\`ctxpkg registry token create --namespace <ns> --scope ${token.startsWith('ctxp_') ? 'publish' : 'read'} --data <dir>\`; a read token is enough to install) and run login again`,
+        hint: `ask the registry owner for a new ${scope} token (\`ctxpkg registry token create --namespace <ns> --scope ${scope} --data <dir>\`; a read token is enough to install) and run login again`,
+      });
+    }
+    if (isCtxpkgError(err) && (err.code === 'E_NETWORK' || err.code === 'E_REGISTRY')) {
+      throw new CtxpkgError(err.code, `could not check the token: ${err.message}; nothing was saved`, {
+        hint: `${err.hint ? `${err.hint}; ` : ''}check the scheme (http or https), host and port of the URL; ${NO_VERIFY}`,
+        details: { ...err.details, registry },
       });
     }
     throw err;
   }
+  if (!r.ok) {
+    throw new CtxpkgError('E_REGISTRY', `${registry} is not a ctxpkg registry API: GET ${registry}/v1/index.json answered ${r.answer}; nothing was saved`, {
+      hint: `use the API URL that \`ctxpkg registry serve\` prints (it ends in /api, e.g. http://127.0.0.1:4873/api); ${NO_VERIFY}`,
+      details: { registry, answer: r.answer },
+    });
+  }
+  return `the registry accepted the token (${scope} scope)`;
 }
 
 /**
- * Save a token for one registry. Throws `E_USAGE` (no registry, no token, not a token),
- * `E_AUTH` (the registry refused the token; nothing saved).
+ * Save a token for one registry. Throws `E_USAGE` (no registry, no token, not a token), and,
+ * unless `opts.verify === false`, `E_AUTH` (token refused), `E_NETWORK` (unreachable) or
+ * `E_REGISTRY` (not a registry API); nothing is saved when it throws.
  */
 export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<CommandResult> {
   const raw = opts.registry ?? deps.env.CTXPKG_REGISTRY;
@@ -111,7 +131,7 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   const scope = opts.scope === undefined ? undefined : checkScope(opts.scope);
   const token = (await readToken(deps)).trim();
   checkTokenShape(token, registry);
-  const checked = await verifyToken(registry, token, deps);
+  const checked = opts.verify === false ? undefined : await verifyToken(registry, token, deps);
   const cfg = loadUserConfig(deps);
   cfg.tokens[registry] = token;
   if (scope) cfg.registries[scope] = registry;
@@ -120,14 +140,13 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   if (madeDefault) cfg.registry = registry;
   const path = saveUserConfig(deps, cfg);
   const text = [`saved a token for ${registry} in ${path} (mode 0600)`];
-  if (checked.line) text.push(checked.line);
+  text.push(checked ?? 'the token was not checked (--no-verify)');
   if (scope) text.push(`scope ${scope} → ${registry}`);
   if (madeDefault) text.push(`default registry set to ${registry} (used by search and for packages whose scope has no registry)`);
   else if (!scope && previousDefault !== registry) text.push(`your default registry stays ${previousDefault}; pass --scope @ns to send a scope's packages to ${registry}`);
   return {
     text,
-    json: { registry, config: path, scope: scope ?? null, default_registry: cfg.registry ?? null, default_set: madeDefault, token_checked: checked.line !== undefined },
-    ...(checked.warning ? { warnings: [checked.warning] } : {}),
+    json: { registry, config: path, scope: scope ?? null, default_registry: cfg.registry ?? null, default_set: madeDefault, token_checked: checked !== undefined },
   };
 }
 
@@ -136,6 +155,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .command(program, 'login', 'save a registry token (read from stdin or a prompt) for one registry')
     .option('--registry <url>', 'the registry the token belongs to (default: CTXPKG_REGISTRY)')
     .option('--scope <@ns>', 'also use this registry for packages of the scope (without it, the registry becomes your default when none is set)')
+    .option('--no-verify', 'save without checking the URL and the token with the registry (by default nothing is saved unless the registry accepts the token)')
     .addHelpText('after', examples(['echo "$TOKEN" | ctxpkg login --registry https://registry.example.com/api', 'ctxpkg login --registry https://r.example/api --scope @acme']))
     .action(ctx.action(async (opts: LoginOptions) => runLogin(opts, ctx.deps)));
 }
