@@ -6,9 +6,9 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, mgraph, mnode, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
+import { homeDeps, makeProject, mgraph, mnode, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
 import { REPO_ROOT } from './support/shared.js';
 
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
@@ -44,7 +44,7 @@ describe('ctxpkg mcp (stdio, real SDK client)', () => {
 
   beforeAll(async () => {
     root = makeProject({ graph: graph() });
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--conditions=source', '--import', TSX, BIN, 'mcp'], cwd: root, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--conditions=source', '--import', TSX, BIN, 'mcp'], cwd: root, env: { ...getDefaultEnvironment(), ...homeDeps(root).env } as Record<string, string>, stderr: 'pipe' });
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     client = new Client({ name: 'ctxpkg-test', version: '1.0.0' });
     await client.connect(transport);

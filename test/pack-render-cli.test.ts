@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeProject, mgraph, mnode, readFile, run, srcHash, writeFile } from '../packages/cli/src/targets/__tests__/harness.js';
+import { makeProject, mgraph, mnode, readFile, run, srcHash, writeFile, writeGraphText } from '../packages/cli/src/targets/__tests__/harness.js';
 
 const AGENTS = ['# Project', '', '- Never commit .env files.', '- Use pnpm for everything.', '', '## Testing', '', '- Run `pnpm test` before pushing.'].join('\n') + '\n';
 
@@ -103,7 +103,7 @@ describe('ctxpkg render', () => {
     const bad = makeProject({ graph: ownGraph(), context: { stale: 'sometimes' } });
     expect((await run(['render'], bad)).stderr).toMatch(/E_INVALID_JSON: ctxpkg.json: context: stale must be "flag" or "omit"/);
     const broken = makeProject();
-    writeFile(broken, '.ctxpkg/graph/merged.json', '{"format":"ctxpkg-merged-v1","inputs":[],"nodes":[{"id":1}],"edges":[]}');
+    writeGraphText(broken, '{"format":"ctxpkg-merged-v1","inputs":[],"nodes":[{"id":1}],"edges":[]}');
     expect((await run(['render'], broken)).stderr).toMatch(/E_STRUCTURE/);
   });
 });

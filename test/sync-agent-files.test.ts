@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { removeSyncOutputs, syncAfterChange } from '../packages/cli/src/targets/index.js';
-import { FIXED_NOW, makeProject, mgraph, mnode, readFile, run, writeFile, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
+import { FIXED_NOW, homeDeps, makeProject, mgraph, mnode, readFile, run, writeFile, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
 
 const USER_AGENTS = '# My project\n\nHand-written rules stay.\n';
 
@@ -116,12 +116,12 @@ describe('ctxpkg sync', () => {
     // "uninstall @acme/style": the merged graph loses it, then install/uninstall calls syncAfterChange.
     const g = twoPackages();
     writeGraph(root, { ...g, nodes: g.nodes.filter((n) => n.package !== '@acme/style'), inputs: g.inputs.filter((i) => i.package !== '@acme/style') });
-    const report = syncAfterChange({ cwd: root, clock: () => new Date(FIXED_NOW) })!;
+    const report = syncAfterChange({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) })!;
     expect(report.removed.sort()).toEqual(['.cursor/rules/ctxpkg-acme__style.mdc', '.github/instructions/ctxpkg-acme__style.instructions.md']);
     expect(existsSync(join(root, '.cursor/rules/ctxpkg-acme__style.mdc'))).toBe(false);
     expect(existsSync(join(root, '.cursor/rules/ctxpkg-acme__auth.mdc'))).toBe(true);
     // Remove everything: user files and text survive byte for byte; files sync created are gone.
-    const all = removeSyncOutputs({ cwd: root, clock: () => new Date(FIXED_NOW) });
+    const all = removeSyncOutputs({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) });
     expect(all.skipped).toEqual([]);
     expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
     expect(existsSync(join(root, 'CLAUDE.md'))).toBe(false);

@@ -73,6 +73,8 @@ export const ERROR_CODES = {
   E_ARCHIVE_DUPLICATE_ENTRY: 'input',
   E_ARCHIVE_SIZE_MISMATCH: 'input',
   E_BLOB: 'integrity',
+  // derived project state (.ctxpkg/) that this user's ctxpkg did not seal (README "A committed `.ctxpkg/` is never trusted")
+  E_UNSEALED: 'integrity',
   E_TOO_LARGE: 'too_large',
   // versions / resolution / lockfile
   E_NO_MATCH: 'resolve',

@@ -114,16 +114,25 @@ export function writeVerified(root: string, key: Buffer | undefined, rec: Verifi
 }
 
 /**
+ * True when `text` (the caller's one read of `.ctxpkg/graph/merged.json`) is exactly the text
+ * this user's `ctxpkg install` built: the sealed record (under `key`) binds its SHA-256. Checking
+ * the text the caller will use — not the file again — leaves no window between check and use.
+ * Never throws.
+ */
+export function mergedTextSealed(root: string, key: Buffer | undefined, text: string): boolean {
+  const sealed = readVerified(root, key).merged;
+  return sealed !== undefined && createHash('sha256').update(text, 'utf8').digest('hex') === sealed.sha256;
+}
+
+/**
  * True when `.ctxpkg/graph/merged.json` is the text this user's `ctxpkg install` built (the
  * sealed record binds its SHA-256). For readers of the merged graph (render, sync, mcp) that must
  * not deliver a merged.json committed to a repository before the first install. Never throws.
  */
 export function mergedGraphSealed(root: string, key: Buffer | undefined): boolean {
-  const sealed = readVerified(root, key).merged;
-  if (!sealed) return false;
   try {
     const text = readTextIfExists(join(root, PROJECT_FILES.mergedGraph));
-    return text !== undefined && createHash('sha256').update(text, 'utf8').digest('hex') === sealed.sha256;
+    return text !== undefined && mergedTextSealed(root, key, text);
   } catch {
     return false;
   }

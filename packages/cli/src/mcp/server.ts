@@ -34,7 +34,7 @@ const maxBytes = z.number().int().positive().max(MAX_ANSWER_BYTES).optional().de
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 /** Build the server (not yet connected). */
-export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock'>): McpServer {
+export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): McpServer {
   const load = stateLoader(deps);
   const server = new McpServer({ name: 'ctxpkg', version: CLI_VERSION }, { capabilities: { tools: {}, resources: {} } });
   // Build the term index while the client is idle after the handshake (requests already read
@@ -119,7 +119,7 @@ export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock'>): McpServer
  * Serve over stdio until the client disconnects. `transport` is injectable for tests; the
  * default is the process's stdin/stdout (only stderr may carry logs).
  */
-export async function serveMcp(deps: Pick<CliDeps, 'cwd' | 'clock'>, transport: Transport = new StdioServerTransport()): Promise<void> {
+export async function serveMcp(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>, transport: Transport = new StdioServerTransport()): Promise<void> {
   const server = createMcpServer(deps);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

@@ -29,7 +29,7 @@ function stamp(path: string): string {
 }
 
 /** A loader that caches the state until the project files change. Throws like `loadProjectContext`. */
-export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>): () => McpState {
+export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): () => McpState {
   let cached: { key: string; state: McpState } | undefined;
   return () => {
     const probe = loadProjectRootOnly(deps, cached?.state.project.root);

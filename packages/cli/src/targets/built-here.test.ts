@@ -13,7 +13,7 @@ import { sealKey } from '../install/seal.js';
 import { writeVerified } from '../install/verified.js';
 import { BUILT_HERE_FILE, builtHereFor, readBuiltHere, writeBuiltHere } from './built-here.js';
 import { loadProjectContext } from './context.js';
-import { makeProject, mgraph, mnode, readFile, run, srcHash, writeFile } from './__tests__/harness.js';
+import { makeProject, mgraph, mnode, readFile, run, srcHash, writeFile, writeGraph } from './__tests__/harness.js';
 
 const RULES = '# Rules\n\n- Never log tokens.\n- Use pnpm.\n';
 const node = (pkg: string, line: number, text = RULES) =>
@@ -45,10 +45,11 @@ describe('built-here record', () => {
     expect(loadProjectContext(depsOf(root), { requireGraph: true }).builtHere).toEqual([]);
   });
 
-  it('nothing is recorded from a merged graph this user did not build (committed merged.json)', () => {
-    const root = makeProject({ files: { 'docs/rules.md': RULES }, graph: mgraph(OURS) });
+  it('nothing is recorded from a merged graph this user did not build (committed merged.json): it is refused', () => {
+    const root = makeProject({ files: { 'docs/rules.md': RULES } });
+    writeGraph(root, mgraph(OURS), { sealed: false });
     sealKey(depsOf(root), true);
-    expect(loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'record' }).builtHere).toEqual(['@acme/own']);
+    expect(() => loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'record' })).toThrow(expect.objectContaining({ code: 'E_UNSEALED' }));
     expect(existsSync(join(root, BUILT_HERE_FILE))).toBe(false);
     sealGraph(root);
     loadProjectContext(depsOf(root), { requireGraph: true, evidence: 'record' });

@@ -3,6 +3,13 @@
  * ctxpkg.json), the `context` policy, the merged graph `.ctxpkg/graph/merged.json`, a
  * workspace reader for freshness checks (spec/pack.md "Inputs"), and the packages known to be
  * built here (spec/pack.md §6 "Evidence", built-here.ts) — the same inputs for all three.
+ *
+ * This is the one place every deliverer reads the merged graph, so it is where derived state is
+ * checked (issue 11 item 1): the graph is delivered only when the sealed record of this user's
+ * install (`.ctxpkg/verified.json`, install/verified.ts + seal.ts) binds the SHA-256 of the exact
+ * text read. A merged.json committed to a repository, copied from another user, or edited after
+ * install is refused with `E_UNSEALED` before it is parsed; `ctxpkg install` rebuilds it from the
+ * verified store (offline when the store is vouched for).
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
@@ -17,6 +24,8 @@ import {
 } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { readTextIfExists } from '../fsutil.js';
+import { sealKey } from '../install/seal.js';
+import { mergedTextSealed } from '../install/verified.js';
 import { parseJsonObject } from '../jsonfile.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
@@ -54,13 +63,13 @@ export function emptyGraph(): MergedGraph {
 
 /**
  * Open the project around `deps.cwd`. Throws `E_NOT_FOUND` when there is no ctxpkg.json, or —
- * with `requireGraph` — when nothing is installed; `E_INVALID_JSON`/`E_STRUCTURE` for broken files;
- * `E_UNSAFE_PATH` when `.ctxpkg/` or its `graph/` is a symbolic link (project-dirs.ts).
- * With `evidence`, `builtHere` is filled (the sealed record opens with the key under
- * `deps.env`/`deps.homeDir`; without them only what the workspace shows now counts).
+ * with `requireGraph` — when nothing is installed; `E_UNSEALED` when merged.json exists but is not
+ * the text this user's install built (the seal opens with the key under `deps.env`/`deps.homeDir`);
+ * `E_INVALID_JSON`/`E_STRUCTURE` for broken files; `E_UNSAFE_PATH` when `.ctxpkg/` or its
+ * `graph/` is a symbolic link (project-dirs.ts). With `evidence`, `builtHere` is filled.
  */
 export function loadProjectContext(
-  deps: Pick<CliDeps, 'cwd'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>,
+  deps: Pick<CliDeps, 'cwd' | 'env' | 'homeDir'>,
   opts: { requireGraph: boolean; evidence?: EvidenceMode },
 ): ProjectContext {
   const { root, exists } = findProjectRoot(deps.cwd);
@@ -77,6 +86,12 @@ export function loadProjectContext(
   if (text === undefined && opts.requireGraph) {
     throw new CtxpkgError('E_NOT_FOUND', `no installed context: ${PROJECT_FILES.mergedGraph} does not exist`, {
       hint: 'run `ctxpkg install` first',
+    });
+  }
+  if (text !== undefined && !mergedTextSealed(root, sealKey(deps, false), text)) {
+    throw new CtxpkgError('E_UNSEALED', `${PROJECT_FILES.mergedGraph} is not the merged graph your \`ctxpkg install\` built (committed to the repository, copied from another user or edited since): refusing to deliver it`, {
+      hint: 'run `ctxpkg install` to rebuild it from the verified packages',
+      details: { path: PROJECT_FILES.mergedGraph },
     });
   }
   const graph = text === undefined ? emptyGraph() : checkMergedGraph(parseJsonObject(text, PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);

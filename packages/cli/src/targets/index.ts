@@ -17,18 +17,18 @@ export { readSyncRecord, SYNC_RECORD, type SyncEntry, type SyncRecord } from './
 export { packageSlug } from './outputs.js';
 
 /**
- * Run sync after install/uninstall when `context.sync.auto` is on. Throws like `syncProject`.
- * Pass `env`/`homeDir` so the sealed built-here record is read and updated (spec/pack.md §6
- * "Evidence"); without them only what the workspace shows now counts and nothing is recorded.
+ * Run sync after install/uninstall when `context.sync.auto` is on. Throws like `syncProject` and
+ * `loadProjectContext` (`E_UNSEALED`: `env`/`homeDir` locate the key that opens the seal of the
+ * merged graph and of the built-here record, spec/pack.md §6 "Evidence").
  */
-export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>): SyncReport | undefined {
+export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): SyncReport | undefined {
   const project = loadProjectContext(deps, { requireGraph: false, evidence: 'record' });
   if (!project.config.sync.auto) return undefined;
   return syncProject(project, { now: deps.clock().toISOString() });
 }
 
 /** Remove every unedited output of earlier syncs (blocks cut out, generated files deleted). */
-export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>): SyncReport {
+export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): SyncReport {
   const project = loadProjectContext(deps, { requireGraph: false });
   return syncProject(project, { now: deps.clock().toISOString(), targets: [] });
 }

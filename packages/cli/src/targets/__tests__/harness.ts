@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { MergedEdge, MergedGraph, MergedNode } from '@ctxpkg/format';
 import type { CliDeps } from '../../deps.js';
+import { sealKey } from '../../install/seal.js';
+import { readVerified, writeVerified } from '../../install/verified.js';
 import { runCli } from '../../program.js';
 
 export const FIXED_NOW = '2025-06-01T12:00:00.000Z';
@@ -46,8 +48,28 @@ export function makeProject(opts: { files?: Record<string, string>; graph?: Merg
   return root;
 }
 
-export function writeGraph(root: string, graph: MergedGraph): void {
-  writeFile(root, '.ctxpkg/graph/merged.json', JSON.stringify(graph, null, 2) + '\n');
+/** The user of a harness project: `CTXPKG_HOME` = `<root>/.home` (what `run` uses at `cwd` = root). */
+export function homeDeps(root: string): Pick<CliDeps, 'env' | 'homeDir'> {
+  return { env: { CTXPKG_HOME: join(root, '.home') }, homeDir: join(root, '.home') };
+}
+
+/**
+ * Write merged.json as this project's user's install would: the text, and its SHA-256 bound in
+ * the sealed `.ctxpkg/verified.json` under the key of `homeDeps(root)` (install/verified.ts), so
+ * render/sync/mcp deliver it. `sealed: false` writes the text alone (a committed or edited file).
+ */
+export function writeGraphText(root: string, text: string, opts: { sealed?: boolean } = {}): void {
+  writeFile(root, '.ctxpkg/graph/merged.json', text);
+  if (opts.sealed === false) return;
+  const key = sealKey(homeDeps(root), true);
+  if (!key) throw new Error('harness: cannot create the sealing key');
+  const rec = readVerified(root, key);
+  writeVerified(root, key, { ...rec, merged: { inputs: [], sha256: createHash('sha256').update(text, 'utf8').digest('hex') } });
+}
+
+/** `writeGraphText` of the graph as install writes it (2-space JSON and a newline). */
+export function writeGraph(root: string, graph: MergedGraph, opts: { sealed?: boolean } = {}): void {
+  writeGraphText(root, JSON.stringify(graph, null, 2) + '\n', opts);
 }
 
 export function writeFile(root: string, rel: string, text: string): void {
@@ -76,9 +98,8 @@ export async function run(argv: string[], cwd: string, now = FIXED_NOW): Promise
     fetch: (() => {
       throw new Error('no network in these tests');
     }) as unknown as typeof fetch,
-    env: { CTXPKG_HOME: join(cwd, '.home') },
+    ...homeDeps(cwd),
     cwd,
-    homeDir: join(cwd, '.home'),
     stdout: { write: (s: string) => ((stdout += s), true) },
     stderr: { write: (s: string) => ((stderr += s), true) },
     stdin: new PassThrough(),
