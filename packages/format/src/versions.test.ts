@@ -160,3 +160,60 @@ describe('compareVersions / sameVersion (HB-03)', () => {
     expect(codeOf(() => compareVersions(v, '1.0.0'))).toBe('E_INVALID_VERSION');
   });
 });
+
+describe('issue 13: ranges follow the semver crate (the reference), items 12–16', () => {
+  it('12: a partial comparator next to a pre-release comparator uses the crate pre-release rule', () => {
+    const versions = ['1.3.0', '1.4.0-beta.1', '1.4.0-beta.2'];
+    expect(maxSatisfying(versions, '^1.4, >=1.4.0-beta.1')).toBe('1.4.0-beta.2');
+    expect(maxSatisfying(['1.3.9', '1.4.0-beta.2'], '>=1.4.0-beta.1, <=1.4')).toBeNull();
+    // the other partial comparators compare the pre-release with none and refuse it, as in the crate
+    for (const partial of ['1.*', '~1', '~1.4', '>1', '>=1.4', '<=1.4', '=1.4']) expect(satisfies('1.4.0-beta.2', `${partial}, >=1.4.0-beta.1`), partial).toBe(false);
+  });
+  it('13: "x.x.x", "*.*", "*.*.*" are refused when writing (the crate refuses them), read as any', () => {
+    for (const r of ['x.x.x', '*.*', '*.*.*', 'X.X']) {
+      expect(codeOf(() => parseRange(r, { mode: 'write' })), r).toBe('E_RANGE');
+      expect(parseRange(r).npmOnly).toEqual(['wildcard-version']);
+      expect(satisfies('3.1.4', r)).toBe(true);
+    }
+    expect(codeOf(() => parseRange('*.1'))).toBe('E_INVALID_RANGE');
+  });
+  it('14: U+FEFF is not white space to the reference: refused, never trimmed and written raw', () => {
+    for (const r of ['\uFEFF^1.2', '^1.2\uFEFF', '\uFEFF']) {
+      expect(codeOf(() => parseRange(r, { mode: 'write' })), JSON.stringify(r)).toBe('E_INVALID_RANGE');
+    }
+    // what Rust's str::trim removes is trimmed (U+0085 included, which JavaScript keeps)
+    for (const r of ['\u00a0^1.2', '^1.2\u3000', '\u0085^1.2', '\t^1.2\n']) expect(satisfies('1.3.0', parseRange(r, { mode: 'write' })), JSON.stringify(r)).toBe(true);
+  });
+  it('15: 2^53−1 works in every comparator; only larger numbers are refused', () => {
+    const max = '9007199254740991';
+    for (const r of [`^${max}`, `~${max}`, max, `>${max}.0`, `<=${max}`, `${max}.*`, `^1.${max}`, `~0.0.${max}`]) {
+      expect(codeOf(() => parseRange(r, { mode: 'write' })), r).toBeUndefined();
+    }
+    expect(satisfies(`${max}.1.0`, `^${max}`)).toBe(true);
+    expect(satisfies(`${max}.0.0`, `<=${max}`)).toBe(true);
+    expect(satisfies(`1.${max}.0`, `>1.9007199254740990`)).toBe(true);
+    expect(codeOf(() => parseRange('^9007199254740992'))).toBe('E_INVALID_RANGE');
+  });
+  it('16: ">=0.0.0" never admits a 0.0.0 pre-release, even next to a pre-release comparator of another triple', () => {
+    expect(satisfies('0.0.0-alpha', '>=0.0.0')).toBe(false);
+    expect(satisfies('0.0.0-alpha', '>=0.0.0, ^0.0.0-alpha')).toBe(false);
+    expect(satisfies('0.0.0-alpha', '>=0.0.0-0, >=0.0.0')).toBe(false);
+    expect(satisfies('0.0.0-alpha', '>=0.0.0-0')).toBe(true);
+  });
+  it('E_RANGE says what is wrong in the user\'s terms and gives the comma form when there is one', () => {
+    const message = (r: string) => {
+      try {
+        parseRange(r, { mode: 'write' });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(message('^x')).toBe('version range "^x" cannot be written into a package: it uses a wildcard after an operator or next to other comparators ("*" must stand alone); write "*"');
+    expect(message('1.2.3 - 2')).toBe('version range "1.2.3 - 2" cannot be written into a package: it uses a hyphen range "a - b"; write ">=1.2.3, <=2"');
+    expect(message('>=1.2 <2')).toContain('comparators separated by spaces (they must be separated by commas); write ">=1.2, <2"');
+    expect(message('~>1.2')).toContain('write "~1.2"');
+    expect(message('^1 || ^2')).toBe('version range "^1 || ^2" cannot be written into a package: it uses "||" alternatives (a dependency has one range)');
+    for (const r of ['^x', '1.2.3 - 2', '>=1.2 <2', '^1 || ^2', 'x.x.x']) expect(message(r)).not.toMatch(/lean-ctx|reference/);
+  });
+});

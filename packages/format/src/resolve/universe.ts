@@ -6,10 +6,10 @@
  * once per package and once per tried version, and answers are sorted so the result does not
  * depend on the order the source lists them in.
  */
-import semver from 'semver';
 import { CtxpkgError, isCtxpkgError } from '../errors.js';
-import { isValidVersion, parsePackageName } from '../names.js';
-import { parseRange, type VersionRange } from '../versions.js';
+import { parsePackageName } from '../names.js';
+import { evalVersion, parseRange, rangeMatches, type EvalVersion, type VersionRange } from '../versions.js';
+import { compareEvalVersions } from '../versions/eval.js';
 import type { ResolverDependency, SourceVersion, VersionSource } from './types.js';
 
 /** Bit of "not selected". */
@@ -43,8 +43,8 @@ export type DepsResult = { ok: true; deps: Dep[] } | { ok: false; reason: string
 
 export const versionBit = (i: number): bigint => 1n << BigInt(i + 1);
 
-function makeUniverse(name: string, versions: string[], listed: SourceVersion[], isRoot: boolean, matchAll: boolean, parsedVersions?: semver.SemVer[]): Universe {
-  const parsed = parsedVersions ?? versions.map((v) => new semver.SemVer(v));
+function makeUniverse(name: string, versions: string[], listed: SourceVersion[], isRoot: boolean, matchAll: boolean, parsedVersions?: EvalVersion[]): Universe {
+  const parsed = parsedVersions ?? versions.map((v) => evalVersion(v)!);
   const cache = new Map<string, bigint>();
   const full = (1n << BigInt(versions.length + 1)) - 1n;
   return {
@@ -55,15 +55,21 @@ function makeUniverse(name: string, versions: string[], listed: SourceVersion[],
     full,
     labels: new Map(),
     mask(range) {
-      let m = cache.get(range.npm);
+      let m = cache.get(range.key);
       if (m === undefined) {
         m = 0n;
-        for (let i = 0; i < parsed.length; i++) if (matchAll || range.compiled.test(parsed[i]!)) m |= versionBit(i);
-        cache.set(range.npm, m);
+        for (let i = 0; i < parsed.length; i++) if (matchAll || rangeMatches(range, parsed[i]!)) m |= versionBit(i);
+        cache.set(range.key, m);
       }
       return m;
     },
   };
+}
+
+/** True when `text` is a valid version of the same precedence as `v`. */
+function sameAs(v: EvalVersion, text: string): boolean {
+  const t = evalVersion(text);
+  return t !== null && compareEvalVersions(v, t) === 0;
 }
 
 /** Loads and caches universes and dependency lists from a `VersionSource`. */
@@ -123,19 +129,19 @@ export class Provider {
     if (!Array.isArray(answer)) throw new CtxpkgError('E_REGISTRY', `the version list of ${name} is not an array`);
     // One entry per precedence: prefer a non-yanked one, then the smallest text. Each version is
     // parsed once; the sort compares parsed versions.
-    const chosen = new Map<string, { entry: SourceVersion; parsed: semver.SemVer }>();
+    const chosen = new Map<string, { entry: SourceVersion; parsed: EvalVersion }>();
     for (const e of answer) {
-      if (typeof e?.version !== 'string' || !isValidVersion(e.version)) continue;
+      const parsed = typeof e?.version === 'string' ? evalVersion(e.version) : null;
+      if (parsed === null) continue;
       const entry = { version: e.version, yanked: e.yanked === true };
-      const parsed = new semver.SemVer(entry.version);
-      const key = parsed.version; // build metadata dropped
+      const key = `${parsed.major}.${parsed.minor}.${parsed.patch}-${parsed.pre.join('.')}`; // build metadata dropped
       const prev = chosen.get(key)?.entry;
       if (!prev || (prev.yanked && !entry.yanked) || (prev.yanked === entry.yanked && entry.version < prev.version)) chosen.set(key, { entry, parsed });
     }
-    const sorted = [...chosen.values()].sort((a, b) => a.parsed.compare(b.parsed));
+    const sorted = [...chosen.values()].sort((a, b) => compareEvalVersions(a.parsed, b.parsed));
     const listed = sorted.map((x) => x.entry);
     const allowed = this.yankedAllowed.get(name);
-    const usable = sorted.filter(({ entry, parsed }) => !entry.yanked || (allowed !== undefined && [...allowed].some((v) => parsed.compare(v) === 0)));
+    const usable = sorted.filter(({ entry, parsed }) => !entry.yanked || (allowed !== undefined && [...allowed].some((v) => sameAs(parsed, v))));
     return makeUniverse(name, usable.map((x) => x.entry.version), listed, false, false, usable.map((x) => x.parsed));
   }
 

@@ -2,8 +2,8 @@
  * The `version_req` grammar (spec/format.md §17): a tokenizer/parser that accepts the union of the
  * reference dialect (Rust `semver` 1.0 `VersionReq`: comparators separated by commas, bare
  * version = caret) and npm's range syntax, and records which npm-only features a text uses so
- * that writers can refuse them. The parse result is lowered to a node-semver range string
- * (`lowerToNpm`) that `semver.Range` evaluates.
+ * that writers can refuse them (and suggest the comma form, `commaForm`). `eval.ts` lowers the
+ * result to the crate's comparators and matches versions.
  *
  * Pure: no I/O. Errors are `CtxpkgError('E_INVALID_RANGE')`.
  */
@@ -33,6 +33,7 @@ export type NpmFeature =
   | 'space-separated' // `>=1 <2` (comparators not separated by commas)
   | 'tilde-greater' // `~>1.2`
   | 'wildcard-comparator' // `*`/`x` as one comparator among others, or with an operator
+  | 'wildcard-version' // a leading wildcard followed by more parts: `*.*`, `x.x.x`
   | 'whitespace' // tabs or other whitespace inside the range
   | 'too-many-comparators'; // more than 32 comparators in one set (semver crate limit)
 
@@ -154,6 +155,7 @@ function readPartial(s: Scanner, op: RangeOp, features: Set<NpmFeature>): Compar
     }
   }
   if (cmp.major === null && op !== '') features.add('wildcard-comparator');
+  if (cmp.major === null && cmp.minor !== undefined) features.add('wildcard-version');
   return cmp;
 }
 
@@ -214,7 +216,12 @@ export interface RangeSyntax {
  */
 export function parseRangeGrammar(trimmed: string, whole: string): RangeSyntax {
   const features = new Set<NpmFeature>();
-  if (/[^\x20-\x7e\t]/.test(trimmed)) throw fail(whole, 'only printable ASCII characters are allowed');
+  const bad = /[^\x20-\x7e\t]/.exec(trimmed);
+  if (bad) {
+    const cp = bad[0].codePointAt(0)!;
+    const name = cp === 0xfeff ? ' (a byte order mark)' : cp < 0x20 || cp === 0x7f ? ' (a control character)' : '';
+    throw fail(whole, `character U+${cp.toString(16).toUpperCase().padStart(4, '0')}${name} is not allowed: a range is printable ASCII`);
+  }
   const alts = trimmed.split('||');
   if (alts.length > 1) features.add('or');
   const sets = alts.map((a) => {
@@ -225,42 +232,42 @@ export function parseRangeGrammar(trimmed: string, whole: string): RangeSyntax {
   return { sets, features };
 }
 
-function partialText(c: Comparator, keepWildcards: boolean): string {
+function partialText(c: Comparator): string {
   const parts: string[] = [];
   for (const p of [c.major, c.minor, c.patch]) {
     if (p === undefined) break;
     if (p === null) {
-      if (keepWildcards) parts.push('x');
+      parts.push('*');
       break;
     }
     parts.push(String(p));
   }
-  if (parts.length === 0) return '*';
   return parts.join('.') + (c.pre !== undefined ? `-${c.pre}` : '');
 }
 
-/**
- * Lower one comparator to node-semver syntax with the reference's meaning: a bare version is a
- * caret requirement (`1.2` → `^1.2`), a bare wildcard is an x-range (`1.*` → `1.x`), and an
- * operator with a wildcard ignores the wildcard parts (`>=1.*` → `>=1`, semver crate rule).
- */
-function lowerComparator(c: Comparator): string {
-  if (c.op === '') {
-    const wildcard = c.major === null || c.minor === null || c.patch === null;
-    return wildcard ? partialText(c, true) : `^${partialText(c, false)}`;
-  }
-  if (c.major === null) return `${c.op}*`;
-  return `${c.op}${partialText(c, false)}`;
+function comparatorText(c: Comparator): string {
+  if (c.major === null) return '*';
+  return `${c.op}${partialText(c)}`;
 }
 
-/** The node-semver range string for a parsed range (`*` when `sets` is empty). */
-export function lowerToNpm(syntax: RangeSyntax): string {
-  if (syntax.sets.length === 0) return '*';
-  return syntax.sets
-    .map((set) =>
-      set.kind === 'hyphen'
-        ? `${partialText(set.from, true)} - ${partialText(set.to, true)}`
-        : set.comparators.map(lowerComparator).join(' '),
-    )
-    .join(' || ');
+/**
+ * The same requirement spelled in the reference dialect, when there is one: comparators joined
+ * by `", "`, `~>` as `~`, a hyphen range `a - b` as `>=a, <=b`, wildcard-only comparators dropped
+ * (`*` when nothing is left). `undefined` for `||` alternatives, more than 32 comparators and
+ * npm's `>*` / `<*` (which match nothing): those have no single reference spelling.
+ * Used for the hint of `E_RANGE` in write mode.
+ */
+export function commaForm(syntax: RangeSyntax): string | undefined {
+  if (syntax.sets.length !== 1 || syntax.features.has('too-many-comparators')) return undefined;
+  const set = syntax.sets[0]!;
+  const written = set.kind === 'hyphen' ? [{ ...set.from, op: '>=' as const }, { ...set.to, op: '<=' as const }] : set.comparators;
+  const kept: string[] = [];
+  for (const c of written) {
+    if (c.major === null) {
+      if (c.op === '>' || c.op === '<') return undefined;
+      continue;
+    }
+    kept.push(comparatorText(c));
+  }
+  return kept.length === 0 ? '*' : kept.join(', ');
 }
