@@ -7,7 +7,7 @@
  * 1.2.0. Generated-package variants of the same cases run in packages/registry/src/routes/*.test.ts.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { makePackage, newTestRegistry, storageSnapshot, type TestRegistry } from '../packages/registry/src/__tests__/support.js';
+import { makePackage, describeBackends, newTestRegistry, storageSnapshot, type TestRegistry } from '../packages/registry/src/__tests__/support.js';
 import { describeShared, sharedBytes } from './support/shared.js';
 
 const GOLDEN = 'vectors/acme-auth-context-2.0.0.ctxpkg';
@@ -54,102 +54,104 @@ async function putRaw(path: string, body: BodyInitLike, headers: Record<string, 
 }
 type BodyInitLike = RequestInit['body'];
 
-describeShared('HB-19 body-size limit bypass (golden, in process)', () => {
-  beforeEach(async () => {
-    r = await newTestRegistry();
-  });
-  afterEach(async () => {
-    await r.close();
-  });
+describeBackends('registry-adversarial', (backend) => {
+  describeShared('HB-19 body-size limit bypass (golden, in process)', () => {
+    beforeEach(async () => {
+      r = await newTestRegistry({}, backend);
+    });
+    afterEach(async () => {
+      await r.close();
+    });
 
-  it('refuses 8 MiB + 1 four ways, stores nothing, never buffers more than cap + 64 KiB; the control publishes', async () => {
-    const golden = sharedBytes(GOLDEN);
-    const big = padded(golden, CAP + 1);
-    const auth = { authorization: `Bearer ${r.tokens.acmePublish}` };
-    const before = await storageSnapshot(r.store);
+    it('refuses 8 MiB + 1 four ways, stores nothing, never buffers more than cap + 64 KiB; the control publishes', async () => {
+      const golden = sharedBytes(GOLDEN);
+      const big = padded(golden, CAP + 1);
+      const auth = { authorization: `Bearer ${r.tokens.acmePublish}` };
+      const before = await storageSnapshot(r.store);
 
-    const withLength = stream(big);
-    expect((await putRaw(URL_GOLDEN, withLength.body, { ...auth, 'content-length': String(big.length) })).status).toBe(413);
-    expect(withLength.pulled()).toBe(0);
+      const withLength = stream(big);
+      expect((await putRaw(URL_GOLDEN, withLength.body, { ...auth, 'content-length': String(big.length) })).status).toBe(413);
+      expect(withLength.pulled()).toBe(0);
 
-    const chunked = stream(big);
-    expect((await putRaw(URL_GOLDEN, chunked.body, auth)).status).toBe(413);
-    expect(chunked.pulled()).toBeLessThanOrEqual(CAP + 64 * 1024);
+      const chunked = stream(big);
+      expect((await putRaw(URL_GOLDEN, chunked.body, auth)).status).toBe(413);
+      expect(chunked.pulled()).toBeLessThanOrEqual(CAP + 64 * 1024);
 
-    const malformed = stream(big);
-    const m = await putRaw(URL_GOLDEN, malformed.body, { ...auth, 'content-length': 'abc' });
-    expect([400, 413]).toContain(m.status);
-    expect(malformed.pulled()).toBe(0);
+      const malformed = stream(big);
+      const m = await putRaw(URL_GOLDEN, malformed.body, { ...auth, 'content-length': 'abc' });
+      expect([400, 413]).toContain(m.status);
+      expect(malformed.pulled()).toBe(0);
 
-    const lying = stream(big);
-    expect((await putRaw(URL_GOLDEN, lying.body, { ...auth, 'content-length': '1000' })).status).toBe(413);
-    expect(lying.pulled()).toBeLessThanOrEqual(1000 + 64 * 1024);
+      const lying = stream(big);
+      expect((await putRaw(URL_GOLDEN, lying.body, { ...auth, 'content-length': '1000' })).status).toBe(413);
+      expect(lying.pulled()).toBeLessThanOrEqual(1000 + 64 * 1024);
 
-    expect(await storageSnapshot(r.store)).toBe(before);
-    expect((await r.req('/v1/packages/acme/auth-context/index.json')).status).toBe(404);
-    expect((await r.put(URL_GOLDEN, golden, r.tokens.acmePublish)).status).toBe(201);
-  });
-});
-
-describeShared('HB-21 authorization, name binding, private packages (golden)', () => {
-  beforeEach(async () => {
-    r = await newTestRegistry();
-  });
-  afterEach(async () => {
-    await r.close();
+      expect(await storageSnapshot(r.store)).toBe(before);
+      expect((await r.req('/v1/packages/acme/auth-context/index.json')).status).toBe(404);
+      expect((await r.put(URL_GOLDEN, golden, r.tokens.acmePublish)).status).toBe(201);
+    });
   });
 
-  it('decides 1-7 as specified and stores nothing', async () => {
-    const golden = sharedBytes(GOLDEN);
-    const before = await storageSnapshot(r.store);
-    const cases: Array<[string, string, Uint8Array, string | undefined, number, string]> = [
-      ['1 no Authorization', URL_GOLDEN, golden, undefined, 401, 'E_AUTH'],
-      ['2 bogus token', URL_GOLDEN, golden, 'ctxp_bogus', 401, 'E_AUTH'],
-      ['3 read token', URL_GOLDEN, golden, r.tokens.acmeRead, 400, 'E_FORBIDDEN'],
-      ['4 other namespace', URL_GOLDEN, golden, r.tokens.otherPublish, 403, 'E_FORBIDDEN'],
-      ['5 URL names another package', '/v1/packages/acme/other/2.0.0', golden, r.tokens.acmePublish, 400, 'E_NAME_MISMATCH'],
-      ['6 URL version differs', '/v1/packages/acme/auth-context/2.0.1', golden, r.tokens.acmePublish, 400, 'E_NAME_MISMATCH'],
-      ['7 signature removed', URL_GOLDEN, edit(golden, /,\n {4}"signature": \{[^}]*\}/, ''), r.tokens.acmePublish, 400, 'E_UNSIGNED'],
-    ];
-    for (const [label, path, body, token, status, code] of cases) {
-      const res = await r.put(path, body, token);
-      expect([label, res.status, ((await res.json()) as { code: string }).code]).toEqual([label, status, code]);
-    }
-    expect(await storageSnapshot(r.store)).toBe(before);
-  });
+  describeShared('HB-21 authorization, name binding, private packages (golden)', () => {
+    beforeEach(async () => {
+      r = await newTestRegistry({}, backend);
+    });
+    afterEach(async () => {
+      await r.close();
+    });
 
-  it('hides a private package (8) and refuses a foreign yank (9)', async () => {
-    const golden = sharedBytes(GOLDEN);
-    const priv = edit(golden, '"tags": [],\n', '"tags": [],\n    "visibility": "private",\n');
-    expect((await r.put(URL_GOLDEN, priv, r.tokens.acmePublish)).status).toBe(201);
-    const idx = '/v1/packages/acme/auth-context/index.json';
-    const missing = await r.req('/v1/packages/acme/no-such/index.json');
-    const missingText = await missing.text();
-    for (const token of [undefined, r.tokens.otherPublish]) {
-      const res = await r.req(idx, { token });
-      expect(res.status).toBe(404);
-      expect(await res.text()).toBe(missingText);
-      expect([...res.headers.entries()]).toEqual([...missing.headers.entries()]);
-    }
-    const ok = await r.req(idx, { token: r.tokens.acmeRead });
-    expect(ok.status).toBe(200);
-    expect(ok.headers.get('cache-control')).toBe('private, no-store');
+    it('decides 1-7 as specified and stores nothing', async () => {
+      const golden = sharedBytes(GOLDEN);
+      const before = await storageSnapshot(r.store);
+      const cases: Array<[string, string, Uint8Array, string | undefined, number, string]> = [
+        ['1 no Authorization', URL_GOLDEN, golden, undefined, 401, 'E_AUTH'],
+        ['2 bogus token', URL_GOLDEN, golden, 'ctxp_bogus', 401, 'E_AUTH'],
+        ['3 read token', URL_GOLDEN, golden, r.tokens.acmeRead, 400, 'E_FORBIDDEN'],
+        ['4 other namespace', URL_GOLDEN, golden, r.tokens.otherPublish, 403, 'E_FORBIDDEN'],
+        ['5 URL names another package', '/v1/packages/acme/other/2.0.0', golden, r.tokens.acmePublish, 400, 'E_NAME_MISMATCH'],
+        ['6 URL version differs', '/v1/packages/acme/auth-context/2.0.1', golden, r.tokens.acmePublish, 400, 'E_NAME_MISMATCH'],
+        ['7 signature removed', URL_GOLDEN, edit(golden, /,\n {4}"signature": \{[^}]*\}/, ''), r.tokens.acmePublish, 400, 'E_UNSIGNED'],
+      ];
+      for (const [label, path, body, token, status, code] of cases) {
+        const res = await r.put(path, body, token);
+        expect([label, res.status, ((await res.json()) as { code: string }).code]).toEqual([label, status, code]);
+      }
+      expect(await storageSnapshot(r.store)).toBe(before);
+    });
 
-    const before = await storageSnapshot(r.store);
-    const yank = await r.req(URL_GOLDEN, { method: 'DELETE', token: r.tokens.otherPublish });
-    expect(yank.status).toBeGreaterThanOrEqual(400);
-    expect(yank.status).toBeLessThan(500);
-    expect(await storageSnapshot(r.store)).toBe(before);
-    const v = (await (await r.req(idx, { token: r.tokens.acmeRead })).json()) as { versions: Array<{ yanked: boolean }> };
-    expect(v.versions[0].yanked).toBe(false);
-  });
+    it('hides a private package (8) and refuses a foreign yank (9)', async () => {
+      const golden = sharedBytes(GOLDEN);
+      const priv = edit(golden, '"tags": [],\n', '"tags": [],\n    "visibility": "private",\n');
+      expect((await r.put(URL_GOLDEN, priv, r.tokens.acmePublish)).status).toBe(201);
+      const idx = '/v1/packages/acme/auth-context/index.json';
+      const missing = await r.req('/v1/packages/acme/no-such/index.json');
+      const missingText = await missing.text();
+      for (const token of [undefined, r.tokens.otherPublish]) {
+        const res = await r.req(idx, { token });
+        expect(res.status).toBe(404);
+        expect(await res.text()).toBe(missingText);
+        expect([...res.headers.entries()]).toEqual([...missing.headers.entries()]);
+      }
+      const ok = await r.req(idx, { token: r.tokens.acmeRead });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('cache-control')).toBe('private, no-store');
 
-  it('HB-20 style: a generated package cannot take the golden version either', async () => {
-    const golden = sharedBytes(GOLDEN);
-    expect((await r.put(URL_GOLDEN, golden, r.tokens.acmePublish)).status).toBe(201);
-    const rival = makePackage({ name: '@acme/auth-context', version: '2.0.0', description: 'rival' });
-    expect((await r.put(URL_GOLDEN, rival, r.tokens.acmePublish)).status).toBe(409);
-    const dl = new Uint8Array(await (await r.req('/v1/packages/acme/auth-context/2.0.0/download')).arrayBuffer());
-    expect(Buffer.from(dl).equals(Buffer.from(golden))).toBe(true);
+      const before = await storageSnapshot(r.store);
+      const yank = await r.req(URL_GOLDEN, { method: 'DELETE', token: r.tokens.otherPublish });
+      expect(yank.status).toBeGreaterThanOrEqual(400);
+      expect(yank.status).toBeLessThan(500);
+      expect(await storageSnapshot(r.store)).toBe(before);
+      const v = (await (await r.req(idx, { token: r.tokens.acmeRead })).json()) as { versions: Array<{ yanked: boolean }> };
+      expect(v.versions[0].yanked).toBe(false);
+    });
+
+    it('HB-20 style: a generated package cannot take the golden version either', async () => {
+      const golden = sharedBytes(GOLDEN);
+      expect((await r.put(URL_GOLDEN, golden, r.tokens.acmePublish)).status).toBe(201);
+      const rival = makePackage({ name: '@acme/auth-context', version: '2.0.0', description: 'rival' });
+      expect((await r.put(URL_GOLDEN, rival, r.tokens.acmePublish)).status).toBe(409);
+      const dl = new Uint8Array(await (await r.req('/v1/packages/acme/auth-context/2.0.0/download')).arrayBuffer());
+      expect(Buffer.from(dl).equals(Buffer.from(golden))).toBe(true);
+    });
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '@ctxpkg/registry';
 import { makePackage, newTestRegistry, type TestRegistry } from '../../packages/registry/src/__tests__/support.js';
 import { startWriterChild, type WriterChild } from '../../packages/registry/src/__tests__/writer-process.js';
+import type { SqliteStore } from '../../packages/registry/src/store/sqlite.js';
 
 const KB = '/v1/packages/acme/kb';
 let r: TestRegistry;
@@ -34,7 +35,7 @@ const latest = async (): Promise<string> => ((await (await Promise.resolve(r.app
 
 describe('H7: commits by another process are never missed', () => {
   it('visibility flips around WAL checkpoints of every mode, warm caches before each change', async () => {
-    expect(r.store.commits.usesWalIndex).toBe(true);
+    expect((r.store as SqliteStore).commits.usesWalIndex).toBe(true);
     for (const mode of ['PASSIVE', 'FULL', 'RESTART', 'TRUNCATE', 'TRUNCATE', 'RESTART']) {
       for (let k = 0; k < 3; k++) expect(await anon()).toBe(200);
       await send(`checkpoint ${mode}`);

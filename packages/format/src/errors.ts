@@ -20,6 +20,7 @@ export type ErrorFamily =
   | 'too_large'
   | 'resolve' // dependency resolution failed
   | 'network' // a remote could not be reached or answered garbage
+  | 'environment' // this machine's setup stops the command: a busy port, an unreachable database, a path of the wrong kind
   | 'internal';
 
 /**
@@ -95,6 +96,8 @@ export const ERROR_CODES = {
   E_YANKED: 'conflict',
   E_NETWORK: 'network',
   E_REGISTRY: 'network',
+  // the environment (not a bug, not the user's input): busy port, unreachable database, unusable path
+  E_ENVIRONMENT: 'environment',
   // context packs
   E_BUDGET: 'input',
 } as const satisfies Record<string, ErrorFamily>;
@@ -186,6 +189,7 @@ const HTTP_STATUS: Record<ErrorFamily, number> = {
   too_large: 413,
   resolve: 400,
   network: 502,
+  environment: 503,
   internal: 500,
 };
 
@@ -210,6 +214,7 @@ const EXIT_CODE: Record<ErrorFamily, number> = {
   too_large: 1,
   resolve: 6,
   network: 7,
+  environment: 9,
   internal: 70,
 };
 

@@ -1,23 +1,24 @@
 /**
- * Owner/operator functions that work directly on a data directory (spec/registry.md "Bootstrap
- * and administration"): namespaces, tokens, signer keys, package visibility, garbage collection.
- * They are safe while a server runs on the same directory (SQLite WAL + busy timeout) and are what
- * `ctxpkg registry namespace|token|key|visibility …` call.
+ * Owner/operator functions that work directly on a store (spec/registry.md "Bootstrap and
+ * administration"): namespaces, tokens, signer keys, package visibility, garbage collection.
+ * They are safe while servers run on the same data (SQLite WAL + busy timeout; PostgreSQL
+ * transactions) and are what `ctxpkg registry namespace|token|key|visibility …` call.
  *
- * Each function takes `{ dataDir }` (opens and closes the store) or an open `{ store }`.
+ * Each function takes `{ dataDir }` or `{ db }` (opens and closes the store) or an open `{ store }`.
  */
 import { CtxpkgError, parsePackageName, validateNamespaceClaim } from '@ctxpkg/format';
 import { generateToken, hashToken, TOKEN_PATTERN } from './auth.js';
 import { isoNow } from './context.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
 import type { AuditEvent, NamespaceRecord, PackageRecord, RegistryStore, SignerKeyRecord, TokenRecord, TokenScope, Visibility } from './store/types.js';
 
-export type AdminTarget = ({ dataDir: string } | { store: RegistryStore }) & { clock?: () => Date };
+/** Where an admin function works: a data directory, a PostgreSQL URL, or an open store. */
+export type AdminTarget = ({ dataDir: string } | { db: string } | { store: RegistryStore }) & { clock?: () => Date };
 
 async function withStore<T>(target: AdminTarget, fn: (store: RegistryStore, now: Date) => Promise<T>): Promise<T> {
   const now = (target.clock ?? (() => new Date()))();
   if ('store' in target) return fn(target.store, now);
-  const store = await openSqliteStore({ dataDir: target.dataDir });
+  const store = await openStore('db' in target ? { db: target.db } : { dataDir: target.dataDir });
   try {
     return await fn(store, now);
   } finally {

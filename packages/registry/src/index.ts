@@ -33,5 +33,7 @@ export { DEFAULT_LIMITS, type AppOptions, type LogEntry, type Logger, type Regis
 export { orderVersions, pickLatest, precedenceKey } from './ordering.js';
 export { serveRegistry, startRegistry, type RunningRegistry, type ServeIo, type StartRegistryOptions } from './server.js';
 export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export { openPgStore, PgStore, type PgStoreOptions } from './store/pg.js';
+export { isPostgresUrl, openStore, type StoreLocation } from './store/open.js';
 export type * from './store/types.js';
 export { TRUST_REPORT_SCHEMA, type TrustReport } from './trust.js';

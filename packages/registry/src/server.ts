@@ -15,13 +15,18 @@ import { CtxpkgError } from '@ctxpkg/format';
 import { createApp, type RegistryApp } from './app.js';
 import { bufferedLineLogger } from './line-logger.js';
 import { acquireServerLock } from './server-lock.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
 import type { Logger, RegistryLimits } from './options.js';
 import type { RegistryStore } from './store/types.js';
 
 export interface StartRegistryOptions {
-  /** Data directory (created when missing): `registry.sqlite` + `blobs/`. */
-  dataDir: string;
+  /** Data directory (created when missing): `registry.sqlite` + `blobs/`. Give this or `db`. */
+  dataDir?: string;
+  /**
+   * PostgreSQL URL (`postgres://…`): metadata and blobs in that database, migrated on start.
+   * Several servers ("nodes") may serve one database.
+   */
+  db?: string;
   /** Interface to bind (default 127.0.0.1). */
   host?: string;
   /** Port (default 0: a free port is picked; read it from the returned `url`). */
@@ -64,13 +69,18 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
   const host = opts.host ?? '127.0.0.1';
   const port = opts.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CtxpkgError('E_USAGE', `invalid port ${port}`);
-  const lock = await acquireServerLock(opts.dataDir);
+  if ((opts.dataDir === undefined) === (opts.db === undefined)) {
+    throw new CtxpkgError('E_USAGE', 'give either a data directory (--data) or a PostgreSQL URL (--db), not both or neither');
+  }
+  // One server per data directory; any number of nodes on one PostgreSQL database.
+  const lock = opts.dataDir !== undefined ? await acquireServerLock(opts.dataDir) : { release: async () => undefined };
   let store: RegistryStore | undefined;
   try {
-    store = await openSqliteStore({ dataDir: opts.dataDir });
-    // No publish of this process is in flight yet and the lock excludes other servers, so every
-    // unreferenced blob is an orphan of an interrupted publish.
-    await store.collectGarbage({ graceMs: 0, now: Date.now() });
+    store = await openStore(opts.db !== undefined ? { db: opts.db } : { dataDir: opts.dataDir as string });
+    // SQLite: no publish of this process is in flight yet and the lock excludes other servers, so
+    // every unreferenced blob is an orphan of an interrupted publish. PostgreSQL: other nodes may
+    // be publishing, so only blobs older than the grace period (their pins expire with it).
+    await store.collectGarbage({ graceMs: opts.db !== undefined ? 3_600_000 : 0, now: Date.now() });
   } catch (err) {
     await store?.close();
     await lock.release();

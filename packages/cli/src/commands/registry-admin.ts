@@ -59,28 +59,55 @@ export function existingDataDir(opt: string | undefined, deps: Pick<CliDeps, 'en
 export function withAdminHint(err: unknown, data: DataDir | undefined): unknown {
   if (!isCtxpkgError(err) || err.hint !== undefined) return err;
   const d = data?.shown ?? '<dir>';
+  const at = data ? `--data ${d}` : '--db <url>';
   const m = err.message;
   let hint: string | undefined;
   if (err.code === 'E_EXISTS' && /^namespace /.test(m)) {
-    hint = `a namespace is claimed once; see the existing ones with \`ctxpkg registry namespace list --data ${d}\``;
+    hint = `a namespace is claimed once; see the existing ones with \`ctxpkg registry namespace list ${at}\``;
   } else if (err.code === 'E_RESERVED_NAMESPACE') {
     hint = `reserved names (${RESERVED_NAMESPACES.slice(0, 6).join(', ')}, …) cannot be claimed, so nobody can pose as the registry; pick another namespace`;
   } else if (err.code === 'E_NOT_FOUND') {
     const ns = /^namespace (\S+) does not exist/.exec(m);
     const key = /^key \S+ is not registered for namespace (\S+)/.exec(m);
-    if (ns) hint = `claim it first: \`ctxpkg registry namespace create ${ns[1]} --data ${d}\``;
-    else if (key) hint = `see the registered keys with \`ctxpkg registry key list ${key[1]} --data ${d}\``;
+    if (ns) hint = `claim it first: \`ctxpkg registry namespace create ${ns[1]} ${at}\``;
+    else if (key) hint = `see the registered keys with \`ctxpkg registry key list ${key[1]} ${at}\``;
     else if (/^package /.test(m) || /^@/.test(m)) hint = 'nothing of that name was published to this registry; check the @ns/name spelling';
   }
   if (hint === undefined) return err;
   return new CtxpkgError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), cause: err });
 }
 
-/** Run an admin action on an existing data directory, adding hints to its errors. */
-export async function onRegistry<T>(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>, fn: (dataDir: string) => Promise<T>): Promise<T> {
-  const data = existingDataDir(opt, deps);
+/** The `--data`/`--db` flags every `registry` subcommand takes. */
+export interface StoreFlags {
+  data?: string;
+  db?: string;
+}
+
+/** Where an admin command works: `{ dataDir }` (SQLite) or `{ db }` (PostgreSQL URL). */
+export type AdminLocation = { dataDir: string } | { db: string };
+
+/**
+ * The store the flags name: `--db` / `CTXPKG_REGISTRY_DB` (a PostgreSQL URL) or an existing data
+ * directory (`--data` / `CTXPKG_REGISTRY_DATA`). Throws `E_USAGE` (both or neither) or `E_NOT_FOUND`.
+ */
+export function adminLocation(flags: StoreFlags, deps: Pick<CliDeps, 'env' | 'cwd'>): { where: AdminLocation; data?: DataDir } {
+  const db = flags.db ?? (flags.data === undefined ? deps.env.CTXPKG_REGISTRY_DB : undefined);
+  if (db !== undefined && db !== '') {
+    if (flags.data !== undefined) throw new CtxpkgError('E_USAGE', 'give --data <dir> or --db <postgres-url>, not both');
+    if (!/^postgres(?:ql)?:\/\//i.test(db)) {
+      throw new CtxpkgError('E_USAGE', '--db must be a postgres:// URL', { hint: 'e.g. --db postgres://ctxpkg@db.internal:5432/ctxpkg' });
+    }
+    return { where: { db } };
+  }
+  const data = existingDataDir(flags.data, deps);
+  return { where: { dataDir: data.path }, data };
+}
+
+/** Run an admin action on an existing registry store, adding hints to its errors. */
+export async function onRegistry<T>(flags: StoreFlags, deps: Pick<CliDeps, 'env' | 'cwd'>, fn: (where: AdminLocation) => Promise<T>): Promise<T> {
+  const { where, data } = adminLocation(flags, deps);
   try {
-    return await fn(data.path);
+    return await fn(where);
   } catch (err) {
     throw withAdminHint(err, data);
   }

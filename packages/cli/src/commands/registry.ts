@@ -25,7 +25,7 @@ import type { CliDeps } from '../deps.js';
 import type { CommandResult } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { examples } from '../session.js';
-import { dataDirOf, onRegistry } from './registry-admin.js';
+import { adminLocation, dataDirOf, onRegistry } from './registry-admin.js';
 
 export { dataDirOf } from './registry-admin.js';
 
@@ -56,6 +56,7 @@ function publicUrlOption(raw: string | undefined): string | undefined {
 
 export interface ServeOptions {
   data?: string;
+  db?: string;
   host?: string;
   port?: string;
   publicUrl?: string;
@@ -69,8 +70,10 @@ export function serveConfig(opts: ServeOptions, deps: Pick<CliDeps, 'env' | 'cwd
   const env = deps.env;
   const cors = opts.corsOrigin ?? (env.CTXPKG_REGISTRY_CORS_ORIGINS ? env.CTXPKG_REGISTRY_CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean) : []);
   const maxBytes = intOption('--max-package-bytes', opts.maxPackageBytes ?? env.CTXPKG_REGISTRY_MAX_PACKAGE_BYTES, 1, 1024 * 1024 * 1024);
+  const db = opts.db ?? (opts.data === undefined ? env.CTXPKG_REGISTRY_DB : undefined);
+  const where = db !== undefined && db !== '' ? adminLocation({ db, data: opts.data }, deps).where : { dataDir: dataDirOf(opts.data, deps) };
   return {
-    dataDir: dataDirOf(opts.data, deps),
+    ...where,
     host: opts.host ?? env.CTXPKG_REGISTRY_HOST ?? '127.0.0.1',
     port: intOption('--port', opts.port ?? env.CTXPKG_REGISTRY_PORT, 0, 65535) ?? 4873,
     publicUrl: publicUrlOption(opts.publicUrl ?? env.CTXPKG_REGISTRY_PUBLIC_URL),
@@ -87,7 +90,10 @@ async function runServe(opts: ServeOptions, deps: CliDeps): Promise<CommandResul
   return { text: [`registry on ${url} stopped`], json: { stopped: true, url } };
 }
 
-const dataOpt = (c: Command): Command => c.option('--data <dir>', 'registry data directory (or CTXPKG_REGISTRY_DATA)');
+const dataOpt = (c: Command): Command =>
+  c
+    .option('--data <dir>', 'registry data directory, embedded SQLite store (or CTXPKG_REGISTRY_DATA)')
+    .option('--db <url>', 'PostgreSQL store: postgres://user@host:5432/database (or CTXPKG_REGISTRY_DB)');
 
 function registerServe(reg: Command, ctx: CommandContext): void {
   dataOpt(ctx.command(reg, 'serve', 'run a registry server in the foreground (SIGTERM stops it gracefully)'))
@@ -107,16 +113,16 @@ function registerNamespace(reg: Command, ctx: CommandContext): void {
     .option('--owner <label>', 'who owns it (a person, team or e-mail)', 'admin')
     .addHelpText('after', examples(['ctxpkg registry namespace create acme --owner platform-team --data ./registry-data']))
     .action(
-      ctx.action(async (name: string, opts: { data?: string; owner: string }) => {
-        const rec = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).createNamespace({ dataDir }, name, opts.owner));
+      ctx.action(async (name: string, opts: { data?: string; db?: string; owner: string }) => {
+        const rec = await onRegistry(opts, ctx.deps, async (where) => (await load()).createNamespace(where, name, opts.owner));
         return { text: [`created namespace ${rec.name} (owner ${rec.owner})`], json: rec };
       }),
     );
   dataOpt(ctx.command(ns, 'list', 'list namespaces'))
     .addHelpText('after', examples(['ctxpkg registry namespace list --data ./registry-data', 'CTXPKG_REGISTRY_DATA=./registry-data ctxpkg registry namespace list --json']))
     .action(
-    ctx.action(async (opts: { data?: string }) => {
-      const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listNamespaces({ dataDir }));
+    ctx.action(async (opts: { data?: string; db?: string }) => {
+      const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listNamespaces(where));
       return { text: list.length ? list.map((n) => `${n.name}\towner ${n.owner}\tcreated ${n.created_at}`) : ['no namespaces'], json: list };
     }),
   );
@@ -131,10 +137,10 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .option('--label <text>', 'a note to recognise the token by')
     .addHelpText('after', examples(['TOKEN=$(ctxpkg registry token create --namespace acme --scope publish --expires 30d --data ./registry-data)']))
     .action(
-      ctx.action(async (opts: { data?: string; namespace: string; scope: string; expires: string; label?: string }) => {
+      ctx.action(async (opts: { data?: string; db?: string; namespace: string; scope: string; expires: string; label?: string }) => {
         if (opts.scope !== 'publish' && opts.scope !== 'read') throw new CtxpkgError('E_USAGE', '--scope must be publish or read');
         const scope = opts.scope;
-        const t = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).createToken({ dataDir }, {
+        const t = await onRegistry(opts, ctx.deps, async (where) => (await load()).createToken(where, {
           namespace: opts.namespace, scope, expires: opts.expires, label: opts.label,
         }));
         return {
@@ -148,7 +154,7 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .addHelpText('after', examples(['ctxpkg registry token list --namespace acme --data ./registry-data   # find the id', 'ctxpkg registry token revoke tok_3f2a9c1d --data ./registry-data']))
     .action(
     ctx.action(async (idOrToken: string, opts: { data?: string }) => {
-      const t = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).revokeToken({ dataDir }, idOrToken));
+      const t = await onRegistry(opts, ctx.deps, async (where) => (await load()).revokeToken(where, idOrToken));
       return { text: [`revoked ${t.id} (${t.scope}, namespace ${t.namespace}) at ${t.revoked_at}`], json: t };
     }),
   );
@@ -156,8 +162,8 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .option('--namespace <ns>', 'only this namespace')
     .addHelpText('after', examples(['ctxpkg registry token list --data ./registry-data', 'ctxpkg registry token list --namespace acme --data ./registry-data --json']))
     .action(
-      ctx.action(async (opts: { data?: string; namespace?: string }) => {
-        const list = (await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listTokens({ dataDir }, opts.namespace))).map(({ token_sha256: _h, ...t }) => t);
+      ctx.action(async (opts: { data?: string; db?: string; namespace?: string }) => {
+        const list = (await onRegistry(opts, ctx.deps, async (where) => (await load()).listTokens(where, opts.namespace))).map(({ token_sha256: _h, ...t }) => t);
         const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active');
         return { text: list.length ? list.map((t) => `${t.id}\t${t.namespace}\t${t.scope}\t${state(t)}${t.label ? `\t${t.label}` : ''}`) : ['no tokens'], json: list };
       }),
@@ -172,7 +178,7 @@ function registerKey(reg: Command, ctx: CommandContext): void {
       .action(
       ctx.action(async (ns: string, publicKey: string, opts: { data?: string }) => {
         const reg2 = await load();
-        const k = await onRegistry(opts.data, ctx.deps, (dataDir) => (verb === 'add' ? reg2.addSignerKey({ dataDir }, ns, publicKey) : reg2.revokeSignerKey({ dataDir }, ns, publicKey)));
+        const k = await onRegistry(opts, ctx.deps, (where) => (verb === 'add' ? reg2.addSignerKey(where, ns, publicKey) : reg2.revokeSignerKey(where, ns, publicKey)));
         return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${signerLabel(k.public_key, { full: true })} for namespace ${k.namespace}`], json: k };
       }),
     );
@@ -181,7 +187,7 @@ function registerKey(reg: Command, ctx: CommandContext): void {
     .addHelpText('after', examples(['ctxpkg registry key list acme --data ./registry-data']))
     .action(
     ctx.action(async (ns: string, opts: { data?: string }) => {
-      const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listSignerKeys({ dataDir }, ns));
+      const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listSignerKeys(where, ns));
       return {
         text: list.length ? list.map((k) => `${signerLabel(k.public_key, { full: true })}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
         json: list,
@@ -202,7 +208,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .action(
     ctx.action(async (name: string, visibility: string, opts: { data?: string }) => {
       if (visibility !== 'public' && visibility !== 'private') throw new CtxpkgError('E_USAGE', 'visibility must be public or private');
-      const p = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).setPackageVisibility({ dataDir }, name, visibility));
+      const p = await onRegistry(opts, ctx.deps, async (where) => (await load()).setPackageVisibility(where, name, visibility));
       return { text: [`@${p.namespace}/${p.name} is now ${p.visibility}`], json: p };
     }),
   );
@@ -211,9 +217,9 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--limit <n>', 'how many events', '50')
     .addHelpText('after', examples(['ctxpkg registry events --data ./registry-data', 'ctxpkg registry events --namespace acme --limit 10 --data ./registry-data --json']))
     .action(
-      ctx.action(async (opts: { data?: string; namespace?: string; limit: string }) => {
+      ctx.action(async (opts: { data?: string; db?: string; namespace?: string; limit: string }) => {
         const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
-        const list = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).listEvents({ dataDir }, { namespace: opts.namespace, limit }));
+        const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listEvents(where, { namespace: opts.namespace, limit }));
         const where = (e: (typeof list)[number]) => (e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : e.namespace);
         return { text: list.length ? list.map((e) => `${e.at}\t${e.action}\t${where(e)}\t${e.actor}${e.detail ? `\t${e.detail}` : ''}`) : ['no events'], json: list };
       }),
@@ -222,11 +228,11 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--grace <duration>', 'only blobs older than this (90m, 12h, 1d)', '1h')
     .addHelpText('after', examples(['ctxpkg registry gc --data ./registry-data', 'ctxpkg registry gc --grace 1d --data ./registry-data']))
     .action(
-      ctx.action(async (opts: { data?: string; grace: string }) => {
+      ctx.action(async (opts: { data?: string; db?: string; grace: string }) => {
         const m = /^([0-9]{1,6})([mhd])$/.exec(opts.grace);
         if (!m) throw new CtxpkgError('E_USAGE', '--grace must look like 90m, 12h or 1d');
         const ms = Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
-        const r = await onRegistry(opts.data, ctx.deps, async (dataDir) => (await load()).collectGarbage({ dataDir }, ms));
+        const r = await onRegistry(opts, ctx.deps, async (where) => (await load()).collectGarbage(where, ms));
         return { text: [`removed ${r.removed} unreferenced file(s)`], json: r };
       }),
     );

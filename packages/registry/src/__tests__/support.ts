@@ -2,14 +2,15 @@
  * Test support for registry tests (not part of the build): signed test packages written with the
  * format's own writer, and a registry app over a fresh temporary data directory with tokens.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { writePackage, type ContextNode } from '@ctxpkg/format';
 import { createApp, type RegistryApp } from '../app.js';
 import { createNamespace, createToken } from '../admin.js';
 import type { AppOptions, LogEntry } from '../options.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
+import { PgStore } from '../store/pg.js';
+import { SqliteStore } from '../store/sqlite.js';
+import { openTestStore, type AnyStore, type BackendName } from './backends.js';
+
+export { BACKENDS, describeBackends, type AnyStore, type BackendName } from './backends.js';
 
 /** The ADVERSARIAL test key: seed of 32 bytes 0x2a (public key 197f6b23…8d61). */
 export const TEST_SEED = new Uint8Array(32).fill(0x2a);
@@ -55,8 +56,12 @@ export function makePackage(o: TestPackageOptions = {}): Uint8Array {
 
 export interface TestRegistry {
   app: RegistryApp;
-  store: SqliteStore;
+  store: AnyStore;
+  backend: BackendName;
+  /** A temporary directory (the SQLite data directory; empty for PostgreSQL). */
   dir: string;
+  /** The PostgreSQL URL of the store (its own schema), for the postgres backend. */
+  url?: string;
   logs: LogEntry[];
   tokens: { acmePublish: string; acmeRead: string; otherPublish: string };
   /** `app.request` with a path and optional bearer token. */
@@ -66,10 +71,12 @@ export interface TestRegistry {
   close(): Promise<void>;
 }
 
-/** A registry with namespaces `acme` and `other`, tokens for both, over a temp directory. */
-export async function newTestRegistry(opts: Partial<AppOptions> = {}): Promise<TestRegistry> {
-  const dir = await mkdtemp(join(tmpdir(), 'ctxpkg-reg-'));
-  const store = await openSqliteStore({ dataDir: dir });
+/**
+ * A registry with namespaces `acme` and `other`, tokens for both, over an empty store of
+ * `backend` (a temp directory for SQLite, a fresh schema for PostgreSQL).
+ */
+export async function newTestRegistry(opts: Partial<AppOptions> = {}, backend: BackendName = 'sqlite'): Promise<TestRegistry> {
+  const { store, dir, url, cleanup } = await openTestStore(backend);
   await createNamespace({ store }, 'acme');
   await createNamespace({ store }, 'other');
   const tokens = {
@@ -86,13 +93,10 @@ export async function newTestRegistry(opts: Partial<AppOptions> = {}): Promise<T
     return Promise.resolve(app.request(`http://registry.test${path}`, { ...rest, headers }));
   };
   return {
-    app, store, dir, logs, tokens, req,
+    app, store, backend, dir, url, logs, tokens, req,
     put: (path, bytes, token, headers = {}) =>
       req(path, { method: 'PUT', body: bytes, token, headers: { 'content-type': 'application/octet-stream', ...headers } }),
-    close: async () => {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    close: cleanup,
   };
 }
 
@@ -102,10 +106,35 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Everything observable about storage: DB rows (tables) and blob files. */
-export async function storageSnapshot(store: SqliteStore): Promise<string> {
-  const tables = ['namespaces', 'signer_keys', 'packages', 'versions', 'version_blobs'];
-  const rows = tables.map((t) => JSON.stringify(store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()));
-  const blobs = (await store.blobs.list()).map((b) => b.sha256);
+const SNAPSHOT_TABLES: Array<[string, string]> = [
+  ['namespaces', 'name'],
+  ['signer_keys', 'namespace, public_key'],
+  ['packages', 'id'],
+  ['versions', 'package_id, version'],
+  ['version_blobs', 'package_id, version, blob_sha256'],
+];
+
+/** Everything observable about storage: rows of the metadata tables and the stored blobs. */
+export async function storageSnapshot(store: AnyStore): Promise<string> {
+  let rows: string[];
+  if (store instanceof SqliteStore) {
+    rows = SNAPSHOT_TABLES.map(([t, order]) => JSON.stringify(store.db.prepare(`SELECT * FROM ${t} ORDER BY ${order}`).all()));
+  } else if (store instanceof PgStore) {
+    rows = [];
+    for (const [t, order] of SNAPSHOT_TABLES) rows.push(JSON.stringify((await store.pool.query(`SELECT * FROM ${t} ORDER BY ${order}`)).rows));
+  } else {
+    throw new Error('unknown store');
+  }
+  const blobs = (await store.listBlobs()).map((b) => b.sha256);
   return JSON.stringify({ rows, blobs });
+}
+
+/** Run one SQL statement on either backend (`?` placeholders; PostgreSQL gets `$n`). For tests that tamper with rows. */
+export async function rawSql(store: AnyStore, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+  if (store instanceof SqliteStore) {
+    const st = store.db.prepare(sql);
+    return st.reader ? (st.all(...params) as Array<Record<string, unknown>>) : (st.run(...params), []);
+  }
+  let i = 0;
+  return (await (store as PgStore).pool.query(sql.replace(/\?/g, () => `$${++i}`), params)).rows as Array<Record<string, unknown>>;
 }

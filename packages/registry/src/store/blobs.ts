@@ -22,13 +22,55 @@ export interface BlobDirOptions {
   cacheBytes?: number;
 }
 
-export class BlobDir {
+/**
+ * Verified blob bytes kept in memory, least recently used first out, up to a byte limit (default
+ * 64 MiB); a blob larger than a quarter of the limit is not kept. Blobs are immutable, so an entry
+ * is never stale.
+ */
+export class BlobCache {
   private readonly cache = new Map<string, Uint8Array>();
   private cachedBytes = 0;
   private readonly cacheLimit: number;
 
+  constructor(limitBytes?: number) {
+    this.cacheLimit = limitBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** The bytes of `hex` if cached (and marks them recently used). */
+  get(hex: string): Uint8Array | undefined {
+    const hit = this.cache.get(hex);
+    if (hit) {
+      this.cache.delete(hex); // refresh LRU position
+      this.cache.set(hex, hit);
+    }
+    return hit;
+  }
+
+  forget(hex: string): void {
+    const b = this.cache.get(hex);
+    if (b) {
+      this.cache.delete(hex);
+      this.cachedBytes -= b.byteLength;
+    }
+  }
+
+  remember(hex: string, bytes: Uint8Array): void {
+    if (bytes.byteLength > this.cacheLimit / 4 || this.cache.has(hex)) return;
+    this.cache.set(hex, bytes);
+    this.cachedBytes += bytes.byteLength;
+    for (const [k, v] of this.cache) {
+      if (this.cachedBytes <= this.cacheLimit) break;
+      this.cache.delete(k);
+      this.cachedBytes -= v.byteLength;
+    }
+  }
+}
+
+export class BlobDir {
+  private readonly cache: BlobCache;
+
   constructor(readonly root: string, opts: BlobDirOptions = {}) {
-    this.cacheLimit = opts.cacheBytes ?? 64 * 1024 * 1024;
+    this.cache = new BlobCache(opts.cacheBytes);
   }
 
   /** Create the directory layout (idempotent). */
@@ -56,7 +98,7 @@ export class BlobDir {
     const sha256 = sha256OfBytes(bytes);
     const target = this.pathOf(sha256);
     if (!opts.replace && (await exists(target))) return { sha256, size: bytes.byteLength };
-    if (opts.replace) this.forget(sha256);
+    if (opts.replace) this.cache.forget(sha256);
     const dir = join(this.root, 'sha256', sha256.slice(0, 2), sha256.slice(2, 4));
     const created = await mkdir(dir, { recursive: true });
     const tmp = join(this.root, 'tmp', `${sha256.slice(0, 16)}.${randomBytes(8).toString('hex')}.tmp`);
@@ -89,11 +131,7 @@ export class BlobDir {
    */
   async read(hex: string): Promise<Uint8Array | null> {
     const hit = this.cache.get(hex);
-    if (hit) {
-      this.cache.delete(hex); // refresh LRU position
-      this.cache.set(hex, hit);
-      return hit;
-    }
+    if (hit) return hit;
     let bytes: Buffer;
     try {
       bytes = await readFile(this.pathOf(hex));
@@ -107,34 +145,26 @@ export class BlobDir {
         details: { expected: hex, found },
       });
     }
-    this.remember(hex, bytes);
+    this.cache.remember(hex, bytes);
     return bytes;
   }
 
   /** Delete a blob file (used for refused publishes and garbage collection). */
   async remove(hex: string): Promise<void> {
-    this.forget(hex);
+    this.cache.forget(hex);
     await rm(this.pathOf(hex), { force: true });
   }
 
-  private forget(hex: string): void {
-    const b = this.cache.get(hex);
-    if (b) {
-      this.cache.delete(hex);
-      this.cachedBytes -= b.byteLength;
-    }
-  }
-
-  /** Every stored blob with its modification time in ms since the epoch. */
-  async list(): Promise<Array<{ sha256: string; mtimeMs: number }>> {
-    const out: Array<{ sha256: string; mtimeMs: number }> = [];
+  /** Every stored blob with its modification time in ms since the epoch and its size in bytes, by hash. */
+  async list(): Promise<Array<{ sha256: string; mtimeMs: number; size: number }>> {
+    const out: Array<{ sha256: string; mtimeMs: number; size: number }> = [];
     const base = join(this.root, 'sha256');
     for (const a of await safeReaddir(base)) {
       for (const b of await safeReaddir(join(base, a))) {
         for (const name of await safeReaddir(join(base, a, b))) {
           if (!HEX64.test(name)) continue;
           const st = await stat(join(base, a, b, name)).catch(() => null);
-          if (st) out.push({ sha256: name, mtimeMs: st.mtimeMs });
+          if (st) out.push({ sha256: name, mtimeMs: st.mtimeMs, size: st.size });
         }
       }
     }
@@ -157,16 +187,6 @@ export class BlobDir {
     return removed;
   }
 
-  private remember(hex: string, bytes: Uint8Array): void {
-    if (bytes.byteLength > this.cacheLimit / 4) return;
-    this.cache.set(hex, bytes);
-    this.cachedBytes += bytes.byteLength;
-    for (const [k, v] of this.cache) {
-      if (this.cachedBytes <= this.cacheLimit) break;
-      this.cache.delete(k);
-      this.cachedBytes -= v.byteLength;
-    }
-  }
 }
 
 async function exists(p: string): Promise<boolean> {

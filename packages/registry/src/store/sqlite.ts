@@ -220,6 +220,10 @@ export class SqliteStore implements RegistryStore {
     return this.blobs.read(sha256);
   }
 
+  async listBlobs(): Promise<Array<{ sha256: string; size_bytes: number }>> {
+    return (await this.blobs.list()).map((b) => ({ sha256: b.sha256, size_bytes: b.size }));
+  }
+
   async findPublicBlob(sha256: string): Promise<PublicBlobRecord | null> {
     return findPublicBlob(this.db, sha256);
   }

@@ -1,8 +1,23 @@
 /**
  * The one storage interface of the registry (spec/registry.md "Storage").
  *
- * Every method is async (`getPackage` may also answer directly) so that a networked backend
- * (PostgreSQL, a later issue) can implement it with the same guarantees as the embedded SQLite + blob-directory default:
+ * Two backends implement it and pass the same suite: `store/sqlite.ts` (embedded default: SQLite
+ * + a content-addressed blob directory) and `store/pg.ts` (PostgreSQL: metadata and blobs in one
+ * database, several server nodes on it). `store/open.ts` chooses one from `--data` or `--db`.
+ *
+ * Adding a method (do all of it in one commit):
+ * 1. declare it here with its contract (shapes, units, error codes, what must be atomic);
+ * 2. implement it in `SqliteStore` (better-sqlite3, synchronous inside; write transactions with
+ *    `.immediate()`, and clear `packageCache` after any write that touches `packages`) and in
+ *    `PgStore` (`this.q` for one statement, `this.tx` for a transaction; lock the package row
+ *    `FOR UPDATE` before changing it; never cache anything another node can change — read it);
+ * 3. a schema change is a new SQLite schema version (schema.ts + the upgrade in `openSqliteStore`)
+ *    *and* a new entry at the end of `MIGRATIONS` in `pg-schema.ts` (never edit an applied one);
+ * 4. test it through `describeBackends` (`__tests__/backends.ts`), which runs the same tests on
+ *    SQLite and, when PostgreSQL is reachable, on PostgreSQL (required in CI).
+ *
+ * Every method is async (`getPackage` may also answer directly) so that the networked backend
+ * implements it with the same guarantees as the embedded default:
  *
  * - `(namespace, name, version)` is unique, and so is `(namespace, name, precedence_key)` —
  *   two versions of equal SemVer precedence (`1.0.0` and `1.0.0+build.7`) can never both exist.
@@ -170,7 +185,7 @@ export interface AuditEvent {
 }
 
 export interface RegistryStore {
-  /** Backend name for `/healthz` and logs (`sqlite`). */
+  /** Backend name for `/healthz` and logs (`sqlite` or `postgres`). */
   readonly backend: string;
 
   /** Create a namespace. Throws `E_EXISTS` when it exists. */
@@ -224,6 +239,8 @@ export interface RegistryStore {
   releaseBlob(sha256: string): Promise<void>;
   /** The exact stored bytes, verified against their hash; null when absent. Throws `E_INTEGRITY` on corruption. */
   readBlob(sha256: string): Promise<Uint8Array | null>;
+  /** Every stored blob (artifacts and package blobs): lowercase hex SHA-256 and size in bytes, sorted by hash. */
+  listBlobs(): Promise<Array<{ sha256: string; size_bytes: number }>>;
   /**
    * A package blob (ZIP form) carried by a version of a package that is public now, or null —
    * also when only private packages carry it, so a caller cannot tell the two apart.

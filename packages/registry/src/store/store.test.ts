@@ -3,27 +3,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256OfBytes } from './blobs.js';
-import { openSqliteStore, type SqliteStore } from './sqlite.js';
+import { openSqliteStore, SqliteStore } from './sqlite.js';
+import { openPgStore } from './pg.js';
+import { PG_SCHEMA_VERSION } from './pg-schema.js';
 import type { PublishRecord } from './types.js';
 import { SCHEMA_VERSION } from './schema.js';
+import { describeBackends, openTestStore, type AnyStore, type BackendName } from '../__tests__/backends.js';
+import { rawSql } from '../__tests__/support.js';
 
 const KEY_A = 'a'.repeat(64);
 const KEY_B = 'b'.repeat(64);
 const T0 = '2026-01-02T03:04:05Z';
 
 let dir: string;
-let store: SqliteStore;
+let url: string | undefined;
+let store: AnyStore;
+let cleanup: () => Promise<void>;
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ctxpkg-store-'));
-  store = await openSqliteStore({ dataDir: dir });
-  await store.createNamespace({ name: 'acme', owner: 'ops', created_at: T0 });
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+/** A second handle on the same data, as another process opens it. */
+function reopen(): Promise<AnyStore> {
+  return url === undefined ? openSqliteStore({ dataDir: dir }) : openPgStore({ url });
+}
 
 async function publish(version: string, over: Partial<PublishRecord> = {}, bytes?: Uint8Array) {
   const body = bytes ?? new TextEncoder().encode(`package ${version} ${JSON.stringify(over)}`);
@@ -42,8 +42,18 @@ async function publish(version: string, over: Partial<PublishRecord> = {}, bytes
 }
 
 async function blobCount(): Promise<number> {
-  return (await store.blobs.list()).length;
+  return (await store.listBlobs()).length;
 }
+
+describeBackends('store', (backend: BackendName) => {
+beforeEach(async () => {
+  ({ store, dir, url, cleanup } = await openTestStore(backend));
+  await store.createNamespace({ name: 'acme', owner: 'ops', created_at: T0 });
+});
+
+afterEach(async () => {
+  await cleanup();
+});
 
 describe('SqliteStore publish', () => {
   it('records the first signer key, then refuses an unregistered one', async () => {
@@ -71,17 +81,17 @@ describe('SqliteStore publish', () => {
   });
 
   it('enforces equal precedence by a database constraint, not only by the pre-check', async () => {
-    await publish('1.0.0');
-    const pkg = store.db.prepare("SELECT id FROM packages WHERE name = 'kb'").get() as { id: number };
-    expect(() =>
-      store.db
-        .prepare(
-          `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256, signer_public_key,
-           description, tags_json, dependencies_json, search_text, trust_report_json, published_at, published_by)
-           VALUES (?, '1.0.0+x', '1.0.0', ?, 1, 'x', 'x', '', '[]', '[]', '', '{}', ?, 't')`,
-        )
-        .run(pkg.id, 'd'.repeat(64), T0),
-    ).toThrow(/UNIQUE/);
+    const { version } = await publish('1.0.0');
+    const [pkg] = await rawSql(store, "SELECT id FROM packages WHERE name = 'kb'");
+    await expect(
+      rawSql(
+        store,
+        `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256, signer_public_key,
+         description, tags_json, dependencies_json, search_text, trust_report_json, published_at, published_by)
+         VALUES (?, '1.0.0+x', '1.0.0', ?, 1, 'x', 'x', '', '[]', '[]', '', '{}', ?, 't')`,
+        [pkg!.id, version.artifact_sha256, T0],
+      ),
+    ).rejects.toThrow(/UNIQUE|unique/);
   });
 
   it('refuses a visibility change by publish and keeps a yanked version number taken', async () => {
@@ -96,7 +106,7 @@ describe('SqliteStore publish', () => {
   });
 });
 
-describe('SqliteStore concurrent commits', () => {
+describe('concurrent commits', () => {
   it('lets exactly one of 20 racing publishes of one version win, leaving one blob', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) => publish('3.0.0', {}, new TextEncoder().encode(`contender ${i}`))),
@@ -108,11 +118,12 @@ describe('SqliteStore concurrent commits', () => {
   });
 
   it('keeps one winner when two connections (processes) race on the constraint', async () => {
-    const second = await openSqliteStore({ dataDir: dir });
+    const second = await reopen();
     try {
-      const rec = (s: SqliteStore, i: number) =>
+      const blobs = await Promise.all(Array.from({ length: 10 }, (_, i) => store.putBlob(new TextEncoder().encode(`racer ${i}`))));
+      const rec = (s: AnyStore, i: number) =>
         s.commitPublish({
-          namespace: 'acme', name: 'kb', version: i % 2 ? '4.0.0' : '4.0.0+b', precedence_key: '4.0.0', artifact_sha256: String(i % 10).repeat(64),
+          namespace: 'acme', name: 'kb', version: i % 2 ? '4.0.0' : '4.0.0+b', precedence_key: '4.0.0', artifact_sha256: blobs[i]!.sha256,
           size_bytes: 1, integrity_sha256: 'c'.repeat(64), signer_public_key: KEY_A, visibility: 'public', description: '', tags: [],
           dependencies: [], search_text: '', trust_report: () => ({}), published_at: T0, published_by: 't',
         });
@@ -125,7 +136,7 @@ describe('SqliteStore concurrent commits', () => {
   });
 });
 
-describe('SqliteStore yank, catalog and search', () => {
+describe('yank, catalog and search', () => {
   it('tracks latest and the revision through yank and un-yank', async () => {
     await publish('1.0.0');
     await publish('2.0.0');
@@ -164,7 +175,7 @@ describe('SqliteStore yank, catalog and search', () => {
   });
 });
 
-describe('SqliteStore blobs', () => {
+describe('blobs', () => {
   it('removes the blob of a refused publish but never a referenced one', async () => {
     const bytes = new TextEncoder().encode('same bytes');
     await publish('1.0.0', {}, bytes);
@@ -174,7 +185,8 @@ describe('SqliteStore blobs', () => {
     expect(await blobCount()).toBe(1);
   });
 
-  it('collects orphan blobs and stale temp files, respecting the grace period', async () => {
+  it.runIf(backend === 'sqlite')('collects orphan blobs and stale temp files, respecting the grace period', async () => {
+    if (!(store instanceof SqliteStore)) return;
     await publish('1.0.0');
     const orphan = await store.blobs.put(new TextEncoder().encode('orphan'));
     await writeFile(join(dir, 'blobs', 'tmp', 'half.tmp'), 'partial');
@@ -187,11 +199,28 @@ describe('SqliteStore blobs', () => {
     expect(await blobCount()).toBe(1);
   });
 
+  it.runIf(backend === 'postgres')('collects orphan blobs after the grace period, and pins of live publishes only until then', async () => {
+    await publish('1.0.0');
+    const orphan = await store.putBlob(new TextEncoder().encode('orphan'));
+    const pinned = await store.putBlob(new TextEncoder().encode('a publish in flight'));
+    await store.releaseBlob(orphan.sha256); // unpinned and unreferenced: deleted at once
+    expect(await store.readBlob(orphan.sha256)).toBeNull();
+    const again = await store.putBlob(new TextEncoder().encode('orphan'));
+    await rawSql(store, 'UPDATE blobs SET pins = 0 WHERE sha256 = ?', [again.sha256]); // as if released by a node that then died
+    expect((await store.collectGarbage({ graceMs: 3_600_000, now: Date.now() })).removed).toBe(0);
+    expect((await store.collectGarbage({ graceMs: 3_600_000, now: Date.now() + 7_200_000 })).removed).toBe(2);
+    expect(await store.readBlob(pinned.sha256)).toBeNull(); // its node's pin is older than the grace period
+    expect(await blobCount()).toBe(1);
+  });
+
   it('detects a corrupted blob on read', async () => {
     const { version } = await publish('1.0.0');
     await store.close();
-    await writeFile(join(dir, 'blobs', 'sha256', version.artifact_sha256.slice(0, 2), version.artifact_sha256.slice(2, 4), version.artifact_sha256), 'tampered');
-    store = await openSqliteStore({ dataDir: dir });
+    if (url === undefined) {
+      await writeFile(join(dir, 'blobs', 'sha256', version.artifact_sha256.slice(0, 2), version.artifact_sha256.slice(2, 4), version.artifact_sha256), 'tampered');
+    }
+    store = await reopen();
+    if (url !== undefined) await rawSql(store, 'UPDATE blobs SET bytes = ? WHERE sha256 = ?', [Buffer.from('tampered'), version.artifact_sha256]);
     await expect(store.readBlob(version.artifact_sha256)).rejects.toMatchObject({ code: 'E_INTEGRITY' });
   });
 
@@ -199,7 +228,7 @@ describe('SqliteStore blobs', () => {
     await publish('1.0.0');
     expect((await store.getPackage('acme', 'kb'))?.visibility).toBe('public');
     expect(await store.getPackage('acme', 'nope')).toBeNull();
-    const other = await openSqliteStore({ dataDir: dir });
+    const other = await reopen();
     try {
       await other.setPackageVisibility('acme', 'kb', 'private', T0, 'admin');
       expect((await store.getPackage('acme', 'kb'))?.visibility).toBe('private');
@@ -216,13 +245,13 @@ describe('SqliteStore blobs', () => {
   it('keeps everything across a reopen', async () => {
     await publish('1.0.0');
     await store.close();
-    store = await openSqliteStore({ dataDir: dir });
+    store = await reopen();
     expect((await store.listVersions('acme', 'kb')).map((v) => v.version)).toEqual(['1.0.0']);
     expect(await store.getNamespace('acme')).toMatchObject({ owner: 'ops' });
   });
 });
 
-describe('SqliteStore tokens and namespaces', () => {
+describe('tokens and namespaces', () => {
   it('stores tokens by hash, revokes by id or hash, and refuses unknown namespaces', async () => {
     const rec = { id: 'tok_1', token_sha256: 'e'.repeat(64), namespace: 'acme', scope: 'publish' as const, label: null, created_at: T0, expires_at: null, revoked_at: null };
     await store.insertToken(rec);
@@ -235,14 +264,16 @@ describe('SqliteStore tokens and namespaces', () => {
   });
 });
 
-describe('SqliteStore schema 2 (package blobs)', () => {
-  it('migrates a schema-1 data directory: adds version_blobs and records the new version', async () => {
+describe('schema and package blobs', () => {
+  it.runIf(backend === 'sqlite')('migrates a schema-1 data directory: adds version_blobs and records the new version', async () => {
+    if (!(store instanceof SqliteStore)) return;
     await publish('1.0.0');
     store.db.exec("DROP TABLE version_blobs; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
     await store.close();
-    store = await openSqliteStore({ dataDir: dir });
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
-    expect(store.db.prepare('SELECT COUNT(*) AS n FROM version_blobs').get()).toEqual({ n: 0 });
+    const reopened = await openSqliteStore({ dataDir: dir });
+    store = reopened;
+    expect(reopened.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(reopened.db.prepare('SELECT COUNT(*) AS n FROM version_blobs').get()).toEqual({ n: 0 });
     expect((await store.listVersions('acme', 'kb')).map((v) => v.version)).toEqual(['1.0.0']);
   });
 
@@ -259,5 +290,15 @@ describe('SqliteStore schema 2 (package blobs)', () => {
     expect(await store.findPublicBlob(sha256)).toBeNull();
     expect((await store.collectGarbage({ graceMs: 0, now: Date.now() + 10_000 })).removed).toBe(0);
     expect(await store.readBlob(sha256)).not.toBeNull();
+  });
+});
+
+  it.runIf(backend === 'postgres')('records its migrations, applies each once, and refuses a newer schema', async () => {
+    const applied = await rawSql(store, 'SELECT version FROM schema_migrations ORDER BY version');
+    expect(applied.map((r) => r.version)).toEqual(Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1));
+    await Promise.all([reopen(), reopen()].map(async (p) => (await p).close())); // concurrent starts migrate nothing twice
+    expect(await rawSql(store, 'SELECT count(*)::int AS n FROM schema_migrations')).toEqual([{ n: PG_SCHEMA_VERSION }]);
+    await rawSql(store, 'INSERT INTO schema_migrations (version) VALUES (?)', [PG_SCHEMA_VERSION + 1]);
+    await expect(reopen()).rejects.toMatchObject({ code: 'E_INTERNAL' });
   });
 });
