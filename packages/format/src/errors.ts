@@ -100,6 +100,15 @@ export const ERROR_CODES = {
   E_ENVIRONMENT: 'environment',
   // context packs
   E_BUDGET: 'input',
+  // transparency log (spec/transparency.md)
+  E_NOTE: 'input',
+  E_LOG_PROOF: 'integrity',
+  E_LOG_INCONSISTENT: 'integrity',
+  E_LOG_KEY: 'signature',
+  E_LOG_STALE: 'conflict',
+  E_WITNESS: 'signature',
+  E_SIGNER_UNLOGGED: 'signature',
+  E_SIGNER_REVOKED: 'signature',
 } as const satisfies Record<string, ErrorFamily>;
 
 /** A stable error code, e.g. `E_SIGNATURE_INVALID`. */

@@ -9,7 +9,7 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from './hex.js';
 
 type NativeDigest = (data: Uint8Array | string) => string;
-type NativeHasher = { update(d: Uint8Array): unknown; digest(enc: 'hex'): string };
+type NativeHasher = { update(d: Uint8Array): unknown; digest(enc: 'hex'): string; digest(): Uint8Array };
 
 /** An incremental SHA-256: `update` with bytes, then `digestHex` once. */
 export interface Sha256Stream {
@@ -52,6 +52,21 @@ export function sha256HexPortable(data: Uint8Array | string): string {
  */
 export function sha256Hex(data: Uint8Array | string): string {
   return native ? native(data) : sha256HexPortable(data);
+}
+
+/**
+ * The 32-byte SHA-256 digest of the concatenation of `parts` (no copy of the parts is made).
+ * Same backend choice as `sha256Hex`; used by the transparency log (RFC 6962 leaf and node hashes).
+ */
+export function sha256Bytes(...parts: Uint8Array[]): Uint8Array {
+  if (nativeCreate) {
+    const h = nativeCreate();
+    for (const p of parts) h.update(p);
+    return new Uint8Array(h.digest()); // a plain copy, never a view of a pooled Buffer
+  }
+  const h = nobleSha256.create();
+  for (const p of parts) h.update(p);
+  return h.digest();
 }
 
 /** A fresh incremental SHA-256 (same backend choice as `sha256Hex`). */

@@ -32,5 +32,6 @@ export * from './qualified-ref.js';
 export * from './resolve.js';
 export * from './secrets.js';
 export * from './signature.js';
+export * from './tlog/index.js';
 export * from './v1view.js';
 export * from './versions.js';
