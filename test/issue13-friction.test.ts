@@ -3,19 +3,21 @@
  * apps and fails without its fix. Login (item 1) is in new-user-trial.test.ts; the range dialect
  * (items 12–16) in packages/format/src/versions*.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { cli, createWorld, tempDir, type TestRegistry, type World } from './support/cli.js';
+import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
 
+const SEED = new Uint8Array(32).fill(0x2a);
 let world: World;
 let P: TestRegistry;
+let token: string;
 let dir: string;
 
 beforeEach(async () => {
   world = createWorld();
   P = await world.addRegistry('p.test');
-  await P.namespace('acme');
+  token = await P.namespace('acme');
   dir = tempDir();
   writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n- Never log tokens.\n');
 });
@@ -44,5 +46,68 @@ describe('item 6: E_RANGE in the user\'s terms', () => {
     expect(r.stderr).toContain('error E_RANGE: version range "^x" cannot be written into a package: it uses a wildcard after an operator or next to other comparators ("*" must stand alone); write "*"');
     expect(r.stderr).not.toContain('lean-ctx');
     expect(world.log).toEqual([]);
+  });
+});
+
+describe('item 6: a bad registry URL in a settings file names the file and the key', () => {
+  it('ctxpkg.json registries["@acme"]', async () => {
+    writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registries: { '@acme': 'not a url' } }));
+    const r = await run(['install', '@acme/x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error E_USAGE: ${join(dir, 'ctxpkg.json')}: registries["@acme"]: not a registry URL: "not a url"`);
+  });
+  it('ctxpkg.json registries key that is not a scope, and "registry"', async () => {
+    writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registries: { acme: 'http://p.test/api' } }));
+    expect((await run(['install', '@acme/x'])).stderr).toContain(`${join(dir, 'ctxpkg.json')}: registries key "acme": not a scope: "acme"`);
+    writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registry: 'ftp://p.test' }));
+    expect((await run(['install', '@acme/x'])).stderr).toContain(`${join(dir, 'ctxpkg.json')}: registry: registry URL must use http or https: ftp://p.test`);
+  });
+  it('the user config and CTXPKG_REGISTRY', async () => {
+    mkdirSync(join(dir, '.home'), { recursive: true });
+    writeFileSync(join(dir, '.home', 'config.json'), JSON.stringify({ registries: { '@acme': 'http//p.test' }, tokens: {} }));
+    expect((await run(['install', '@acme/x'])).stderr).toContain(`${join(dir, '.home', 'config.json')}: registries["@acme"]: not a registry URL: "http//p.test"`);
+    writeFileSync(join(dir, '.home', 'config.json'), '{}');
+    expect((await run(['search', 'x'], { CTXPKG_REGISTRY: 'p.test/api' })).stderr).toContain('error E_USAGE: CTXPKG_REGISTRY: not a registry URL: "p.test/api"');
+  });
+});
+
+describe('item 6: E_LOCKFILE_OUT_OF_SYNC names the dependency that drifted', () => {
+  beforeEach(async () => {
+    for (const [name, version] of [['@acme/auth', '1.2.0'], ['@acme/auth', '2.0.0'], ['@acme/base', '1.0.0']] as const) {
+      await putPackage(P, token, name, version, makePackage(name, version, SEED));
+    }
+    expect((await run(['init'])).code).toBe(0);
+    const r = await run(['install', '@acme/auth@^1.0.0', '@acme/base']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+  const edit = (file: string, fn: (j: any) => void) => {
+    const j = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    fn(j);
+    writeFileSync(join(dir, file), JSON.stringify(j, null, 2) + '\n');
+  };
+
+  it('a changed range, an added and a removed dependency are each named', async () => {
+    edit('ctxpkg.json', (m) => {
+      m.dependencies['@acme/auth'] = '^2.0.0';
+      delete m.dependencies['@acme/base'];
+      m.dependencies['@acme/new'] = '^1';
+    });
+    const r = await run(['install', '--frozen-lockfile']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toContain(
+      'error E_LOCKFILE_OUT_OF_SYNC: ctxpkg.lock is out of sync with ctxpkg.json: ' +
+        '@acme/auth is declared as "^2.0.0" in ctxpkg.json but ctxpkg.lock records "^1.0.0"; ' +
+        '@acme/base is recorded in ctxpkg.lock ("^1.0.0") but no longer declared in ctxpkg.json; ' +
+        '@acme/new is declared in ctxpkg.json ("^1") but not in ctxpkg.lock',
+    );
+  });
+
+  it('a frozen install that would rewrite the lock names the entries it would change', async () => {
+    edit('ctxpkg.lock', (l) => {
+      l.packages['@acme/stale'] = { ...l.packages['@acme/base'], version: '0.9.0' };
+    });
+    const r = await run(['install', '--frozen-lockfile']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toContain('installing ctxpkg.lock exactly would change it (@acme/stale@0.9.0 would be removed); refusing under --frozen-lockfile');
   });
 });

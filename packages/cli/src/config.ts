@@ -13,7 +13,7 @@
  * only to requests whose registry URL equals the one it belongs to.
  */
 import { chmodSync } from 'node:fs';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from './deps.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
@@ -79,11 +79,28 @@ function stringMap(v: unknown, what: string): Record<string, string> {
   return out;
 }
 
-/** Parse and validate `registries` (scope → URL); URLs are normalized. */
+/**
+ * `fn()`, with a `CtxpkgError` it throws re-thrown under the same code with `where` (file and key,
+ * e.g. `/p/ctxpkg.json: registries["@acme"]`) in front of its message, so a bad value in a
+ * settings file names where to fix it.
+ */
+export function inSetting<T>(where: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!isCtxpkgError(err)) throw err;
+    throw new CtxpkgError(err.code, `${where}: ${err.message}`, { hint: err.hint, details: { ...err.details, setting: where } });
+  }
+}
+
+/** Parse and validate `registries` (scope → URL); URLs are normalized. Errors name `what` and the key. */
 export function parseRegistries(v: unknown, what: string): Record<string, string> {
   const raw = stringMap(v, what);
   const out: Record<string, string> = {};
-  for (const k of Object.keys(raw).sort()) out[checkScope(k)] = normalizeRegistryUrl(raw[k]);
+  for (const k of Object.keys(raw).sort()) {
+    const scope = inSetting(`${what} key ${JSON.stringify(k)}`, () => checkScope(k));
+    out[scope] = inSetting(`${what}[${JSON.stringify(k)}]`, () => normalizeRegistryUrl(raw[k]));
+  }
   return out;
 }
 
@@ -97,9 +114,9 @@ export function loadUserConfig(deps: Pick<CliDeps, 'env' | 'homeDir'>): UserConf
     registries: parseRegistries(o.registries, `${path}: registries`),
     tokens: {},
   };
-  if (typeof o.registry === 'string') cfg.registry = normalizeRegistryUrl(o.registry);
+  if (typeof o.registry === 'string') cfg.registry = inSetting(`${path}: registry`, () => normalizeRegistryUrl(o.registry as string));
   const tokens = stringMap(o.tokens, `${path}: tokens`);
-  for (const k of Object.keys(tokens)) cfg.tokens[normalizeRegistryUrl(k)] = tokens[k];
+  for (const k of Object.keys(tokens)) cfg.tokens[inSetting(`${path}: tokens key`, () => normalizeRegistryUrl(k))] = tokens[k];
   return cfg;
 }
 
@@ -132,7 +149,7 @@ export function registrySettings(
   project: RegistrySettings['project'] = { registries: {} },
 ): RegistrySettings {
   return {
-    flag: flag ? normalizeRegistryUrl(flag) : undefined,
+    flag: flag ? inSetting('--registry', () => normalizeRegistryUrl(flag)) : undefined,
     project,
     user: loadUserConfig(deps),
     env: deps.env,
@@ -141,7 +158,7 @@ export function registrySettings(
 
 function envRegistry(env: RegistrySettings['env']): string | undefined {
   const v = env.CTXPKG_REGISTRY;
-  return v && v.trim() !== '' ? normalizeRegistryUrl(v) : undefined;
+  return v && v.trim() !== '' ? inSetting('CTXPKG_REGISTRY', () => normalizeRegistryUrl(v)) : undefined;
 }
 
 /**

@@ -20,7 +20,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CtxpkgError, parseContextConfig } from '@ctxpkg/format';
-import { normalizeRegistryUrl, parseRegistries } from './config.js';
+import { inSetting, normalizeRegistryUrl, parseRegistries } from './config.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
 import { PROJECT_FILES } from './paths.js';
@@ -96,7 +96,7 @@ export function parseManifest(text: string, what: string = PROJECT_FILES.manifes
   }
   if (o.registry !== undefined) {
     if (typeof o.registry !== 'string') throw new CtxpkgError('E_INVALID_JSON', `${what}: "registry" must be a URL string`);
-    m.registry = normalizeRegistryUrl(o.registry);
+    m.registry = inSetting(`${what}: registry`, () => normalizeRegistryUrl(o.registry as string));
   }
   m.registries = parseRegistries(o.registries, `${what}: registries`);
   if (o.trust !== undefined) {

@@ -17,13 +17,51 @@ import type { RegistrySettings } from '../config.js';
 import { registryOrigin, sameRegistry, shownRegistry } from './registry-url.js';
 import type { LockedEntry, LockState } from './types.js';
 
+/** At most 5 items joined with "; ", then how many more. */
+function listed(items: string[]): string {
+  return items.slice(0, 5).join('; ') + (items.length > 5 ? `; and ${items.length - 5} more` : '');
+}
+
+/** Each dependency whose declaration differs between ctxpkg.json and the lock's record, by name. */
+function declaredDiff(declared: Record<string, string>, recorded: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const n of [...new Set([...Object.keys(declared), ...Object.keys(recorded)])].sort()) {
+    const now = Object.hasOwn(declared, n) ? declared[n] : undefined;
+    const then = Object.hasOwn(recorded, n) ? recorded[n] : undefined;
+    if (now === then) continue;
+    if (then === undefined) out.push(`${n} is declared in ctxpkg.json (${JSON.stringify(now)}) but not in ctxpkg.lock`);
+    else if (now === undefined) out.push(`${n} is recorded in ctxpkg.lock (${JSON.stringify(then)}) but no longer declared in ctxpkg.json`);
+    else out.push(`${n} is declared as ${JSON.stringify(now)} in ctxpkg.json but ctxpkg.lock records ${JSON.stringify(then)}`);
+  }
+  return out;
+}
+
+/**
+ * What writing `after` over `before` would change, one item per package (added, removed, another
+ * version, origin, artifact or dependencies), and per changed declaration; sorted by name. Used
+ * to name what a `--frozen-lockfile` install refuses to change.
+ */
+export function lockChanges(before: LockState, after: LockState): string {
+  const out = declaredDiff(after.declared, before.declared);
+  for (const n of [...new Set([...before.packages.keys(), ...after.packages.keys()])].sort()) {
+    const a = before.packages.get(n);
+    const b = after.packages.get(n);
+    if (!a) out.push(`${n}@${b!.version} would be added`);
+    else if (!b) out.push(`${n}@${a.version} would be removed`);
+    else if (a.version !== b.version) out.push(`${n} would move from ${a.version} to ${b.version}`);
+    else if (a.registry !== b.registry) out.push(`${n}@${a.version} would come from ${b.registry} instead of ${a.registry}`);
+    else if (a.artifact_sha256 !== b.artifact_sha256 || a.integrity_sha256 !== b.integrity_sha256) out.push(`${n}@${a.version} would be a different artifact`);
+    else if (a.signer_public_key !== b.signer_public_key) out.push(`${n}@${a.version} would record another signer key`);
+    else if (JSON.stringify(Object.entries(a.dependencies).sort()) !== JSON.stringify(Object.entries(b.dependencies).sort())) out.push(`${n}@${a.version} would record other dependencies`);
+  }
+  return out.length > 0 ? listed(out) : 'the same packages, written in the current lockfile format';
+}
+
 /** Why a lockfile does not satisfy the manifest, or undefined when it does. */
 export function lockDrift(declared: Record<string, string>, lock: LockState): string | undefined {
   const names = Object.keys(declared).sort();
-  const lockNames = Object.keys(lock.declared).sort();
-  if (names.join('\n') !== lockNames.join('\n') || names.some((n) => declared[n] !== lock.declared[n])) {
-    return 'ctxpkg.json declares different dependencies than ctxpkg.lock records';
-  }
+  const declaredDrift = declaredDiff(declared, lock.declared);
+  if (declaredDrift.length > 0) return listed(declaredDrift);
   for (const n of names) {
     const e = lock.packages.get(n);
     if (!e) return `${n} is declared but has no entry in ctxpkg.lock`;

@@ -31,7 +31,7 @@ import { fetchAndVerify } from './fetch.js';
 import { readLocalPackage, type LocalPackage } from './local.js';
 import { readLock, lockText } from './lockio.js';
 import { rebuildMergedGraph, type MergeSummary } from './merged.js';
-import { checkLockRegistries, lockClosure, lockDrift } from './plan.js';
+import { checkLockRegistries, lockChanges, lockClosure, lockDrift } from './plan.js';
 import { dropPins, ensureGitignore, userConfigBindings } from './project-edits.js';
 import { resolveStep, type ResolveStepResult } from './resolve-step.js';
 import { sealKey } from './seal.js';
@@ -231,7 +231,7 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
   const manifestText = serializeManifest(newManifest);
   const lockfileChanged = newLockText !== lock.text;
   if (opts.frozen && lockfileChanged) {
-    throw new CtxpkgError('E_LOCKFILE_OUT_OF_SYNC', 'installing ctxpkg.lock exactly would change it; refusing under --frozen-lockfile', {
+    throw new CtxpkgError('E_LOCKFILE_OUT_OF_SYNC', `installing ctxpkg.lock exactly would change it (${lockChanges(before, after)}); refusing under --frozen-lockfile`, {
       hint: 'run `ctxpkg install` without --frozen-lockfile and commit the lockfile',
     });
   }
