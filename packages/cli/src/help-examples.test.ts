@@ -20,8 +20,9 @@ function leafPaths(cmd: Command, prefix: string[] = []): string[][] {
   return out.sort((a, b) => (a.join(' ') < b.join(' ') ? -1 : 1));
 }
 
+const leaves = leafPaths(await createProgram(memoryDeps('ctxpkg-help-').deps));
+
 describe('--help of every command has examples', () => {
-  const leaves = leafPaths(createProgram(memoryDeps('ctxpkg-help-').deps));
 
   it('the walk finds the whole tree (registry admin leaves included)', () => {
     const names = leaves.map((p) => p.join(' '));

@@ -1,5 +1,5 @@
 /** Programmatic entry of the ctxpkg CLI (used by tests and embedding). */
-export { createProgram, runCli, type CommandContext } from './program.js';
+export { createProgram, runCli } from './program.js';
+export type { CommandContext, CommandResult, GlobalFlags } from './command.js';
 export type { CliDeps, OutputStream } from './deps.js';
-export type { CommandResult, GlobalFlags } from './output.js';
 export { CLI_VERSION } from './version.js';

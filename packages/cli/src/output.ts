@@ -3,24 +3,8 @@
  * Commands return a `CommandResult`; `--json` prints `result.json`, otherwise `result.text`.
  */
 import { CtxpkgError, exitCodeFor, isCtxpkgError } from '@ctxpkg/format';
+import type { CommandResult, GlobalFlags } from './command.js';
 import type { CliDeps, OutputStream } from './deps.js';
-
-/** What a command hands back to be printed. */
-export interface CommandResult {
-  /** Human-readable lines for stdout (without trailing newline each). */
-  text: string[];
-  /** The machine-readable form printed with `--json`. */
-  json: unknown;
-  /** Process exit code; 0 when omitted. */
-  exitCode?: number;
-  /** Extra lines for stderr (warnings), printed in both modes unless `--json` and quiet. */
-  warnings?: string[];
-  /**
-   * `text` is a document printed byte for byte (a pack on stdout: its receipt hashes those
-   * bytes), not report lines: `terminalSafe` is not applied to it.
-   */
-  raw?: boolean;
-}
 
 /** C0/C1 controls (not tab or line feed), DEL, and bidi embedding/override/isolate characters. */
 const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -34,12 +18,6 @@ const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200
  */
 export function terminalSafe(line: string): string {
   return line.replace(UNSAFE_FOR_TERMINAL, (c) => `\\u{${c.charCodeAt(0).toString(16).padStart(4, '0')}}`);
-}
-
-/** Global flags every command understands. */
-export interface GlobalFlags {
-  json?: boolean;
-  debug?: boolean;
 }
 
 /** True when colour is allowed on this stream (TTY and `NO_COLOR` unset or empty). */

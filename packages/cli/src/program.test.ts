@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDeps } from './__tests__/memory-deps.js';
-import { runCli } from './program.js';
+import { COMMANDS } from './commands/index.js';
+import { commandsFor, createProgram, runCli } from './program.js';
 
 async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const m = memoryDeps('ctxpkg-prog-');
@@ -51,5 +52,43 @@ describe('help texts', () => {
   });
   it('quickstart --help says which AGENTS.md it falls back to', async () => {
     expect((await run(['quickstart', '--help'])).stdout).toMatch(/default: \.\/AGENTS\.md; without one,\s+the AGENTS\.md bundled with ctxpkg/);
+  });
+});
+
+describe('the lazy command table (commands/index.ts)', () => {
+  it('the stub listing of `ctxpkg --help` is the listing of the fully loaded program', async () => {
+    const full = await createProgram(memoryDeps('ctxpkg-prog-').deps);
+    const lazy = await createProgram(memoryDeps('ctxpkg-prog-').deps, { exitCode: 0 }, []);
+    expect(lazy.helpInformation()).toBe(full.helpInformation());
+    // Every registered top-level command has a table entry, and no entry is left unregistered.
+    expect(lazy.commands.map((c) => c.name())).toEqual(full.commands.map((c) => c.name()));
+    expect(lazy.commands.length).toBe(COMMANDS.length);
+  });
+  it('each command loads with the others as stubs, in the same place', async () => {
+    const full = (await createProgram(memoryDeps('ctxpkg-prog-').deps)).helpInformation();
+    for (const entry of COMMANDS) {
+      const one = await createProgram(memoryDeps('ctxpkg-prog-').deps, { exitCode: 0 }, [entry]);
+      expect(one.helpInformation()).toBe(full);
+    }
+  });
+  it('argv names the one module to load: the first word, the word after `help`, or none', () => {
+    const usage = (argv: string[]): string[] => commandsFor(argv).map((e) => e.usage);
+    expect(usage(['install'])).toEqual(['install [packages...]']);
+    expect(usage(['--json', 'i', '--frozen-lockfile'])).toEqual(['install [packages...]']);
+    expect(usage(['help', 'unyank'])).toEqual(['unyank <package@version>']);
+    expect(usage(['registry', 'token', 'list'])).toEqual(['registry']);
+    expect(usage(['--help'])).toEqual([]);
+    expect(usage(['help'])).toEqual([]);
+    expect(usage(['bogus', 'install'])).toEqual([]);
+    expect(usage(['--', 'install'])).toEqual([]);
+  });
+  it('`ctxpkg help <cmd>` and `ctxpkg unyank --help` show the real command', async () => {
+    const a = await run(['help', 'install']);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toContain('--frozen-lockfile');
+    const b = await run(['unyank', '--help']);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toContain('Usage: ctxpkg unyank [options] <package@version>');
+    expect(b.stdout).toContain('ctxpkg unyank @acme/auth-context@1.2.0');
   });
 });

@@ -1,28 +1,18 @@
 /**
  * Builds the `ctxpkg` commander program from injected dependencies (ARCHITECTURE.md
  * "packages/cli"). `runCli(argv, deps)` is what `bin.ts` and the in-process tests call.
+ *
+ * The command table (commands/index.ts) is lazy: `runCli` loads only the module of the command
+ * named in argv; every other command is a listing-only stub. `ctxpkg --help` loads no command
+ * module, `ctxpkg <cmd> …` loads one (bench/startup measures both against `--version`).
  */
 import { Command, CommanderError } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import type { CommandContext, GlobalFlags } from './command.js';
 import type { CliDeps } from './deps.js';
-import { emitError, emitResult, type CommandResult, type GlobalFlags } from './output.js';
-import { registerCommands } from './commands/index.js';
+import { emitError, emitResult } from './output.js';
+import { COMMANDS, commandEntry, type CommandEntry } from './commands/index.js';
 import { CLI_VERSION } from './version.js';
-
-/** Handed to each command registrar. */
-export interface CommandContext {
-  deps: CliDeps;
-  /**
-   * Create a subcommand of `parent` with the options every command has (`--json`, `--debug`).
-   * Use `.action(ctx.action(async (…args) => result))` on it.
-   */
-  command(parent: Command, nameAndArgs: string, description: string): Command;
-  /**
-   * Wrap an async command body: it returns a `CommandResult` (printed in one place) or throws
-   * (a `CtxpkgError`, printed as `error E_CODE: message`). The exit code is recorded.
-   */
-  action<A extends unknown[]>(fn: (...args: A) => Promise<CommandResult>): (...args: A) => Promise<void>;
-}
 
 /** Extract the common flags from commander's last action argument (the Command). */
 function flagsOf(args: unknown[]): GlobalFlags {
@@ -35,9 +25,32 @@ function flagsOf(args: unknown[]): GlobalFlags {
 }
 
 /**
- * Build the program. `state.exitCode` receives the exit code of the command that ran.
+ * The table entries whose modules a run of `argv` needs: the command named by the first word
+ * that is not an option (program options take no values), or the one after `help`. Empty for
+ * `ctxpkg`, `ctxpkg --help`, `ctxpkg help` and unknown words (commander reports those).
  */
-export function createProgram(deps: CliDeps, state: { exitCode: number } = { exitCode: 0 }): Command {
+export function commandsFor(argv: string[]): CommandEntry[] {
+  const words: string[] = [];
+  for (const a of argv) {
+    if (a === '--') break;
+    if (!a.startsWith('-')) words.push(a);
+    if (words.length === 2) break;
+  }
+  const word = words[0] === 'help' ? words[1] : words[0];
+  const entry = word === undefined ? undefined : commandEntry(word);
+  return entry ? [entry] : [];
+}
+
+/**
+ * Build the program. `state.exitCode` receives the exit code of the command that ran.
+ * `load` names the table entries whose modules register real commands (default: all of them);
+ * the rest are stubs that only list themselves in `--help`.
+ */
+export async function createProgram(
+  deps: CliDeps,
+  state: { exitCode: number } = { exitCode: 0 },
+  load: readonly CommandEntry[] = COMMANDS,
+): Promise<Command> {
   const program = new Command();
   program
     .name('ctxpkg')
@@ -84,7 +97,20 @@ export function createProgram(deps: CliDeps, state: { exitCode: number } = { exi
       };
     },
   };
-  registerCommands(program, ctx);
+  // One module may register several commands (yank.js: yank and unyank); load each once.
+  const loaders = new Set(load.map((e) => e.load));
+  const modules = new Map(await Promise.all([...loaders].map(async (l) => [l, await l()] as const)));
+  const registered = new Set<CommandEntry['load']>();
+  for (const entry of COMMANDS) {
+    const mod = modules.get(entry.load);
+    if (mod) {
+      if (!registered.has(entry.load)) mod.register(program, ctx);
+      registered.add(entry.load);
+    } else {
+      const stub = entry.group ? program.command(entry.usage).description(entry.description) : ctx.command(program, entry.usage, entry.description);
+      for (const a of entry.aliases ?? []) stub.alias(a);
+    }
+  }
   return program;
 }
 
@@ -123,7 +149,7 @@ export function usageError(err: CommanderError, program: Command, argv: string[]
  */
 export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   const state = { exitCode: 0 };
-  const program = createProgram(deps, state);
+  const program = await createProgram(deps, state, commandsFor(argv));
   const end = argv.indexOf('--');
   const flagArgs = end < 0 ? argv : argv.slice(0, end);
   const flags: GlobalFlags = { json: flagArgs.includes('--json'), debug: flagArgs.includes('--debug') };

@@ -23,8 +23,3 @@ export function openSession(deps: CliDeps, registryFlag?: string): Session {
   const settings = registrySettings(deps, registryFlag, { registry: manifest.registry, registries: manifest.registries });
   return { root, exists, manifest, settings, client: new RegistryClient({ fetch: deps.fetch, settings }) };
 }
-
-/** Help text footer with examples (every command's `--help` shows some). */
-export function examples(lines: string[]): string {
-  return '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n') + '\n';
-}

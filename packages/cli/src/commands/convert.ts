@@ -23,10 +23,8 @@ import {
   type ZstdCompressor,
 } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { readIfExists, writeFileAtomic } from '../fsutil.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
 
 export interface ConvertOptions {
   /** Target form; default: the other form. */

@@ -6,9 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 export interface CreateCliOptions {
   name?: string;

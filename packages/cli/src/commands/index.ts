@@ -1,38 +1,59 @@
 /**
- * The list of command registrars. Each command lives in its own file `commands/<name>.ts` and
- * exports `register(program, ctx)`. Keep this list sorted by command name.
+ * The command table: every top-level command with what `ctxpkg --help` lists for it, and how to
+ * load the module whose `register(program, ctx)` builds it. `createProgram` loads only the module
+ * of the command being run (bench/startup: `ctxpkg --help` and `ctxpkg <cmd> --help` stay near
+ * `ctxpkg --version`); the other commands exist as listing-only stubs built from this table.
+ * `usage`, `aliases` and `description` must say what the module registers (program.test.ts
+ * compares the stub listing with the fully loaded one). Keep the order of today's `--help`.
  */
 import type { Command } from 'commander';
-import type { CommandContext } from '../program.js';
-import { register as convert } from './convert.js';
-import { register as create } from './create.js';
-import { register as info } from './info.js';
-import { register as init } from './init.js';
-import { register as install } from './install.js';
-import { register as keygen } from './keygen.js';
-import { register as login } from './login.js';
-import { register as ls } from './ls.js';
-import { register as mcp } from './mcp.js';
-import { register as outdated } from './outdated.js';
-import { register as publish } from './publish.js';
-import { register as quickstart } from './quickstart.js';
-import { register as registry } from './registry.js';
-import { register as render } from './render.js';
-import { register as search } from './search.js';
-import { register as sync } from './sync.js';
-import { register as uninstall } from './uninstall.js';
-import { register as update } from './update.js';
-import { register as verify } from './verify.js';
-import { register as why } from './why.js';
-import { register as yank } from './yank.js';
+import type { CommandContext } from '../command.js';
 
-type Registrar = (program: Command, ctx: CommandContext) => void;
+/** A command module: `register` adds its command(s) to `program`. */
+export interface CommandModule {
+  register(program: Command, ctx: CommandContext): void;
+}
 
-const REGISTRARS: Registrar[] = [
-  convert, create, info, init, install, keygen, login, ls, mcp, outdated, publish, quickstart, registry, render, search, sync, uninstall, update, verify, why, yank,
+export interface CommandEntry {
+  /** Name and arguments as registered (`install [packages...]`). */
+  usage: string;
+  aliases?: string[];
+  /** The one-line description `--help` lists. */
+  description: string;
+  /** A group of subcommands without options of its own (`registry`). */
+  group?: true;
+  /** Loads the module that registers this command (one module may register several). */
+  load: () => Promise<CommandModule>;
+}
+
+const yank = (): Promise<CommandModule> => import('./yank.js');
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { usage: 'convert <in> <out>', description: 'convert a package between the JSON bundle and the ZIP form (hashes and signature kept)', load: () => import('./convert.js') },
+  { usage: 'create', description: 'create a signed .ctxpkg from AGENTS.md, CLAUDE.md, Cursor/Copilot rules, Markdown or JSON sources', load: () => import('./create.js') },
+  { usage: 'info <file|@ns/name[@version]>', description: 'show a package file, or a package on its registry: manifest, layers, counts, signer and every check', load: () => import('./info.js') },
+  { usage: 'init', description: 'create ctxpkg.json in the current directory and ignore .ctxpkg/', load: () => import('./init.js') },
+  { usage: 'install [packages...]', aliases: ['i'], description: 'install packages (or, with no arguments, exactly the lockfile) into this project', load: () => import('./install.js') },
+  { usage: 'keygen', description: 'create an Ed25519 signing key and print its public key and fingerprint', load: () => import('./keygen.js') },
+  { usage: 'login', description: 'save a registry token (read from stdin or a prompt) for one registry', load: () => import('./login.js') },
+  { usage: 'ls', aliases: ['list'], description: 'show the installed dependency tree', load: () => import('./ls.js') },
+  { usage: 'mcp', description: 'serve installed context to agents over MCP (stdio): search_context, get_node, neighbors, render_pack', load: () => import('./mcp.js') },
+  { usage: 'outdated', description: 'show declared dependencies with newer versions', load: () => import('./outdated.js') },
+  { usage: 'publish [file]', description: 'publish a signed .ctxpkg to the registry of its scope', load: () => import('./publish.js') },
+  { usage: 'quickstart', description: 'run the whole flow on an embedded registry: AGENTS.md → signed pack → publish → install', load: () => import('./quickstart.js') },
+  { usage: 'registry', group: true, description: 'run and administer a ctxpkg registry', load: () => import('./registry.js') },
+  { usage: 'render', description: 'compile installed context into a budgeted pack with a receipt', load: () => import('./render.js') },
+  { usage: 'search <query>', description: 'search a registry for packages (names, descriptions, tags, node content)', load: () => import('./search.js') },
+  { usage: 'sync', description: 'write installed context into agent instruction files (AGENTS.md, CLAUDE.md, Cursor, Copilot)', load: () => import('./sync.js') },
+  { usage: 'uninstall <packages...>', aliases: ['remove'], description: 'remove packages from this project (ctxpkg.json, ctxpkg.lock, store, merged graph)', load: () => import('./uninstall.js') },
+  { usage: 'update [packages...]', description: 'update packages to the newest versions their ranges allow', load: () => import('./update.js') },
+  { usage: 'verify <files...>', description: 'verify package files: structure, content_hash, sha256, byte_size, signature', load: () => import('./verify.js') },
+  { usage: 'why <package>', description: 'explain which declared dependencies pull a package in', load: () => import('./why.js') },
+  { usage: 'yank <package@version>', description: 'mark a published version as yanked (not chosen by new installs)', load: yank },
+  { usage: 'unyank <package@version>', description: 'undo a yank', load: yank },
 ];
 
-/** Register every command on `program`. */
-export function registerCommands(program: Command, ctx: CommandContext): void {
-  for (const r of REGISTRARS) r(program, ctx);
+/** The entry whose name or alias is `word`, if any. */
+export function commandEntry(word: string): CommandEntry | undefined {
+  return COMMANDS.find((e) => e.usage.split(' ')[0] === word || (e.aliases ?? []).includes(word));
 }

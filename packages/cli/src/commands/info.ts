@@ -10,12 +10,10 @@ import type { Command } from 'commander';
 import type { Manifest, PackageContent, PackageChecks } from '@ctxpkg/format';
 import type { IndexEntry, VersionDoc } from '../client.js';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { sourceFileHint } from '../package-file.js';
 import { signerLabel } from '../signer-label.js';
 import { checkLines } from './verify.js';
-import { examples } from '../session.js';
 
 
 /** Counts of everything a package carries. */

@@ -8,12 +8,10 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { normalizeRegistryUrl } from '../config.js';
 import type { CliDeps } from '../deps.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { writeFileAtomic } from '../fsutil.js';
-import type { CommandResult } from '../output.js';
 import { PROJECT_FILES } from '../paths.js';
-import type { CommandContext } from '../program.js';
 import { defaultManifest, serializeManifest } from '../project.js';
-import { examples } from '../session.js';
 
 export interface InitOptions {
   registry?: string;

@@ -8,9 +8,8 @@
  */
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples, openSession } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
+import { openSession } from '../session.js';
 import type { InstallOptions, InstallReport } from '../install/run.js';
 
 const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;

@@ -9,10 +9,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { defaultKeyPath } from '../paths.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
 
 
 export interface KeygenOptions {

@@ -16,9 +16,7 @@ import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
 import { RegistryClient } from '../client.js';
 import { checkScope, loadUserConfig, normalizeRegistryUrl, saveUserConfig, TOKEN_SHAPE } from '../config.js';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 export interface LoginOptions {
   registry?: string;

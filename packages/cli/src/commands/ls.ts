@@ -7,10 +7,8 @@
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { findProjectRoot, readManifest } from '../project.js';
-import { examples } from '../session.js';
 
 interface TreeNode {
   name: string;

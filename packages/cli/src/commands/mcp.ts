@@ -4,9 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 /** Run the server until the client disconnects. Fails early (`E_NOT_FOUND`) outside a project. */
 export async function runMcp(deps: CliDeps): Promise<CommandResult> {

@@ -8,9 +8,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples, openSession } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
+import { openSession } from '../session.js';
 
 export interface PublishOptions {
   registry?: string;

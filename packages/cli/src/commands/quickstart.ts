@@ -12,9 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 export interface QuickstartOptions {
   from?: string;

@@ -22,9 +22,7 @@ import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import { signerLabel } from '../signer-label.js';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { adminLocation, dataDirOf, onRegistry } from './registry-admin.js';
 
 export { dataDirOf } from './registry-admin.js';

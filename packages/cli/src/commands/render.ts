@@ -8,9 +8,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { BYTES_PER_TOKEN, CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 export interface RenderOptions {
   maxBytes?: string;

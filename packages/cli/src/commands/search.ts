@@ -3,9 +3,8 @@
  */
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples, openSession } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
+import { openSession } from '../session.js';
 
 export async function runSearch(query: string, opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { defaultRegistry } = await import('../config.js');

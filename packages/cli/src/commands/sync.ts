@@ -7,9 +7,7 @@
 import type { Command } from 'commander';
 import { CtxpkgError, SYNC_TARGETS, type SyncTarget } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 export interface SyncCommandOptions {
   target?: string[];

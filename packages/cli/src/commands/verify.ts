@@ -13,9 +13,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { PackageChecks, VerifyReport } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 
 export interface VerifyCommandOptions {

@@ -5,10 +5,8 @@
 import type { Command } from 'commander';
 import { CtxpkgError, parsePackageName } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { findProjectRoot, readManifest } from '../project.js';
-import { examples } from '../session.js';
 
 export async function runWhy(target: string, deps: CliDeps): Promise<CommandResult> {
   parsePackageName(target);

@@ -5,9 +5,8 @@
 import type { Command } from 'commander';
 import { CtxpkgError, parsePackageName, validateVersion } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
-import type { CommandResult } from '../output.js';
-import type { CommandContext } from '../program.js';
-import { examples, openSession } from '../session.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
+import { openSession } from '../session.js';
 
 /** Split `@ns/name@version`. Throws `E_USAGE`/`E_INVALID_NAME`/`E_INVALID_VERSION`. */
 export function parsePinned(arg: string): { name: string; version: string } {

@@ -21,27 +21,23 @@ import { registryFor } from '../config.js';
 import type { CliDeps } from '../deps.js';
 import { withProjectLock } from '../lock.js';
 import { PROJECT_FILES } from '../paths.js';
-import { readManifest, serializeManifest, type ProjectManifest } from '../project.js';
+import { readManifest, type ProjectManifest } from '../project.js';
 import type { Session } from '../session.js';
-import { pruneBlobs } from '../blob-store.js';
-import { pruneStore, putArtifact } from '../store.js';
-import { storeProjectBlobs } from './blobs.js';
 import { checkEdges } from './edges.js';
 import { fetchAndVerify } from './fetch.js';
 import { readLocalPackage, type LocalPackage } from './local.js';
-import { readLock, lockText } from './lockio.js';
-import { rebuildMergedGraph, type MergeSummary } from './merged.js';
-import { checkLockRegistries, lockChanges, lockClosure, lockDrift } from './plan.js';
-import { dropPins, ensureGitignore, userConfigBindings } from './project-edits.js';
-import { resolveStep, type ResolveStepResult } from './resolve-step.js';
+import { readLock } from './lockio.js';
+import type { MergeSummary } from './merged.js';
+import { checkLockRegistries, lockClosure, lockDrift } from './plan.js';
+import { resolveStep } from './resolve-step.js';
 import { sealKey } from './seal.js';
 import { RegistrySource } from './source.js';
 import { checkDeclared, parseSpec } from './spec.js';
-import { commitProjectFiles, recoverProjectFiles } from './txn.js';
-import type { LockedEntry, LockState, Planned, VerifiedEntry } from './types.js';
-import { readVerified, writeVerified, type ArtifactFacts } from './verified.js';
-import { verifyArtifact } from './verify.js';
-import { yankedReport, yankedStatus } from './yanked.js';
+import { recoverProjectFiles } from './txn.js';
+import type { Inputs, LockedEntry, Plan, Planned, ProjectTexts, VerifiedEntry, Written } from './types.js';
+import { readVerified } from './verified.js';
+import { projectTexts, writeProject } from './write-step.js';
+import { yankedReport } from './yanked.js';
 
 export interface InstallOptions {
   /** Arguments of `install` (`@ns/name[@range]` or a file). */
@@ -109,18 +105,38 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
   }
 }
 
+/**
+ * The named steps in order: 1 `readInputs` (validate, no network), 2 `readLocalFiles`, the
+ * declared-set and locked-origin checks, 3 `planInstall`, 4 fetch and verify + recorded edges,
+ * 5 `projectTexts` (write-step.ts; nothing written yet), 6 `writeProject`, 7 `report`.
+ */
 async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): Promise<InstallReport> {
-  const root = session.root;
+  const inputs = readInputs(session.root, opts, deps);
+  const local = await readLocalFiles(inputs);
+  checkDeclared(inputs.declared);
+  checkLockRegistries(inputs.before, session.settings, [inputs.manifest.dependencies, inputs.declared, inputs.before.declared], deps);
+  const plan = await planInstall(session, opts, inputs, local);
+  // 4. Fetch and verify; then every recorded edge against the verified manifests.
+  const fetched = await fetchAndVerify({
+    root: inputs.root, session, planned: plan.planned, before: inputs.before, record: inputs.record,
+    requireSignature: inputs.requireSignature, acceptNewKey: inputs.acceptNewKey, concurrency: opts.concurrency ?? 8, stderr: deps.stderr,
+  });
+  checkEdges(fetched.entries, plan.edgesFrom);
+  const all = [...fetched.entries, ...[...local.values()].map((l) => l.entry).filter((f) => !fetched.entries.some((v) => v.name === f.name))].sort(byName);
+  const texts = projectTexts(session, Boolean(opts.frozen), inputs, all);
+  const written = await writeProject(session, inputs, plan, all, texts, fetched.downloads);
+  return report(inputs, plan, all, texts, written, fetched);
+}
+
+/** Step 1: arguments and ctxpkg.json are validated before any network request. */
+function readInputs(root: string, opts: InstallOptions, deps: CliDeps): Inputs {
   recoverProjectFiles(root);
   const manifest: ProjectManifest = readManifest(root);
   const lock = readLock(root);
-  const before = lock.state;
   const declared: Record<string, string> = { ...manifest.dependencies };
   const exactNow: Record<string, string> = {};
   const fileSpecs: string[] = [];
   const provisional = new Set<string>();
-
-  // 1. Arguments and ctxpkg.json are validated before any network request.
   for (const arg of opts.specs ?? []) {
     const s = parseSpec(arg);
     if (s.kind === 'file') fileSpecs.push(s.path);
@@ -141,23 +157,33 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
   if (opts.frozen && ((opts.specs ?? []).length > 0 || (opts.remove ?? []).length > 0 || opts.update)) {
     throw new CtxpkgError('E_USAGE', '--frozen-lockfile installs exactly the lockfile; it cannot add, remove or update packages');
   }
-  const requireSignature = manifest.trust.require_signature;
-  const acceptNewKey = Boolean(opts.acceptNewKey);
   const key = sealKey(deps, true);
-  const record = readVerified(root, key);
+  return {
+    root, manifest, lock, before: lock.state, declared, exactNow, fileSpecs, provisional,
+    requireSignature: manifest.trust.require_signature, acceptNewKey: Boolean(opts.acceptNewKey), key, record: readVerified(root, key),
+  };
+}
 
-  // 2. Local files: verified and pinned by hash; their dependencies become roots.
+/** Step 2: local files named as arguments, verified and pinned by hash; their dependencies become roots. */
+async function readLocalFiles(inputs: Inputs): Promise<Map<string, LocalPackage>> {
+  const { root, before, requireSignature, acceptNewKey } = inputs;
   const local = new Map<string, LocalPackage>();
-  for (const path of fileSpecs) {
+  for (const path of inputs.fileSpecs) {
     const lp = await readLocalPackage(root, path, { before, requireSignature, acceptNewKey });
-    declared[lp.entry.name] = lp.entry.registry;
-    delete exactNow[lp.entry.name];
+    inputs.declared[lp.entry.name] = lp.entry.registry;
+    delete inputs.exactNow[lp.entry.name];
     local.set(lp.entry.name, lp);
   }
-  checkDeclared(declared);
-  checkLockRegistries(before, session.settings, [manifest.dependencies, declared, before.declared], deps);
+  return local;
+}
 
-  // 3. Plan.
+/**
+ * Step 3: the plan. Frozen: the lock, or E_LOCKFILE_OUT_OF_SYNC on drift; a lock that satisfies
+ * the declared set (after an uninstall, the rest of it): the lock, no registry contact; else
+ * resolve over the registries, respecting the lock (resolve-step.ts).
+ */
+async function planInstall(session: Session, opts: InstallOptions, inputs: Inputs, local: Map<string, LocalPackage>): Promise<Plan> {
+  const { root, declared, before, requireSignature, acceptNewKey } = inputs;
   const source = new RegistrySource(session.client, session.settings);
   const drift = lockDrift(declared, before);
   const fromLock = (e: LockedEntry): Planned => ({
@@ -169,9 +195,6 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
     expectedFrom: 'lockfile',
     dependencies: e.dependencies,
   });
-  let planned: Planned[];
-  let edgesFrom: 'lock' | 'index' = 'lock';
-  let resolved: ResolveStepResult | undefined;
   const nothingToResolve = !opts.update && (opts.specs ?? []).length === 0 && (!drift || ((opts.remove ?? []).length > 0 && !lockDrift(declared, { ...before, declared })));
   if (opts.frozen) {
     if (drift) {
@@ -179,94 +202,35 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
         hint: 'run `ctxpkg install` without --frozen-lockfile to update the lockfile, and commit it',
       });
     }
-    planned = lockClosure(declared, before).map(fromLock);
-  } else if (nothingToResolve) {
-    // The lock satisfies the declared set (after an uninstall, the rest of it): no registry contact.
-    planned = lockClosure(declared, before).map(fromLock);
-  } else {
-    for (const [name, range] of Object.entries(declared)) {
-      if (range.startsWith('file:') && !local.has(name)) local.set(name, await readLocalPackage(root, range.slice(5), { name, before, requireSignature, acceptNewKey }));
-    }
-    const registryDeclared = Object.fromEntries(Object.entries(declared).filter(([, r]) => !r.startsWith('file:')));
-    const fileRoots = [...local.values()].flatMap((l) => l.required);
-    resolved = await resolveStep(
-      { declared: registryDeclared, exactNow, fileRoots, localNames: new Set(local.keys()), lockModel: lock.model, before, update: opts.update },
-      source,
-    );
-    for (const lp of local.values()) {
-      const versions = resolved.versions;
-      lp.entry.dependencies = Object.fromEntries(lp.required.filter((d) => versions.has(d.name)).map((d) => [d.name, versions.get(d.name) as string]));
-    }
-    planned = resolved.planned;
-    edgesFrom = 'index';
+    return { planned: lockClosure(declared, before).map(fromLock), edgesFrom: 'lock', source };
   }
-
-  // 4. Fetch and verify; then every recorded edge against the verified manifests.
-  const fetched = await fetchAndVerify({ root, session, planned, before, record, requireSignature, acceptNewKey, concurrency: opts.concurrency ?? 8, stderr: deps.stderr });
-  checkEdges(fetched.entries, edgesFrom);
-  const all = [...fetched.entries, ...[...local.values()].map((l) => l.entry).filter((f) => !fetched.entries.some((v) => v.name === f.name))].sort(byName);
-
-  // 5. Compute every new file text; refuse a frozen change before anything is written.
-  for (const name of provisional) {
-    const v = all.find((e) => e.name === name);
-    if (v) declared[name] = `^${v.version}`;
+  if (nothingToResolve) return { planned: lockClosure(declared, before).map(fromLock), edgesFrom: 'lock', source };
+  for (const [name, range] of Object.entries(declared)) {
+    if (range.startsWith('file:') && !local.has(name)) local.set(name, await readLocalPackage(root, range.slice(5), { name, before, requireSignature, acceptNewKey }));
   }
-  const after: LockState = { declared: { ...declared }, packages: new Map() };
-  for (const v of all) {
-    after.packages.set(v.name, {
-      name: v.name, version: v.version, registry: v.registry, artifact_sha256: v.artifact_sha256,
-      integrity_sha256: v.integrity_sha256, signer_public_key: v.signer_public_key, dependencies: v.dependencies,
-    });
-  }
-  const removed = [...before.packages.values()].filter((e) => !after.packages.has(e.name)).map((e) => ({ name: e.name, version: e.version })).sort(byName);
-  const pins = opts.frozen ? { extra: manifest.extra, dropped: [] } : dropPins(manifest.extra, removed.map((r) => r.name));
-  const bound = opts.frozen ? [] : userConfigBindings(all.filter((v) => !v.registry.startsWith('file:')).map((v) => v.name), manifest, session.settings);
-  const newManifest: ProjectManifest = {
-    ...manifest,
-    dependencies: declared,
-    registries: { ...manifest.registries, ...Object.fromEntries(bound.map((b) => [b.scope, b.registry])) },
-    extra: pins.extra,
-  };
-  const newLockText = lockText(after);
-  const manifestText = serializeManifest(newManifest);
-  const lockfileChanged = newLockText !== lock.text;
-  if (opts.frozen && lockfileChanged) {
-    throw new CtxpkgError('E_LOCKFILE_OUT_OF_SYNC', `installing ctxpkg.lock exactly would change it (${lockChanges(before, after)}); refusing under --frozen-lockfile`, {
-      hint: 'run `ctxpkg install` without --frozen-lockfile and commit the lockfile',
-    });
-  }
-
-  // 6. Write: store (artifacts, then their blobs), ctxpkg.json + ctxpkg.lock together,
-  // .gitignore, the merged graph, the sealed record; then prune.
-  for (const v of all) if (!v.fromStore) putArtifact(root, v.bytes);
-  const blobStore = await storeProjectBlobs(root, all);
-  if (lockfileChanged || manifestText !== serializeManifest(manifest) || !session.exists) {
-    commitProjectFiles(root, { 'ctxpkg.json': manifestText, 'ctxpkg.lock': newLockText });
-  }
-  const gitignoreUpdated = !session.exists ? ensureGitignore(root) : false;
-  const { summary: merge, binding } = await rebuildMergedGraph(
-    root,
-    all,
-    async (e) => {
-      const full = await verifyArtifact(e.bytes, { requireSignature, acceptNewKey, name: e.name, version: e.version, registry: e.registry, expectedSha: e.artifact_sha256, pinnedSigner: e.signer_public_key, fromStore: true });
-      return { graph: full.graph as NonNullable<VerifiedEntry['graph']>, content_hash: full.content_hash };
-    },
-    record.merged,
+  const registryDeclared = Object.fromEntries(Object.entries(declared).filter(([, r]) => !r.startsWith('file:')));
+  const fileRoots = [...local.values()].flatMap((l) => l.required);
+  const resolved = await resolveStep(
+    { declared: registryDeclared, exactNow: inputs.exactNow, fileRoots, localNames: new Set(local.keys()), lockModel: inputs.lock.model, before, update: opts.update },
+    source,
   );
-  const status = await yankedStatus(all, source, record, source.requests + fetched.downloads > 0);
-  const artifacts = new Map<string, ArtifactFacts>();
-  for (const v of all) {
-    const yanked = status.get(v.artifact_sha256)?.yanked;
-    artifacts.set(v.artifact_sha256, {
-      name: v.name, version: v.version, registry: v.registry, integrity_sha256: v.integrity_sha256, signer_public_key: v.signer_public_key,
-      content_hash: v.content_hash, dependencies: v.manifestDependencies, ...(yanked === undefined ? {} : { yanked }),
-    });
+  for (const lp of local.values()) {
+    const versions = resolved.versions;
+    lp.entry.dependencies = Object.fromEntries(lp.required.filter((d) => versions.has(d.name)).map((d) => [d.name, versions.get(d.name) as string]));
   }
-  writeVerified(root, key, { artifacts, merged: binding });
-  pruneStore(root, new Set(all.map((v) => v.artifact_sha256)));
-  pruneBlobs(root, blobStore.keep);
+  return { planned: resolved.planned, edgesFrom: 'index', resolved, source };
+}
 
-  // 7. Report.
+/** Step 7: what changed, for the command's report (install.ts `reportLines`). */
+function report(
+  inputs: Inputs,
+  plan: Plan,
+  all: VerifiedEntry[],
+  texts: ProjectTexts,
+  written: Written,
+  fetched: { downloads: number; localReads: number },
+): InstallReport {
+  const { manifest, declared, before } = inputs;
   const added: InstallReport['added'] = [];
   const changed: InstallReport['changed'] = [];
   for (const v of all) {
@@ -278,23 +242,22 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
     .sort()
     .filter((n) => manifest.dependencies[n] !== declared[n])
     .map((n) => ({ name: n, range: declared[n] as string, ...(manifest.dependencies[n] !== undefined ? { previous: manifest.dependencies[n] } : {}) }));
-  const yanked = yankedReport(all, status, resolved?.yankedKept ?? []);
   return {
-    root,
+    root: inputs.root,
     added,
     changed,
-    removed,
+    removed: texts.removed,
     packages: all.map((v) => ({ name: v.name, version: v.version, registry: v.registry, signer: v.signer_public_key })),
-    requests: source.requests + fetched.downloads,
+    requests: plan.source.requests + fetched.downloads,
     downloaded: all.filter((v) => !v.fromStore && !v.registry.startsWith('file:')).length,
     localReads: fetched.localReads,
     saved,
-    bound,
-    pinsRemoved: pins.dropped,
-    yanked,
-    gitignoreUpdated,
-    merge,
-    skippedOptional: resolved?.skippedOptional ?? [],
-    lockfileChanged,
+    bound: texts.bound,
+    pinsRemoved: texts.pins.dropped,
+    yanked: yankedReport(all, written.status, plan.resolved?.yankedKept ?? []),
+    gitignoreUpdated: written.gitignoreUpdated,
+    merge: written.merge,
+    skippedOptional: plan.resolved?.skippedOptional ?? [],
+    lockfileChanged: texts.lockfileChanged,
   };
 }

@@ -3,7 +3,13 @@
  * `@ctxpkg/format` (lockfile.ts); `lockio.ts` converts between the two.
  */
 import type { ContextGraph } from '@ctxpkg/format';
-import type { ManifestDep } from './verified.js';
+import type { ProjectManifest } from '../project.js';
+import type { ReadLock } from './lockio.js';
+import type { MergeSummary } from './merged.js';
+import type { ResolveStepResult } from './resolve-step.js';
+import type { RegistrySource } from './source.js';
+import type { ManifestDep, VerifiedRecord } from './verified.js';
+import type { YankedStatus } from './yanked.js';
 
 /** One installed package as recorded in ctxpkg.lock. */
 export interface LockedEntry {
@@ -68,4 +74,54 @@ export interface VerifiedEntry extends LockedEntry {
   blobs?: Map<string, Uint8Array>;
   /** True when the bytes came from the local store (no network). */
   fromStore: boolean;
+}
+
+/** ctxpkg.json, ctxpkg.lock and the arguments, validated; nothing fetched yet (step 1). */
+export interface Inputs {
+  root: string;
+  manifest: ProjectManifest;
+  lock: ReadLock;
+  /** The lock as it was before this run. */
+  before: LockState;
+  /** The declared dependencies after this run's arguments (name → range or `file:` origin). */
+  declared: Record<string, string>;
+  /** `@x@1.1.0`: the exact range to resolve now (saved as `^1.1.0`). */
+  exactNow: Record<string, string>;
+  /** Local `.ctxpkg` files named as arguments. */
+  fileSpecs: string[];
+  /** Names given without a range: saved as `^<installed version>` once resolved. */
+  provisional: Set<string>;
+  requireSignature: boolean;
+  acceptNewKey: boolean;
+  key: Buffer | undefined;
+  record: VerifiedRecord;
+}
+
+/** Which packages to fetch, from where, and what they must hash to (step 3). */
+export interface Plan {
+  planned: Planned[];
+  /** Recorded edges come from the lock, or from the registry index resolved in this run. */
+  edgesFrom: 'lock' | 'index';
+  resolved?: ResolveStepResult;
+  source: RegistrySource;
+}
+
+/** The new texts of ctxpkg.json and ctxpkg.lock, computed before anything is written (step 5). */
+export interface ProjectTexts {
+  /** Packages in the old lock and not in the new one, sorted by name. */
+  removed: Array<{ name: string; version: string }>;
+  pins: { extra: Record<string, unknown>; dropped: string[] };
+  /** Scope bindings copied from the user config into ctxpkg.json. */
+  bound: Array<{ scope: string; registry: string }>;
+  manifestText: string;
+  lockText: string;
+  lockfileChanged: boolean;
+}
+
+/** What the writes of step 6 report. */
+export interface Written {
+  gitignoreUpdated: boolean;
+  merge: MergeSummary;
+  /** Yank status by artifact SHA-256. */
+  status: Map<string, YankedStatus>;
 }
