@@ -1,48 +1,74 @@
 /**
- * `ctxpkg sync [--target <t>…] [--remove] [--dry-run] [--now ISO]`: write agent instruction
- * files (AGENTS.md block by default; CLAUDE.md, Cursor rules, Copilot instructions when enabled
- * in ctxpkg.json `context.sync.targets` or named with --target), leaving user-edited blocks and
- * files alone with a warning (spec/pack.md "Sync").
+ * `ctxpkg sync [--target <t>…] [--remove <t>…|all] [--dry-run] [--now ISO]`: deliver installed
+ * context to every enabled agent target — one selection, each agent in its own files
+ * (spec/pack.md §11). `--target` adds targets and saves them in `context.sync.targets`;
+ * `--remove` removes targets by name, saves that, and names every file and block it removes.
+ * User-edited blocks and files are left alone with a warning.
  */
 import type { Command } from 'commander';
-import { CtxpkgError, SYNC_TARGETS, type SyncTarget } from '@ctxpkg/format';
+import { CtxpkgError, SYNC_TARGETS, syncTargetOf, type SyncTarget } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 
 export interface SyncCommandOptions {
   target?: string[];
-  remove?: boolean;
+  remove?: string[] | boolean;
   dryRun?: boolean;
   now?: string;
 }
 
+function targetNames(values: readonly string[], flag: string, allowAll: boolean): SyncTarget[] {
+  const names = values.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+  if (allowAll && names.includes('all')) return [...SYNC_TARGETS];
+  const bad = names.filter((t) => syncTargetOf(t) === undefined);
+  if (bad.length > 0) throw new CtxpkgError('E_USAGE', `unknown sync target ${bad.join(', ')} for ${flag} (one of ${SYNC_TARGETS.join(', ')}${allowAll ? ', or all' : ''})`);
+  if (names.length === 0) throw new CtxpkgError('E_USAGE', `${flag} needs target names (${SYNC_TARGETS.join(', ')}${allowAll ? ', or all' : ''})`);
+  return [...new Set(names.map((t) => syncTargetOf(t) as SyncTarget))];
+}
+
 /** Run `ctxpkg sync`. */
 export async function runSync(opts: SyncCommandOptions, deps: CliDeps): Promise<CommandResult> {
-  const { loadProjectContext, syncProject, describeSync } = await import('../targets/index.js');
+  const { loadProjectContext, syncProject, describeSync, findOwnedOutputs, enabledTargets } = await import('../targets/index.js');
   const { parseNow } = await import('@ctxpkg/format');
-  if (opts.remove && opts.target) throw new CtxpkgError('E_USAGE', '--remove and --target are mutually exclusive');
-  let targets: SyncTarget[] | undefined;
-  if (opts.target) {
-    const names = opts.target.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
-    const bad = names.filter((t) => !(SYNC_TARGETS as readonly string[]).includes(t));
-    if (bad.length > 0) throw new CtxpkgError('E_USAGE', `unknown sync target ${bad.join(', ')} (one of ${SYNC_TARGETS.join(', ')})`);
-    targets = names as SyncTarget[];
-  }
-  if (opts.remove) targets = [];
+  if (opts.remove === true) throw new CtxpkgError('E_USAGE', `--remove needs the targets to remove, by name (${SYNC_TARGETS.join(', ')}, or all)`, { hint: 'targets are removed only by name, e.g. `ctxpkg sync --remove cursor`' });
+  const add = opts.target ? targetNames(opts.target, '--target', false) : [];
+  const drop = Array.isArray(opts.remove) ? targetNames(opts.remove, '--remove', true) : [];
+  const both = add.filter((t) => drop.includes(t));
+  if (both.length > 0) throw new CtxpkgError('E_USAGE', `${both.join(', ')} named in both --target and --remove`);
   const now = parseNow(opts.now ?? deps.clock().toISOString()).iso;
-  const project = loadProjectContext(deps, { requireGraph: false, evidence: opts.dryRun ? 'read' : 'record' });
-  const report = syncProject(project, { now, dryRun: Boolean(opts.dryRun), ...(targets ? { targets } : {}) });
+  let project = loadProjectContext(deps, { requireGraph: false, evidence: opts.dryRun ? 'read' : 'record' });
+  const saved: string[] = [];
+  if (add.length > 0 || drop.length > 0) {
+    const current = enabledTargets(project.root, project.config.sync, findOwnedOutputs(project.root)).targets;
+    const next = SYNC_TARGETS.filter((t) => (current.includes(t) || add.includes(t)) && !drop.includes(t));
+    const { editManifest, syncOf } = await import('../manifest-edit.js');
+    const { changed } = await editManifest(
+      project.root,
+      (m) => {
+        syncOf(m).targets = next;
+      },
+      opts.dryRun,
+    );
+    if (changed || project.config.sync.targets === null) saved.push(`${opts.dryRun ? 'would save' : 'saved'} "context.sync.targets": [${next.map((t) => JSON.stringify(t)).join(', ')}] in ctxpkg.json`);
+    if (!opts.dryRun) project = loadProjectContext(deps, { requireGraph: false, evidence: 'record' });
+    else project = { ...project, config: { ...project.config, sync: { ...project.config.sync, targets: next } } };
+  }
+  const report = syncProject(project, { now, dryRun: Boolean(opts.dryRun), ...(drop.length > 0 ? { removeTargets: drop } : {}) });
   const { text, warnings } = describeSync(report, opts.dryRun);
-  return { text, warnings, json: { ...report, dry_run: Boolean(opts.dryRun), installed: project.installed } };
+  return { text: [...saved, ...text], warnings, json: { ...report, saved: saved.length > 0, dry_run: Boolean(opts.dryRun), installed: project.installed } };
 }
 
 export function register(program: Command, ctx: CommandContext): void {
   ctx
-    .command(program, 'sync', 'write installed context into agent instruction files (AGENTS.md, CLAUDE.md, Cursor, Copilot)')
-    .option('--target <name...>', `targets for this run (${SYNC_TARGETS.join(', ')}); default: context.sync.targets in ctxpkg.json`)
-    .option('--remove', 'remove everything an earlier sync wrote (unedited blocks and files)')
+    .command(program, 'sync', 'deliver installed context to agent files (AGENTS.md, Claude Code, Cursor, Copilot, Gemini CLI, Windsurf, Kiro, Cline)')
+    .option('--target <name...>', `add targets and save them in context.sync.targets (${SYNC_TARGETS.join(', ')})`)
+    .option('--remove [name...]', 'remove targets by name (or all), save that, and delete every file and block ctxpkg wrote for them')
     .option('--dry-run', 'report what would change, write nothing')
     .option('--now <iso>', 'the time to compile for (RFC 3339; default: now)')
-    .addHelpText('after', examples(['ctxpkg sync', 'ctxpkg sync --target agents-md cursor copilot', 'ctxpkg sync --remove']))
+    .addHelpText(
+      'after',
+      examples(['ctxpkg sync', 'ctxpkg sync --target claude cursor copilot', 'ctxpkg sync --remove cursor', 'ctxpkg sync --remove all']) +
+        '\nWithout "context.sync.targets" in ctxpkg.json, sync writes AGENTS.md plus every agent detected in the project (its files or folders exist).\n',
+    )
     .action(ctx.action(async (opts: SyncCommandOptions) => runSync(opts, ctx.deps)));
 }

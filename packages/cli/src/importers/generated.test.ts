@@ -20,14 +20,14 @@ function project(files: Record<string, string>): string {
 /** The managed block `ctxpkg sync` writes (real marker format from targets/blocks.ts). */
 const BLOCK = makeBlock('# Installed context (ctxpkg)\n\n- Never call the billing API without an idempotency key (from @acme/payments).');
 const USER = '# Our rules\n\n- Use ESM.\n';
-const WITH_BLOCK = appendBlock(USER, BLOCK);
+const WITH_BLOCK = appendBlock(USER, BLOCK).text;
 
 describe('managed block ranges', () => {
   it('finds the block sync appends, marker lines included', () => {
     const lines = WITH_BLOCK.split('\n');
     const [r] = managedBlockRanges(WITH_BLOCK);
     expect(lines[r.start - 1]).toMatch(/^<!-- ctxpkg:begin sha256=/);
-    expect(lines[r.end - 1]).toBe('<!-- ctxpkg:end -->');
+    expect(lines[r.end - 1]).toMatch(/^<!-- ctxpkg:end sha256=[0-9a-f]{64} -->$/);
     expect(blankLines(WITH_BLOCK, [r])).not.toContain('billing');
     expect(blankLines(WITH_BLOCK, [r]).split('\n')).toHaveLength(lines.length);
   });
@@ -64,7 +64,7 @@ describe('create --from . never imports ctxpkg output', () => {
       '.ctxpkg/graph/notes.md': '- from the store\n',
       'ctxpkg.json': '{}\n',
     });
-    writeSyncRecord(root, [{ path: 'docs/generated.md', target: 'cursor', kind: 'file', sha256: 'a'.repeat(64), created: true }]);
+    writeSyncRecord(root, [{ path: 'docs/generated.md', target: 'cursor', kind: 'file', sha256: 'a'.repeat(64), created: true }], []);
     const c = collectSources(root, root, ['.', '.ctxpkg/graph/notes.md']);
     expect(c.files.map((f) => f.path)).toEqual(['.cursor/rules/mine.mdc']);
     expect(c.skipped.map((s) => s.path).sort()).toEqual([
@@ -80,7 +80,7 @@ describe('create --from . never imports ctxpkg output', () => {
     expect(() => collectSources(root, root, ['AGENTS.md'])).toThrow(expect.objectContaining({ code: 'E_SOURCE', message: expect.stringContaining('AGENTS.md') }));
   });
   it('does not follow @imports written inside a managed block', () => {
-    const root = project({ 'CLAUDE.md': appendBlock('- Own rule.\n', makeBlock('See @docs/x.md')), 'docs/x.md': '- Imported.\n' });
+    const root = project({ 'CLAUDE.md': appendBlock('- Own rule.\n', makeBlock('See @docs/x.md')).text, 'docs/x.md': '- Imported.\n' });
     expect(collectSources(root, root, ['CLAUDE.md']).files.map((f) => f.path)).toEqual(['CLAUDE.md']);
   });
 });

@@ -11,8 +11,8 @@
  *   the file);
  * - generated files: a file listed with `kind: "file"` in a `.ctxpkg/sync.json` record
  *   (`packages/cli/src/targets/record.ts`) of the source root or of the project around it, or a
- *   file named like a generated one (`.cursor/rules/ctxpkg-*.mdc`,
- *   `.github/instructions/ctxpkg-*.instructions.md`) that carries a ctxpkg block marker.
+ *   file named like a generated one (`.cursor/rules/ctxpkg-*.mdc`, `.claude/rules/ctxpkg-*.md`,
+ *   `.github/instructions/ctxpkg-*.instructions.md`, …) that carries a ctxpkg block marker.
  *
  * The functions here are pure except `recordedGeneratedFiles` (reads the sync records).
  */
@@ -24,8 +24,12 @@ import { readSyncRecord } from '../targets/record.js';
 const BEGIN = /^\s*<!--\s*ctxpkg:begin\b/;
 const END = /^\s*<!--\s*ctxpkg:end\b/;
 
-/** File names `ctxpkg sync` generates for the `cursor` and `copilot` targets (POSIX, from the project root). */
-const GENERATED_NAME = /(^|\/)(\.cursor\/rules\/ctxpkg-[^/]+\.mdc|\.github\/instructions\/ctxpkg-[^/]+\.instructions\.md)$/;
+/**
+ * File names `ctxpkg sync` generates (POSIX, from the project root): the rule folders of the
+ * target modules (`packages/cli/src/targets/agents/`), `ctxpkg.<ext>` or `ctxpkg-<slug>.<ext>`.
+ */
+const GENERATED_NAME =
+  /(^|\/)(\.cursor\/rules\/ctxpkg(-[^/]+)?\.mdc|\.github\/instructions\/ctxpkg-[^/]+\.instructions\.md|(\.claude\/rules|\.windsurf\/rules|\.kiro\/steering|\.clinerules)\/ctxpkg(-[^/]+)?\.md)$/;
 
 /** A range of 1-based, inclusive line numbers. */
 export interface LineRange {

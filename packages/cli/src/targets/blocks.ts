@@ -1,32 +1,48 @@
 /**
- * Marker-delimited managed blocks in agent instruction files (spec/pack.md "Sync"). Pure string
+ * Marker-delimited managed blocks in agent files (spec/pack.md §11 "Blocks"). Pure string
  * functions.
  *
  * A block is
  * ```
- * <!-- ctxpkg:begin sha256=<hex of body> (managed by `ctxpkg sync`; edits here stop its updates) -->
+ * <!-- ctxpkg:begin sha256=<H> (managed by `ctxpkg sync`; edits here stop its updates) -->
  * <body>
- * <!-- ctxpkg:end -->
+ * <!-- ctxpkg:end sha256=<H> -->
  * ```
- * with both markers on lines of their own. The begin marker carries the SHA-256 of the body (LF
- * line ends), so a user edit is detected from the file alone — also in a fresh clone without
- * `.ctxpkg/sync.json`. An edited block is never overwritten or removed.
+ * with both markers on lines of their own. `H` is the SHA-256 of the body (LF line ends) — for a
+ * file ctxpkg generates whole, of its frontmatter followed by the body — so a hand edit is
+ * detected from the file alone, also in a fresh clone without `.ctxpkg/sync.json`, and the end
+ * marker names the same `H` as its begin marker: a line of package text can never close the
+ * block or open another (package text is escaped so that no line of it starts like a marker,
+ * `escapeContent`; and a forged end marker would have to name the hash of a body containing
+ * itself). An edited block is never overwritten or removed.
+ *
+ * Blocks written before the end marker carried the hash (`<!-- ctxpkg:end -->`) are still found:
+ * their end is the first plain end marker at which the body matches `H`.
  */
 import { createHash } from 'node:crypto';
 
-export const BLOCK_END = '<!-- ctxpkg:end -->';
-const BEGIN_RE = /^<!-- ctxpkg:begin sha256=([0-9a-f]{64})\b[^\n]*-->[ \t]*$/;
-const BEGIN_LOOSE = /^<!--\s*ctxpkg:begin\b/;
-const END_LOOSE = /^<!--\s*ctxpkg:end\b/;
+const NOTE = '(managed by `ctxpkg sync`; edits here stop its updates)';
+const BEGIN_RE = /^<!-- ctxpkg:begin sha256=([0-9a-f]{64})\b[^\n]*-->[ \t]*\r?$/;
+const END_RE = /^<!-- ctxpkg:end(?: sha256=([0-9a-f]{64}))? -->[ \t]*\r?$/;
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** The block text for `body` (no trailing newline). */
-export function makeBlock(body: string): string {
-  const b = body.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
-  return `<!-- ctxpkg:begin sha256=${sha256(b)} (managed by \`ctxpkg sync\`; edits here stop its updates) -->\n${b}\n${BLOCK_END}`;
+function normalizeBody(body: string): string {
+  return body.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
+}
+
+/** The hash a block's markers carry: over `prefix` (a generated file's frontmatter, else '') and the body. */
+export function blockHash(body: string, prefix = ''): string {
+  return sha256(prefix + normalizeBody(body));
+}
+
+/** The block text for `body` (no trailing newline). `prefix`: see `blockHash`. */
+export function makeBlock(body: string, prefix = ''): string {
+  const b = normalizeBody(body);
+  const h = blockHash(b, prefix);
+  return `<!-- ctxpkg:begin sha256=${h} ${NOTE} -->\n${b}\n<!-- ctxpkg:end sha256=${h} -->`;
 }
 
 /** Bytes a block adds around its body (markers and their line breaks). */
@@ -36,32 +52,48 @@ export function blockOverhead(): number {
 
 export type BlockState =
   | { kind: 'none' }
-  /** `start`/`end`: character offsets of the block (begin marker … end marker, inclusive). */
-  | { kind: 'ok'; start: number; end: number; edited: boolean; text: string }
-  | { kind: 'malformed'; reason: string };
+  /**
+   * `start`/`end`: character offsets of the block (begin marker … end marker, inclusive);
+   * `edited`: the body no longer matches the markers' hash (or the end marker is gone).
+   */
+  | { kind: 'ok'; start: number; end: number; edited: boolean; text: string };
 
-/** Locate the managed block of `text`. */
-export function findBlock(text: string): BlockState {
+/**
+ * Locate the managed block of `text` (the first begin marker written by ctxpkg). `prefixOf`
+ * gives the hashed prefix for a begin marker at a character offset (a generated file's
+ * frontmatter); default none. A begin marker without its end marker is an edited block ending
+ * at the end of the text (never removed).
+ */
+export function findBlock(text: string, prefixOf: (start: number) => string = () => ''): BlockState {
   const lines = text.split('\n');
-  const begins: number[] = [];
-  const ends: number[] = [];
-  lines.forEach((raw, i) => {
-    const l = raw.replace(/\r$/, '');
-    if (BEGIN_LOOSE.test(l.trim())) begins.push(i);
-    else if (END_LOOSE.test(l.trim())) ends.push(i);
-  });
-  if (begins.length === 0 && ends.length === 0) return { kind: 'none' };
-  if (begins.length !== 1 || ends.length !== 1) return { kind: 'malformed', reason: `${begins.length} begin and ${ends.length} end markers` };
-  const b = begins[0] as number;
-  const e = ends[0] as number;
-  if (e <= b) return { kind: 'malformed', reason: 'the end marker comes before the begin marker' };
-  const m = BEGIN_RE.exec((lines[b] as string).replace(/\r$/, ''));
-  const offset = (line: number): number => lines.slice(0, line).reduce((n, l) => n + l.length + 1, 0);
-  const start = offset(b);
-  const end = offset(e) + (lines[e] as string).replace(/\r$/, '').length;
-  const body = lines.slice(b + 1, e).join('\n').replace(/\r\n?/g, '\n').replace(/\n+$/, '');
-  const edited = !m || sha256(body) !== m[1];
-  return { kind: 'ok', start, end, edited, text: text.slice(start, end) };
+  let offset = 0;
+  const starts: number[] = [];
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length + 1;
+  }
+  for (let b = 0; b < lines.length; b++) {
+    const m = BEGIN_RE.exec(lines[b] as string);
+    if (!m) continue;
+    const h = m[1] as string;
+    const start = starts[b] as number;
+    const prefix = prefixOf(start);
+    let legacyEnd = -1;
+    for (let e = b + 1; e < lines.length; e++) {
+      const em = END_RE.exec(lines[e] as string);
+      if (!em) continue;
+      const end = (starts[e] as number) + (lines[e] as string).replace(/\r$/, '').length;
+      const body = lines.slice(b + 1, e).join('\n');
+      if (em[1] === h) return { kind: 'ok', start, end, edited: blockHash(body, prefix) !== h, text: text.slice(start, end) };
+      if (em[1] === undefined && legacyEnd < 0 && blockHash(body, prefix) === h) legacyEnd = e;
+    }
+    if (legacyEnd >= 0) {
+      const end = (starts[legacyEnd] as number) + (lines[legacyEnd] as string).replace(/\r$/, '').length;
+      return { kind: 'ok', start, end, edited: false, text: text.slice(start, end) };
+    }
+    return { kind: 'ok', start, end: text.replace(/\s+$/, '').length, edited: true, text: text.slice(start) };
+  }
+  return { kind: 'none' };
 }
 
 /** Replace the located block with `block`. */
@@ -69,20 +101,26 @@ export function replaceBlock(text: string, state: Extract<BlockState, { kind: 'o
   return text.slice(0, state.start) + block + text.slice(state.end);
 }
 
-/** Append `block` at the end of `text`, separated by one blank line; LF-terminated. */
-export function appendBlock(text: string, block: string): string {
-  if (text.trim() === '') return block + '\n';
-  const base = text.replace(/\s+$/, '');
-  return `${base}\n\n${block}\n`;
+/**
+ * Append `block` at the end of the user's `text`, separated by one blank line, LF-terminated.
+ * The user's text is kept byte for byte; `sep` is what was put between it and the block (so
+ * `removeBlock` restores the text exactly).
+ */
+export function appendBlock(text: string, block: string): { text: string; sep: string } {
+  const sep = text === '' ? '' : text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+  return { text: `${text}${sep}${block}\n`, sep };
 }
 
 /**
- * Remove the located block and the blank line `appendBlock` put before it. Returns the new text
- * (`''` when nothing but whitespace remains).
+ * Remove the located block, the line break after it and the separator `appendBlock` put before
+ * it (`sep`; without a record: one blank line when there is one). Returns the new text (`''`
+ * when nothing is left).
  */
-export function removeBlock(text: string, state: Extract<BlockState, { kind: 'ok' }>): string {
-  const before = text.slice(0, state.start).replace(/\n\n$/, '\n');
+export function removeBlock(text: string, state: Extract<BlockState, { kind: 'ok' }>, sep?: string): string {
+  let before = text.slice(0, state.start);
+  if (sep !== undefined) {
+    if (before.endsWith(sep)) before = before.slice(0, before.length - sep.length);
+  } else if (before.endsWith('\n\n')) before = before.slice(0, -1);
   const after = text.slice(state.end).replace(/^\r?\n/, '');
-  const out = before + after;
-  return out.trim() === '' ? '' : out;
+  return before + after;
 }

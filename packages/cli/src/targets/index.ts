@@ -6,15 +6,21 @@
  * returns its report (warnings to print), or `undefined` when auto-sync is off.
  * `removeSyncOutputs(deps)` removes exactly what sync wrote (unedited blocks and files).
  */
+import { SYNC_TARGETS } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { loadProjectContext } from './context.js';
 import { syncProject, type SyncReport } from './sync.js';
 
 export { loadProjectContext, workspaceReader, emptyGraph, type EvidenceMode, type ProjectContext } from './context.js';
 export { BUILT_HERE_FILE, builtHereFor, readBuiltHere } from './built-here.js';
-export { syncProject, desiredOutputs, type SyncOptions, type SyncReport } from './sync.js';
+export { syncProject, generatedFile, type SyncOptions, type SyncReport } from './sync.js';
+export { desiredOutputs, type DesiredOutput } from './outputs.js';
+export { computeDelivery, type Delivery } from './delivery.js';
+export { findOwnedOutputs, type OwnedOutput } from './owned.js';
+export { enabledTargets } from './enabled.js';
+export { AGENT_TARGETS, agentTarget, type AgentTarget } from './agents/index.js';
 export { readSyncRecord, SYNC_RECORD, type SyncEntry, type SyncRecord } from './record.js';
-export { packageSlug } from './outputs.js';
+export { SYNC_RECEIPT } from './receipt.js';
 
 /**
  * Run sync after install/uninstall when `context.sync.auto` is on. Throws like `syncProject` and
@@ -30,7 +36,7 @@ export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'h
 /** Remove every unedited output of earlier syncs (blocks cut out, generated files deleted). */
 export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): SyncReport {
   const project = loadProjectContext(deps, { requireGraph: false });
-  return syncProject(project, { now: deps.clock().toISOString(), targets: [] });
+  return syncProject(project, { now: deps.clock().toISOString(), targets: [], removeTargets: SYNC_TARGETS });
 }
 
 /** Human-readable lines of a report, and its warnings (skips). */
@@ -38,9 +44,15 @@ export function describeSync(report: SyncReport, dryRun = false): { text: string
   const verb = dryRun ? 'would ' : '';
   const text: string[] = [];
   for (const p of report.written) text.push(`${verb}write ${p}`);
-  for (const p of report.removed) text.push(`${verb}remove ctxpkg output from ${p}`);
+  for (const p of report.removed) text.push(`${verb}remove ${p}`);
   for (const p of report.unchanged) text.push(`unchanged ${p}`);
+  const t = report.tiers;
+  if (t.always_on + t.path_scoped + t.on_demand > 0) {
+    text.push(
+      `delivered: ${t.always_on} always-on, ${t.path_scoped} path-scoped in ${t.rule_sets} rule ${t.rule_sets === 1 ? 'set' : 'sets'}; ${t.on_demand} on demand (ctxpkg mcp, ctxpkg render)${report.receipt ? `; receipt ${report.receipt}` : ''}`,
+    );
+  }
+  text.push(`targets: ${report.targets.join(', ') || 'none'}${report.auto ? ` (AGENTS.md + detected${report.detected.length > 0 ? `: ${report.detected.join(', ')}` : ''}; set "context.sync.targets" or use --target/--remove to choose)` : ' (context.sync.targets)'}`);
   for (const n of report.notes) text.push(`note: ${n}`);
-  if (text.length === 0) text.push(`nothing to sync (targets: ${report.targets.join(', ') || 'none'})`);
   return { text, warnings: report.skipped.map((s) => `${s.path}: ${s.reason}`) };
 }

@@ -1,113 +1,104 @@
 /**
- * `ctxpkg sync`: write the agent instruction files from the merged graph, record what was
- * written, and remove what an earlier sync wrote that is no longer wanted (spec/pack.md "Sync").
+ * `ctxpkg sync`: deliver the installed context to every enabled agent target, record what was
+ * written, and remove what ctxpkg wrote that is no longer wanted (spec/pack.md §11).
  *
  * Rules:
- * - Everything is computed first (a budget error writes nothing); then each file is written
- *   atomically; then `.ctxpkg/sync.json` is written.
- * - A managed block whose body no longer matches the hash in its begin marker, a malformed block,
- *   or a generated file whose bytes differ from what sync recorded (or, without a record, whose
- *   block was edited) is left alone with a warning, and dropped from the record.
- * - An agent file that is a symbolic link (or not a regular file), or whose directory resolves
- *   outside the project, is never read or written: skipped with the reason (output-path.ts).
- * - An output no longer wanted (package uninstalled, target disabled) is removed only when it is
- *   unedited: a block is cut out (the file is deleted when sync created it and nothing else is
- *   left); a generated file is deleted, and then empty `.cursor/rules`, `.cursor`,
- *   `.github/instructions` directories.
+ * - One selection for all targets (`computeDelivery`), encoded per target (`desiredOutputs`).
+ *   Everything is computed first (a budget or pin error writes nothing); then each file is
+ *   written atomically; then `.ctxpkg/sync.json` and the sync receipt.
+ * - Ownership is read from the files (`findOwnedOutputs`): blocks and generated files carry their
+ *   hash. A block or generated file edited by hand is left alone with a warning and never
+ *   removed; a file of the same name that ctxpkg did not write is never touched.
+ * - An output no longer wanted is removed when its target is enabled (package uninstalled, rule
+ *   set gone, nothing installed any more) or removed by name; a block is cut out with the
+ *   separator sync added (the file is deleted when sync created it and nothing else is left), a
+ *   generated file deleted, and folders sync created removed when empty. Outputs of a target
+ *   that is neither enabled nor named are left and reported.
+ * - An agent file that is a symbolic link (or not a regular file), or whose folder resolves
+ *   outside the project, is never read or written (output-path.ts).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { SYNC_TARGETS, type SyncTarget } from '@ctxpkg/format';
+import { existsSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
+import { agentTarget, AGENT_TARGETS } from './agents/index.js';
 import { appendBlock, findBlock, makeBlock, removeBlock, replaceBlock } from './blocks.js';
 import type { ProjectContext } from './context.js';
+import { computeDelivery, type Delivery } from './delivery.js';
+import { enabledTargets } from './enabled.js';
 import { outputPathProblem } from './output-path.js';
-import { briefBody, packageFiles, type DesiredOutput } from './outputs.js';
+import { desiredOutputs, type DesiredOutput } from './outputs.js';
+import { fileBlock, findOwnedOutputs, generatedDirs, type OwnedOutput } from './owned.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
+import { writeSyncReceipt } from './receipt.js';
 
 export interface SyncOptions {
-  /** Targets for this run (default: `context.sync.targets`). */
-  targets?: readonly SyncTarget[];
-  /** RFC 3339 time for expiry decisions (default: the caller's clock). */
+  /** RFC 3339 time for expiry decisions (the caller's clock). */
   now: string;
   /** Compute and report, write nothing. */
   dryRun?: boolean;
+  /** Targets of this run instead of the enabled ones. */
+  targets?: readonly SyncTarget[];
+  /** Targets removed by name: their outputs are removed (and they are not written). */
+  removeTargets?: readonly SyncTarget[];
 }
 
 export interface SyncReport {
   targets: SyncTarget[];
+  /** True when the targets came from detection (`context.sync.targets` absent). */
+  auto: boolean;
+  /** Why each detected target is on (auto mode). */
+  detected: string[];
   written: string[];
   unchanged: string[];
+  /** What was removed: `AGENTS.md (block)`, `.claude/rules/ctxpkg-….md`, `.claude/rules/ (empty folder)`. */
   removed: string[];
-  /** Left alone (edited by the user, malformed, or not ours), with the reason. */
+  /** Left alone (edited by hand, not ctxpkg's, unsafe path), with the reason. */
   skipped: Array<{ path: string; reason: string }>;
   notes: string[];
+  /** Node counts of the tiers (0 when nothing is installed). */
+  tiers: { always_on: number; path_scoped: number; rule_sets: number; on_demand: number };
+  /** The sync receipt (project-relative), when written. */
+  receipt?: string;
 }
 
 const sha = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
-const GENERATED_DIRS: Record<'cursor' | 'copilot', { dir: string; re: RegExp }> = {
-  cursor: { dir: '.cursor/rules', re: /^ctxpkg-[a-z0-9._-]+\.mdc$/ },
-  copilot: { dir: '.github/instructions', re: /^ctxpkg-[a-z0-9._-]+\.instructions\.md$/ },
-};
-const BLOCK_FILES: Record<'agents-md' | 'claude-md', string> = { 'agents-md': 'AGENTS.md', 'claude-md': 'CLAUDE.md' };
 
-/** The outputs wanted for `targets` (throws `E_BUDGET` before anything is written). */
-export function desiredOutputs(project: ProjectContext, targets: readonly SyncTarget[], now: string, notes: string[]): DesiredOutput[] {
-  const out: DesiredOutput[] = [];
-  const read = project.read;
-  let brief: string | undefined;
-  for (const t of targets) {
-    if (t === 'agents-md' || t === 'claude-md') {
-      const path = BLOCK_FILES[t];
-      if (t === 'claude-md' && targets.includes('agents-md')) {
-        const claude = readTextIfExists(join(project.root, path));
-        if (claude !== undefined && /^\s*@(\.\/)?AGENTS\.md\s*$/m.test(claude)) {
-          notes.push('CLAUDE.md imports AGENTS.md; no separate block written there');
-          continue;
-        }
-      }
-      brief ??= briefBody(project.graph, project.config, now, read, project.builtHere);
-      out.push({ path, target: t, kind: 'block', head: '', body: brief });
-    } else {
-      out.push(...packageFiles(t, project.graph, project.config, now, read, project.builtHere));
-    }
-  }
-  return out;
+type Action = { path: string; target: SyncTarget; write?: string; delete?: true; entry?: SyncEntry; label?: string };
+
+/** The text of a generated file. */
+export function generatedFile(head: string, body: string): string {
+  return `${head}${makeBlock(body, head)}\n`;
 }
-
-type Action = { path: string; write?: string; delete?: true; entry?: SyncEntry };
 
 /** Plan one wanted output against the file on disk. */
 function planWanted(root: string, d: DesiredOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
   const unsafe = outputPathProblem(root, d.path);
   if (unsafe) return skip(report, d.path, unsafe);
   const current = readTextIfExists(join(root, d.path));
-  const block = makeBlock(d.body);
   if (d.kind === 'block') {
-    const entry = (created: boolean): SyncEntry => ({ path: d.path, target: d.target, kind: 'block', sha256: sha(block), created });
-    if (current === undefined) return { path: d.path, write: appendBlock('', block), entry: entry(true) };
+    const block = makeBlock(d.body);
+    const entry = (created: boolean, sep: string): SyncEntry => ({ path: d.path, target: d.target, kind: 'block', sha256: sha(block), created, sep });
+    if (current === undefined) return { path: d.path, target: d.target, write: `${block}\n`, entry: entry(true, '') };
     const st = findBlock(current);
-    if (st.kind === 'none') return { path: d.path, write: appendBlock(current, block), entry: entry(recorded?.created ?? false) };
-    if (st.kind === 'malformed') return skip(report, d.path, `malformed ctxpkg block (${st.reason}); fix or delete the markers`);
+    if (st.kind === 'none') {
+      const appended = appendBlock(current, block);
+      return { path: d.path, target: d.target, write: appended.text, entry: entry(false, appended.sep) };
+    }
     if (st.edited) return skip(report, d.path, 'the ctxpkg block was edited by hand; left alone (delete the block to let sync rewrite it)');
     const next = replaceBlock(current, st, block);
-    return next === current ? { path: d.path, entry: entry(recorded?.created ?? false) } : { path: d.path, write: next, entry: entry(recorded?.created ?? false) };
+    const e = entry(recorded?.created ?? false, recorded?.sep ?? '\n');
+    return next === current ? { path: d.path, target: d.target, entry: e } : { path: d.path, target: d.target, write: next, entry: e };
   }
-  const text = `${d.head}${block}\n`;
+  const text = generatedFile(d.head, d.body);
   const entry: SyncEntry = { path: d.path, target: d.target, kind: 'file', sha256: sha(text), created: recorded?.created ?? current === undefined };
-  if (current === undefined) return { path: d.path, write: text, entry };
-  if (current === text) return { path: d.path, entry };
-  if (ours(current, recorded)) return { path: d.path, write: text, entry };
-  return skip(report, d.path, 'edited by hand or not written by ctxpkg sync; left alone');
-}
-
-/** A generated file is ours when its bytes match the record, or (no record) its block is unedited. */
-function ours(current: string, recorded: SyncEntry | undefined): boolean {
-  if (recorded) return recorded.kind === 'file' && recorded.sha256 === sha(current);
-  const st = findBlock(current);
-  return st.kind === 'ok' && !st.edited;
+  if (current === undefined) return { path: d.path, target: d.target, write: text, entry };
+  if (current === text) return { path: d.path, target: d.target, entry };
+  const st = fileBlock(current);
+  if (st.kind === 'ok' && !st.edited) return { path: d.path, target: d.target, write: text, entry };
+  return skip(report, d.path, st.kind === 'ok' ? 'edited by hand; left alone (delete it to let sync rewrite it)' : 'not written by ctxpkg sync; left alone');
 }
 
 function skip(report: SyncReport, path: string, reason: string): undefined {
@@ -115,96 +106,153 @@ function skip(report: SyncReport, path: string, reason: string): undefined {
   return undefined;
 }
 
-/** Plan the removal of an output that is no longer wanted. */
-function planRemoval(root: string, path: string, kind: 'block' | 'file', recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
-  const unsafe = outputPathProblem(root, path);
-  if (unsafe) return recorded ? skip(report, path, unsafe) : undefined;
-  const current = readTextIfExists(join(root, path));
-  if (current === undefined) return undefined;
-  if (kind === 'file') {
-    if (ours(current, recorded)) return { path, delete: true };
-    if (recorded) report.skipped.push({ path, reason: 'no longer wanted, but edited by hand; left alone' });
-    return undefined;
-  }
+/** Plan the removal of an owned output that is no longer wanted. */
+function planRemoval(root: string, o: OwnedOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
+  if (o.edited) return skip(report, o.path, `no longer wanted, but ${o.kind === 'block' ? 'the ctxpkg block was' : 'it was'} edited by hand; left alone (delete it yourself)`);
+  const current = readTextIfExists(join(root, o.path)) as string;
+  if (o.kind === 'file') return { path: o.path, target: o.target, delete: true, label: o.path };
   const st = findBlock(current);
   if (st.kind !== 'ok') return undefined;
-  if (st.edited) return skip(report, path, 'no longer wanted, but the ctxpkg block was edited by hand; left alone');
-  const next = removeBlock(current, st);
-  return next === '' && (recorded?.created ?? false) ? { path, delete: true } : { path, write: next };
+  const next = removeBlock(current, st, recorded?.sep);
+  const created = recorded ? recorded.created : next.trim() === '';
+  if (next === '' && created) return { path: o.path, target: o.target, delete: true, label: `${o.path} (block; the file sync created)` };
+  return { path: o.path, target: o.target, write: next, label: `${o.path} (block)` };
 }
 
-/** Generated files of ours present on disk (found by name), for removal without a record. */
-function generatedOnDisk(root: string): Array<{ path: string; target: SyncTarget }> {
-  const out: Array<{ path: string; target: SyncTarget }> = [];
-  for (const [target, { dir, re }] of Object.entries(GENERATED_DIRS) as Array<['cursor' | 'copilot', { dir: string; re: RegExp }]>) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(join(root, dir));
-    } catch {
-      continue;
-    }
-    for (const n of names.sort()) if (re.test(n)) out.push({ path: `${dir}/${n}`, target });
+/** Folders of `path` below the root that do not exist yet (outermost first). */
+function missingDirs(root: string, path: string): string[] {
+  const out: string[] = [];
+  let d = posix.dirname(path);
+  while (d !== '.' && d !== '' && !existsSync(join(root, d))) {
+    out.unshift(d);
+    d = posix.dirname(d);
   }
   return out;
 }
 
+function countTiers(project: ProjectContext, delivery: Delivery | undefined): SyncReport['tiers'] {
+  if (!delivery) return { always_on: 0, path_scoped: 0, rule_sets: 0, on_demand: 0 };
+  const items = project.graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type)).length;
+  const alwaysOn = delivery.alwaysOn.receipt.counts.delivered;
+  const scoped = delivery.ruleSets.reduce((s, r) => s + r.receipt.counts.delivered, 0);
+  return { always_on: alwaysOn, path_scoped: scoped, rule_sets: delivery.ruleSets.length, on_demand: items - alwaysOn - scoped };
+}
+
 /**
- * Synchronize agent files of `project` for `opts.targets` (default: the configured targets).
- * With no targets at all this removes every unedited output of earlier syncs (that is how
- * uninstall and `ctxpkg sync --remove` clean up). Throws `E_BUDGET` (nothing written), `E_IO`,
- * or `E_UNSAFE_PATH` (nothing written) when `.ctxpkg/` is a symbolic link.
+ * Synchronize the agent files of `project` (see module docstring). Throws `E_BUDGET` or
+ * `E_NOT_FOUND` (nothing written), `E_IO`, or `E_UNSAFE_PATH` (nothing written) when `.ctxpkg/`
+ * is a symbolic link.
  */
 export function syncProject(project: ProjectContext, opts: SyncOptions): SyncReport {
   checkDerivedDirs(project.root);
-  const targets = SYNC_TARGETS.filter((t) => (opts.targets ?? project.config.sync.targets).includes(t));
-  const report: SyncReport = { targets, written: [], unchanged: [], removed: [], skipped: [], notes: [] };
-  const wanted = desiredOutputs(project, targets, opts.now, report.notes);
-  const record = readSyncRecord(project.root);
+  const root = project.root;
+  const owned = findOwnedOutputs(root);
+  const removeNamed = new Set(opts.removeTargets ?? []);
+  const enabled = opts.targets ? { targets: [...opts.targets], auto: false, reasons: [] } : enabledTargets(root, project.config.sync, owned);
+  const targets = enabled.targets.filter((t) => !removeNamed.has(t));
+  const report: SyncReport = {
+    targets,
+    auto: enabled.auto,
+    detected: enabled.reasons,
+    written: [],
+    unchanged: [],
+    removed: [],
+    skipped: [],
+    notes: [],
+    tiers: { always_on: 0, path_scoped: 0, rule_sets: 0, on_demand: 0 },
+  };
+  const agents = targets.map(agentTarget);
+  const anything = project.installed && project.graph.nodes.some((n) => !STRUCTURAL_TYPES.has(n.type));
+  const delivery = anything && agents.length > 0 ? computeDelivery(project, agents, opts.now) : undefined;
+  if (delivery) report.notes.push(...delivery.notes);
+  report.tiers = countTiers(project, delivery);
+  const wanted = desiredOutputs(root, agents, delivery, report.notes);
+  const record = readSyncRecord(root);
   const recorded = new Map(record.entries.map((e) => [e.path, e]));
   const wantedPaths = new Set(wanted.map((w) => w.path));
   const actions: Action[] = [];
   for (const d of wanted) {
-    const a = planWanted(project.root, d, recorded.get(d.path), report);
+    const a = planWanted(root, d, recorded.get(d.path), report);
     if (a) actions.push(a);
   }
-  const leftovers = new Map<string, 'block' | 'file'>();
-  for (const e of record.entries) if (!wantedPaths.has(e.path)) leftovers.set(e.path, e.kind);
-  for (const f of Object.values(BLOCK_FILES)) if (!wantedPaths.has(f) && !leftovers.has(f)) leftovers.set(f, 'block');
-  for (const g of generatedOnDisk(project.root)) if (!wantedPaths.has(g.path) && !leftovers.has(g.path)) leftovers.set(g.path, 'file');
-  for (const [path, kind] of [...leftovers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const a = planRemoval(project.root, path, kind, recorded.get(path), report);
+  const enabledSet = new Set<SyncTarget>(targets);
+  const left = new Map<SyncTarget, number>();
+  for (const o of owned) {
+    if (wantedPaths.has(o.path)) continue;
+    if (!enabledSet.has(o.target) && !removeNamed.has(o.target) && anything) {
+      left.set(o.target, (left.get(o.target) ?? 0) + 1);
+      continue;
+    }
+    const a = planRemoval(root, o, recorded.get(o.path), report);
     if (a) actions.push(a);
   }
+  for (const [t, n] of left) report.notes.push(`${n} ${n === 1 ? 'output' : 'outputs'} of target ${t} left in place: ${t} is not enabled (\`ctxpkg sync --remove ${t}\` removes ${n === 1 ? 'it' : 'them'})`);
   for (const a of actions) {
-    if (a.delete) report.removed.push(a.path);
-    else if (a.write !== undefined) (wantedPaths.has(a.path) ? report.written : report.removed).push(a.path);
+    if (a.label !== undefined) report.removed.push(a.label);
+    else if (a.write !== undefined) report.written.push(a.path);
     else report.unchanged.push(a.path);
   }
-  if (opts.dryRun) return report;
-  const touchedDirs = new Set<string>();
+  for (const n of sizeNotes(root, actions)) report.notes.push(n);
+
+  // Folders sync created and may remove again: recorded ones, plus (no record) empty rule folders.
+  const createdDirs = new Set(record.dirs);
+  const candidateDirs = new Set<string>();
+  for (const a of actions) if (a.delete) for (let d = posix.dirname(a.path); d !== '.' && d !== ''; d = posix.dirname(d)) candidateDirs.add(d);
+  const pruned = [...candidateDirs].sort((a, b) => b.length - a.length).filter((d) => createdDirs.has(d) || (record.entries.length === 0 && isAgentDir(d)));
+  if (opts.dryRun) {
+    for (const d of pruned) if (wouldBeEmpty(root, d, actions)) report.removed.push(`${d}/ (empty folder)`);
+    return report;
+  }
   for (const a of actions) {
-    const full = join(project.root, a.path);
-    if (a.delete) {
-      unlinkSync(full);
-      touchedDirs.add(dirname(a.path));
-    } else if (a.write !== undefined) {
+    const full = join(root, a.path);
+    if (a.delete) unlinkSync(full);
+    else if (a.write !== undefined) {
+      for (const d of missingDirs(root, a.path)) createdDirs.add(d);
       writeFileAtomic(full, a.write);
     }
   }
-  pruneEmptyDirs(project.root, touchedDirs);
-  writeSyncRecord(project.root, actions.filter((a) => a.entry).map((a) => a.entry as SyncEntry));
-  return report;
-}
-
-/** Remove `.cursor/rules`, `.cursor`, `.github/instructions` when sync emptied them. */
-function pruneEmptyDirs(root: string, dirs: Set<string>): void {
-  const candidates = ['.cursor/rules', '.cursor', '.github/instructions'];
-  for (const d of candidates) {
-    if (![...dirs].some((t) => t === d || t.startsWith(d + '/') || d.startsWith(t))) continue;
+  for (const d of pruned) {
     try {
-      if (readdirSync(join(root, d)).length === 0) rmdirSync(join(root, d));
+      if (readdirSync(join(root, d)).length === 0) {
+        rmdirSync(join(root, d));
+        createdDirs.delete(d);
+        report.removed.push(`${d}/ (empty folder)`);
+      }
     } catch {
       /* absent or not empty */
     }
   }
+  for (const d of [...createdDirs]) if (!existsSync(join(root, d))) createdDirs.delete(d);
+  writeSyncRecord(root, actions.filter((a) => a.entry && !a.delete).map((a) => a.entry as SyncEntry), createdDirs);
+  if (delivery) report.receipt = writeSyncReceipt(root, opts.now, targets, delivery, wanted);
+  return report;
+}
+
+/** A folder some target writes into (or one of its parents). */
+function isAgentDir(d: string): boolean {
+  for (const t of AGENT_TARGETS.values()) for (const g of generatedDirs(t)) if (g.dir === d || g.dir.startsWith(d + '/')) return true;
+  return false;
+}
+
+function wouldBeEmpty(root: string, d: string, actions: readonly Action[]): boolean {
+  try {
+    const deleted = new Set(actions.filter((a) => a.delete).map((a) => a.path));
+    return readdirSync(join(root, d)).every((n) => deleted.has(`${d}/${n}`) || isAgentDir(`${d}/${n}`));
+  } catch {
+    return false;
+  }
+}
+
+/** Warnings where a written file is larger than its agent reads (e.g. AGENTS.md over Codex's 32 KiB). */
+function sizeNotes(root: string, actions: readonly Action[]): string[] {
+  const out: string[] = [];
+  for (const a of actions) {
+    if (a.delete) continue;
+    const limit = agentTarget(a.target).limits.alwaysOn;
+    if (limit.bytes === undefined || a.path !== agentTarget(a.target).alwaysOn.path) continue;
+    const text = a.write ?? readTextIfExists(join(root, a.path)) ?? '';
+    const size = Buffer.byteLength(text, 'utf8');
+    if (size > limit.bytes) out.push(`${a.path} is ${size} bytes with your own text; ${agentTarget(a.target).agent}: ${limit.text} — the end of the ctxpkg block may not be read (lower "context.sync.max_bytes" or shorten the file)`);
+  }
+  return out;
 }

@@ -47,6 +47,11 @@ export interface PackInput {
   builtHere?: readonly string[];
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
+  /**
+   * Only nodes for which this returns true are items of this pack (a delivery tier, tiers.ts:
+   * the always-on block, one path-scoped rule set). Others are neither candidates nor counted.
+   */
+  include?: (node: MergedNode) => boolean;
   /** Only pinned nodes are candidates (the always-loaded AGENTS.md block). */
   pinnedOnly?: boolean;
   /** Header title (default "Context pack (ctxpkg)"). */
@@ -115,7 +120,7 @@ export function compilePack(input: PackInput): CompiledPack {
   let itemCount = 0;
   let pinnedItems = 0;
   nodes.forEach((n, i) => {
-    if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package))) return;
+    if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.include && !input.include(n))) return;
     itemCount++;
     const isPinned = pinned.has(n.id);
     if (isPinned) pinnedItems++;

@@ -21,4 +21,5 @@ export * from './search.js';
 export { TermIndex } from './search-terms.js';
 export * from './screen.js';
 export * from './select.js';
+export * from './tiers.js';
 export * from './types.js';

@@ -13,26 +13,40 @@
  *   "max_bytes": 32768, "stale": "flag", "disputed": "flag", "freshness": "auto",
  *   "min_activation": 0.05,
  *   "section_weights": { "gotchas": 3, "conventions": 3, "procedures": 2, "facts": 2 },
- *   "sync": { "targets": ["agents-md"], "auto": true, "max_bytes": 4096, "file_max_bytes": 8192 }
+ *   "sync": { "targets": ["agents-md", "claude"], "auto": true, "max_bytes": 8192, "file_max_bytes": 8192 }
  * }
  * ```
  */
 import { CtxpkgError, type Issue } from '../errors.js';
 import { SECTIONS, type FlagPolicy, type FreshnessScope, type PackPolicy, type SectionName } from './types.js';
 
-/** Agent-file targets of `ctxpkg sync`. */
-export const SYNC_TARGETS = ['agents-md', 'claude-md', 'cursor', 'copilot'] as const;
+/**
+ * Agent targets of `ctxpkg sync`, in the order they are written (spec/pack.md §11). Each is one
+ * data module in `packages/cli/src/targets/agents/` (files, frontmatter, limits).
+ */
+export const SYNC_TARGETS = ['agents-md', 'claude', 'cursor', 'copilot', 'gemini', 'windsurf', 'kiro', 'cline'] as const;
 export type SyncTarget = (typeof SYNC_TARGETS)[number];
+
+/** Earlier names still accepted in ctxpkg.json and `--target` (read as the target they map to). */
+export const SYNC_TARGET_ALIASES: Readonly<Record<string, SyncTarget>> = { 'claude-md': 'claude', 'claude-code': 'claude', codex: 'agents-md', 'gemini-cli': 'gemini' };
+
+/** The target a name (or alias) stands for, or undefined. */
+export function syncTargetOf(name: string): SyncTarget | undefined {
+  return (SYNC_TARGETS as readonly string[]).includes(name) ? (name as SyncTarget) : SYNC_TARGET_ALIASES[name];
+}
 
 /** The `context.sync` member after validation. */
 export interface SyncPolicy {
-  /** Enabled targets; default `["agents-md"]`. */
-  targets: SyncTarget[];
+  /**
+   * Enabled targets, or `null` (member absent): AGENTS.md plus the agents detected in the
+   * project (their files or folders exist; spec/pack.md §11).
+   */
+  targets: SyncTarget[] | null;
   /** Run sync after install/uninstall (default true). */
   auto: boolean;
-  /** Cap of the AGENTS.md / CLAUDE.md managed block in bytes (default 4096). */
+  /** Cap of the always-on block (AGENTS.md, CLAUDE.md, …) in bytes, markers included (default 8192). */
   max_bytes: number;
-  /** Cap of each generated per-package file in bytes (default 8192). */
+  /** Cap of each path-scoped rule file in bytes, frontmatter and markers included (default 8192). */
   file_max_bytes: number;
 }
 
@@ -58,9 +72,14 @@ export function defaultPackPolicy(): PackPolicy {
   };
 }
 
-/** Default sync policy. */
+/**
+ * Default sync policy. 8 KiB per always-on block and per rule file stays well under the agents'
+ * own limits (README "Agent targets"): Codex reads AGENTS.md up to 32 KiB (`project_doc_max_bytes`,
+ * shared with the project's own text), Claude Code warns above 40,000 characters of CLAUDE.md,
+ * Windsurf truncates a workspace rule file after 12,000 characters.
+ */
 export function defaultSyncPolicy(): SyncPolicy {
-  return { targets: ['agents-md'], auto: true, max_bytes: 4096, file_max_bytes: 8192 };
+  return { targets: null, auto: true, max_bytes: 8192, file_max_bytes: 8192 };
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -144,10 +163,11 @@ function parseSync(v: unknown, sync: SyncPolicy, bad: (path: string, message: st
   for (const [k, x] of Object.entries(v)) {
     switch (k) {
       case 'targets':
-        if (!Array.isArray(x) || x.some((t) => !(SYNC_TARGETS as readonly unknown[]).includes(t))) {
+        if (!Array.isArray(x) || x.some((t) => typeof t !== 'string' || syncTargetOf(t) === undefined)) {
           bad(k, `must be an array of ${SYNC_TARGETS.join(', ')}`);
         } else {
-          sync.targets = SYNC_TARGETS.filter((t) => (x as unknown[]).includes(t));
+          const named = new Set((x as string[]).map((t) => syncTargetOf(t)));
+          sync.targets = SYNC_TARGETS.filter((t) => named.has(t));
         }
         break;
       case 'auto':

@@ -1,0 +1,24 @@
+/**
+ * Cline: `.clinerules/*.md` (all combined into one rule set); a rule file with `paths:`
+ * frontmatter (a list of globs) is a conditional rule, active only while matching files are in
+ * the task. Cline always reads AGENTS.md too.
+ */
+import type { AgentTarget } from './types.js';
+import { frontmatter, yamlList } from './yaml.js';
+
+export const cline: AgentTarget = {
+  id: 'cline',
+  agent: 'Cline',
+  detect: ['.clinerules'],
+  alwaysOn: { kind: 'file', path: '.clinerules/ctxpkg.md', frontmatter: '' },
+  readsAgentsMd: true,
+  scoped: {
+    dir: '.clinerules',
+    ext: '.md',
+    frontmatter: (patterns) => frontmatter([`paths: ${yamlList(patterns)}`]),
+  },
+  limits: {
+    alwaysOn: { text: 'no documented cap', source: 'https://docs.cline.bot/features/cline-rules/overview' },
+    ruleFile: { text: 'no documented cap', source: 'https://docs.cline.bot/features/cline-rules/conditional-rules' },
+  },
+};

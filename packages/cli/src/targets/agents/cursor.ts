@@ -1,0 +1,29 @@
+/**
+ * Cursor: reads AGENTS.md natively; its own rules are `.cursor/rules/*.mdc` with frontmatter
+ * `description`, `globs` (comma-separated patterns, no spaces) and `alwaysApply`. Without the
+ * AGENTS.md target the always-on tier is `.cursor/rules/ctxpkg.mdc` with `alwaysApply: true`.
+ */
+import type { AgentTarget } from './types.js';
+import { commaFree, frontmatter, yamlPlainOrQuoted, yamlQuote } from './yaml.js';
+
+export const cursor: AgentTarget = {
+  id: 'cursor',
+  agent: 'Cursor',
+  detect: ['.cursor', '.cursorrules'],
+  alwaysOn: {
+    kind: 'file',
+    path: '.cursor/rules/ctxpkg.mdc',
+    frontmatter: frontmatter([`description: ${yamlQuote('Installed context (managed by ctxpkg sync)')}`, 'globs:', 'alwaysApply: true']),
+  },
+  readsAgentsMd: true,
+  scoped: {
+    dir: '.cursor/rules',
+    ext: '.mdc',
+    frontmatter: (patterns, title) =>
+      frontmatter([`description: ${yamlQuote(`${title} (managed by ctxpkg sync)`)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
+  },
+  limits: {
+    alwaysOn: { text: 'no documented cap; the docs advise rules under 500 lines', source: 'https://cursor.com/docs/context/rules' },
+    ruleFile: { text: 'no documented cap; under 500 lines advised', source: 'https://cursor.com/docs/context/rules' },
+  },
+};

@@ -1,0 +1,19 @@
+/**
+ * Gemini CLI: GEMINI.md (hierarchical, always loaded; may import other files with `@file.md`).
+ * No glob scoping (only nested GEMINI.md files per directory), so its block names each
+ * path-scoped rule set and where to read it, as AGENTS.md does.
+ */
+import type { AgentTarget } from './types.js';
+
+export const gemini: AgentTarget = {
+  id: 'gemini',
+  agent: 'Gemini CLI',
+  detect: ['GEMINI.md', '.gemini'],
+  alwaysOn: { kind: 'block', path: 'GEMINI.md' },
+  readsAgentsMd: false,
+  importsAgentsMd: true,
+  scoped: null,
+  limits: {
+    alwaysOn: { text: 'no documented cap (the whole hierarchy is concatenated into the context)', source: 'https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/gemini-md.md' },
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * The shape of one agent target of `ctxpkg sync` (spec/pack.md §11, README "Agent targets"). A
+ * target is data — paths, frontmatter, documented limits — never a branch in the selector
+ * (ARCHITECTURE.md "Delivery: one selection, many encodings"): adding an agent is one module
+ * in this folder plus a row in the README table.
+ */
+import type { SyncTarget } from '@ctxpkg/format';
+
+/** Where an agent's always-on tier goes. */
+export type AlwaysOn =
+  /** A managed block inside a file the user owns (AGENTS.md, CLAUDE.md, …). */
+  | { kind: 'block'; path: string }
+  /** A whole file ctxpkg generates (frontmatter + managed block). */
+  | { kind: 'file'; path: string; frontmatter: string };
+
+/** How an agent scopes rule files to paths. */
+export interface ScopedRules {
+  /** Folder of the rule files (POSIX, relative to the project root). */
+  dir: string;
+  /** File name extension, dot included (`.md`, `.mdc`, `.instructions.md`). */
+  ext: string;
+  /**
+   * The frontmatter (between and including the `---` lines, LF-terminated) of a rule file that
+   * applies to `patterns` (already validated: no controls, no line breaks). `title` names the
+   * rule set (package and source file).
+   */
+  frontmatter(patterns: readonly string[], title: string): string;
+}
+
+/** A documented size limit of the agent, with its source. */
+export interface AgentLimit {
+  /** What the agent does (README text). */
+  text: string;
+  /** A hard cap in bytes that ctxpkg's own outputs must stay under (characters ≤ bytes). */
+  bytes?: number;
+  /** Where it is documented. */
+  source: string;
+}
+
+export interface AgentTarget {
+  id: SyncTarget;
+  /** Agent names for messages and the README table. */
+  agent: string;
+  /**
+   * Paths (files or folders, POSIX, relative to the root) whose presence means the project uses
+   * this agent: enabled by default (`context.sync.targets` absent) when any exists.
+   */
+  detect: readonly string[];
+  /** The always-on tier. */
+  alwaysOn: AlwaysOn;
+  /**
+   * The agent also loads AGENTS.md by itself (documented): when the `agents-md` target is
+   * enabled, its always-on tier is that block and `alwaysOn` is not written (no duplicate).
+   */
+  readsAgentsMd: boolean;
+  /**
+   * The always-on file may import AGENTS.md (`@AGENTS.md` on a line of its own, as Claude Code
+   * and Gemini CLI allow): then, with `agents-md` enabled, no separate block is written there.
+   */
+  importsAgentsMd?: boolean;
+  /** Path-scoped rule files; `null` when the agent has no path scoping. */
+  scoped: ScopedRules | null;
+  /** Limits of the always-on file and of one rule file. */
+  limits: { alwaysOn: AgentLimit; ruleFile?: AgentLimit };
+}

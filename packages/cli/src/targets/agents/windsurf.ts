@@ -1,0 +1,27 @@
+/**
+ * Windsurf (Cascade): reads AGENTS.md (the root file is always on); its rules are
+ * `.windsurf/rules/*.md` with frontmatter `trigger: glob` + `globs` (or `trigger: always_on`).
+ * Workspace rule files are cut after 12,000 characters.
+ */
+import type { AgentTarget } from './types.js';
+import { commaFree, frontmatter, yamlQuote } from './yaml.js';
+
+const LIMIT = {
+  text: 'a workspace rule file is truncated after 12,000 characters (6,000 for the global rules file)',
+  bytes: 12000,
+  source: 'https://docs.windsurf.com/windsurf/cascade/memories',
+};
+
+export const windsurf: AgentTarget = {
+  id: 'windsurf',
+  agent: 'Windsurf',
+  detect: ['.windsurf', '.windsurfrules'],
+  alwaysOn: { kind: 'file', path: '.windsurf/rules/ctxpkg.md', frontmatter: frontmatter(['trigger: always_on']) },
+  readsAgentsMd: true,
+  scoped: {
+    dir: '.windsurf/rules',
+    ext: '.md',
+    frontmatter: (patterns) => frontmatter(['trigger: glob', `globs: ${yamlQuote(commaFree(patterns).patterns.join(','))}`]),
+  },
+  limits: { alwaysOn: LIMIT, ruleFile: LIMIT },
+};

@@ -1,0 +1,168 @@
+/**
+ * The one selection of `ctxpkg sync` (spec/pack.md §11 "Tiers"): which installed nodes reach
+ * every enabled target, in which tier, and the text of each tier — computed once, before any
+ * target encodes it, so the same nodes reach every agent (ARCHITECTURE.md "Delivery: one
+ * selection, many encodings"). Nothing is written here.
+ *
+ * - always-on: a pack of the pinned and unscoped nodes (`alwaysOnFilter`), pins first, within
+ *   `context.sync.max_bytes` and every enabled agent's documented cap, markers and frontmatter
+ *   included; its header names each path-scoped rule set, its patterns and where to read it.
+ * - path-scoped: one pack per rule set (`ruleSetsOf`) within `context.sync.file_max_bytes` and
+ *   every enabled scoping agent's cap.
+ * - on demand: the rest; counted in each header and listed in the sync receipt.
+ */
+import {
+  alwaysOnFilter,
+  compilePack,
+  computeScopes,
+  CtxpkgError,
+  isCtxpkgError,
+  resolvePins,
+  ruleSetsOf,
+  STRUCTURAL_TYPES,
+  type PackInput,
+  type PackReceipt,
+  type RuleSet,
+} from '@ctxpkg/format';
+import type { AgentTarget } from './agents/index.js';
+import { blockOverhead } from './blocks.js';
+import type { ProjectContext } from './context.js';
+
+/** A rule set with its compiled text and where each scoping target writes it. */
+export interface DeliveredRuleSet {
+  set: RuleSet;
+  /** Patterns usable in frontmatter (package text: controls and line breaks refused). */
+  patterns: string[];
+  /** `<package>@<version>: <first source>` — names the set in titles and descriptions. */
+  title: string;
+  body: string;
+  receipt: PackReceipt;
+  /** Target id → path of its rule file. */
+  files: Map<string, string>;
+}
+
+export interface Delivery {
+  alwaysOn: { body: string; receipt: PackReceipt };
+  ruleSets: DeliveredRuleSet[];
+  /** Notes for the report (patterns refused, caps lowered). */
+  notes: string[];
+}
+
+/** Rule-set entries listed in the always-on header; the rest are counted (bounded header). */
+export const MAX_LISTED_RULE_SETS = 12;
+const POINTER =
+  'more: everything installed is one call away: the ctxpkg MCP server (`ctxpkg mcp`: search_context, get_node, neighbors, render_pack) or `ctxpkg render --focus <path|topic>`';
+
+/** Longest scope pattern written into frontmatter (characters). */
+const MAX_PATTERN = 512;
+
+/** A pattern agents can take: no controls, line breaks or invisible characters, not too long. */
+export function usablePattern(p: string): boolean {
+  return p.length > 0 && p.length <= MAX_PATTERN && !/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/.test(p) && !/\p{Default_Ignorable_Code_Point}/u.test(p);
+}
+
+/** The rule file path of `set` for a scoping target. */
+export function ruleFilePath(t: AgentTarget, set: RuleSet): string {
+  const s = t.scoped as NonNullable<AgentTarget['scoped']>;
+  return `${s.dir}/ctxpkg-${set.slug}${s.ext}`;
+}
+
+/** Bytes of a UTF-8 string. */
+const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/**
+ * Compile one tier's text within `cap` bytes for the whole output, `overhead` of which are
+ * markers and frontmatter. Throws `E_BUDGET` naming `context.sync.<setting>`, its value and the
+ * size needed (spec/pack.md §11) when even the frame and pinned nodes do not fit.
+ */
+function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', cap: number, overhead: number, input: Omit<PackInput, 'maxBytes'>) {
+  try {
+    return compilePack({ ...input, maxBytes: Math.max(1, cap - overhead) });
+  } catch (err) {
+    if (!isCtxpkgError(err) || err.code !== 'E_BUDGET') throw err;
+    const inner = Number(err.details?.required_bytes);
+    const pinned = Number(err.details?.pinned ?? 0);
+    const need = Number.isSafeInteger(inner) ? inner + overhead : undefined;
+    const contents = pinned > 0 ? `its ${pinned} pinned ${pinned === 1 ? 'node' : 'nodes'} and header` : 'its header alone';
+    throw new CtxpkgError('E_BUDGET', `${what}: ${contents} need ${need ?? 'more than'} bytes, more than "context.sync.${setting}" in ctxpkg.json allows (currently ${cap})`, {
+      hint: `set "context.sync.${setting}" in ctxpkg.json to at least ${need ?? cap + 1}${pinned > 0 ? ', or unpin nodes ("context.pins")' : ''}`,
+      details: { setting: `context.sync.${setting}`, current: cap, required_bytes: need ?? null, pinned },
+    });
+  }
+}
+
+/** Where an agent without path scoping reads a rule set: the first scoping target's file, else a render command. */
+function whereToRead(rs: DeliveredRuleSet): string {
+  const first = [...rs.files.values()][0];
+  return first !== undefined ? first : `\`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
+}
+
+/** The header lines naming the path-scoped rule sets (bounded: at most `MAX_LISTED_RULE_SETS`). */
+function ruleSetLines(sets: readonly DeliveredRuleSet[]): string[] {
+  if (sets.length === 0) return [];
+  const lines = [`path-scoped rules (${sets.length}; agents with path scoping load them for matching files, others read the file named):`];
+  for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) {
+    const n = rs.receipt.counts.delivered;
+    lines.push(`- ${rs.patterns.join(', ')} — ${n} ${n === 1 ? 'item' : 'items'} from ${rs.title}: ${whereToRead(rs)}`);
+  }
+  if (sets.length > MAX_LISTED_RULE_SETS) lines.push(`- +${sets.length - MAX_LISTED_RULE_SETS} more rule sets: listed in .ctxpkg/receipts/sync.json; \`ctxpkg render --focus <path>\` gathers those for a path`);
+  return lines;
+}
+
+/**
+ * Compute the delivery for `targets` (the enabled ones). Throws `E_NOT_FOUND` for a pin that
+ * names nothing installed, `E_BUDGET` when pinned nodes do not fit the always-on cap.
+ */
+export function computeDelivery(project: ProjectContext, targets: readonly AgentTarget[], now: string): Delivery {
+  const { graph, config } = project;
+  const notes: string[] = [];
+  const deliverable = graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
+  const pinned = resolvePins(config.pack.pins, graph, deliverable);
+  const scopes = computeScopes(graph);
+  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, stamp: false, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
+  const scoping = targets.filter((t) => t.scoped !== null);
+
+  // Path-scoped tier: one pack per rule set, within every scoping target's cap.
+  const ruleSets: DeliveredRuleSet[] = [];
+  const fileCap = Math.min(config.sync.file_max_bytes, ...scoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
+  if (fileCap < config.sync.file_max_bytes) notes.push(`rule files capped at ${fileCap} bytes (${scoping.filter((t) => (t.limits.ruleFile?.bytes ?? Infinity) === fileCap).map((t) => t.agent).join(', ')}: ${scoping.find((t) => t.limits.ruleFile?.bytes === fileCap)?.limits.ruleFile?.text})`);
+  for (const set of ruleSetsOf(graph, pinned, scopes)) {
+    const patterns = set.patterns.filter(usablePattern);
+    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or over ${MAX_PATTERN} characters) not written to rule files`);
+    if (patterns.length === 0) continue;
+    const title = `${set.package}@${set.version}: ${set.sources[0] ?? 'scoped rules'}`;
+    const members = new Set(set.nodes);
+    const files = new Map<string, string>();
+    let overhead = 0;
+    for (const t of scoping) {
+      files.set(t.id, ruleFilePath(t, set));
+      overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(patterns, title)) + blockOverhead() + 1);
+    }
+    if (scoping.length === 0) overhead = blockOverhead() + 1;
+    const pack = compileWithin(`path-scoped rules ${patterns.join(', ')} (${title})`, 'file_max_bytes', fileCap, overhead, {
+      ...base,
+      include: (n) => members.has(n.id),
+      title: `Path-scoped context: ${patterns.join(', ')} (ctxpkg)`,
+      notes: [`applies to: ${patterns.join(', ')} — from ${title}`],
+    });
+    if (pack.receipt.counts.delivered === 0) continue;
+    ruleSets.push({ set, patterns, title, body: pack.text, receipt: pack.receipt, files });
+  }
+
+  // Always-on tier: pinned + unscoped nodes, within every enabled target's cap.
+  const capped = targets.filter((t) => t.limits.alwaysOn.bytes !== undefined);
+  const cap = Math.min(config.sync.max_bytes, ...capped.map((t) => t.limits.alwaysOn.bytes as number));
+  if (cap < config.sync.max_bytes) {
+    const t = capped.find((x) => x.limits.alwaysOn.bytes === cap) as AgentTarget;
+    notes.push(`the always-on block is capped at ${cap} bytes for ${t.agent} (${t.limits.alwaysOn.text})`);
+  }
+  let overhead = blockOverhead() + 1;
+  for (const t of targets) if (t.alwaysOn.kind === 'file') overhead = Math.max(overhead, bytes(t.alwaysOn.frontmatter) + blockOverhead() + 1);
+  const alwaysOn = compileWithin('the always-on block (AGENTS.md and the other agents\' always-loaded files)', 'max_bytes', cap, overhead, {
+    ...base,
+    include: alwaysOnFilter(pinned, scopes),
+    title: 'Installed context (ctxpkg)',
+    notes: [...ruleSetLines(ruleSets), POINTER],
+  });
+  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes };
+}
