@@ -92,9 +92,11 @@ describe('auto freshness keeps checking a package built here after its file chan
     expect(mcpPack().match(/flags: ABSENT/g)?.length).toBe(ours.length);
     const s = await run(['sync', '--target', 'copilot']);
     expect(s.code, s.stderr).toBe(0);
-    const file = readFileSync(join(project, '.github/instructions/ctxpkg-acme__rules.instructions.md'), 'utf8');
+    const file = readFileSync(join(project, '.github/copilot-instructions.md'), 'utf8');
     expect(file.match(/flags: ABSENT/g)?.length).toBe(ours.length);
-    expect(readFileSync(join(project, '.github/instructions/ctxpkg-acme__theirs.instructions.md'), 'utf8')).not.toMatch(/flags: /);
+    // @acme/theirs is delivered in the same block, unflagged.
+    expect(file.match(/flags: /g)?.length).toBe(ours.length);
+    expect(file).toContain('from: @acme/theirs@');
 
     // Determinism: the same inputs render the same bytes (pack and receipt).
     const again = await render('gone2.md');

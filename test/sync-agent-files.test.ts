@@ -1,162 +1,293 @@
 /**
- * `ctxpkg sync` end to end (in process): managed blocks in AGENTS.md/CLAUDE.md, per-package
- * Cursor and Copilot files with scope frontmatter, the sync record, user edits left alone,
- * removal of exactly what sync wrote (uninstall), caps.
+ * `ctxpkg sync` end to end (in process, issue 18): one selection written into every agent
+ * target, path-scoped rule files with each agent's own frontmatter (parsed with a YAML parser),
+ * targets chosen by detection or by name and saved, ownership read from the files, user edits
+ * left alone, removal of exactly what sync wrote (install → uninstall is byte-identical).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
+import { parse } from 'yaml';
 import { removeSyncOutputs, syncAfterChange } from '../packages/cli/src/targets/index.js';
 import { FIXED_NOW, homeDeps, makeProject, mgraph, mnode, readFile, run, writeFile, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
 
 const USER_AGENTS = '# My project\n\nHand-written rules stay.\n';
 
+/** @acme/auth: one unscoped gotcha, two nodes scoped to src/auth/** and src/api/**; @acme/style: one fact. */
 function twoPackages() {
   return mgraph(
     [
       mnode('@acme/auth', 'root', { type: 'section', content: 'Auth rules' }),
-      mnode('@acme/auth', 'g1', { type: 'gotcha', content: 'Never log session tokens.' }),
-      mnode('@acme/auth', 'c1', { type: 'convention', content: 'Validate JWT audience.' }),
+      mnode('@acme/auth', 'g1', { type: 'gotcha', content: 'Never log session tokens.', file_path: 'AGENTS.md', line_start: 3, line_end: 3 }),
+      mnode('@acme/auth', 'rules', { type: 'section', content: 'API rules' }),
+      mnode('@acme/auth', 'c1', { type: 'convention', content: 'Validate JWT audience.', file_path: '.claude/rules/api.md', line_start: 6, line_end: 6 }),
+      mnode('@acme/auth', 'c2', { type: 'gotcha', content: 'Return 422 for validation errors, never 500.', file_path: '.claude/rules/api.md', line_start: 7, line_end: 7 }),
       mnode('@acme/auth', 'scope1', { type: 'scope', content: 'src/auth/**' }),
-      mnode('@acme/auth', 'scope2', { type: 'scope', content: 'src/api/**' }),
+      mnode('@acme/auth', 'scope2', { type: 'scope', content: 'src/api/**/*.ts' }),
       mnode('@acme/style', 'f1', { type: 'fact', content: 'Two-space indentation.' }),
     ],
     [
       { from: '@acme/auth#root', to: '@acme/auth#g1', type: 'contains' },
-      { from: '@acme/auth#root', to: '@acme/auth#c1', type: 'contains' },
-      { from: '@acme/auth#root', to: '@acme/auth#scope1', type: 'applies_to' },
-      { from: '@acme/auth#root', to: '@acme/auth#scope2', type: 'applies_to' },
+      { from: '@acme/auth#rules', to: '@acme/auth#c1', type: 'contains' },
+      { from: '@acme/auth#rules', to: '@acme/auth#c2', type: 'contains' },
+      { from: '@acme/auth#rules', to: '@acme/auth#scope1', type: 'applies_to' },
+      { from: '@acme/auth#rules', to: '@acme/auth#scope2', type: 'applies_to' },
     ],
   );
 }
 
-const ALL = { pins: ['@acme/auth#g1'], sync: { targets: ['agents-md', 'claude-md', 'cursor', 'copilot'] } };
+const ALL = ['agents-md', 'claude', 'cursor', 'copilot', 'gemini', 'windsurf', 'kiro', 'cline'];
+const UNSCOPED = ['Never log session tokens.', 'Two-space indentation.'];
+const SCOPED = ['Validate JWT audience.', 'Return 422 for validation errors, never 500.'];
 
-describe('ctxpkg sync', () => {
-  it('writes a managed AGENTS.md block (default target) after the user text, within 4 KiB', async () => {
-    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { pins: ['@acme/auth#g1'] } });
+function frontmatterOf(text: string): Record<string, unknown> {
+  const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  expect(m, text.slice(0, 200)).not.toBeNull();
+  return parse(m?.[1] ?? '') as Record<string, unknown>;
+}
+
+/** Every regular file under `root` (POSIX paths), `.ctxpkg/` and `.home/` excluded. */
+function tree(root: string, dir = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of readdirSync(join(root, dir))) {
+    const rel = dir ? `${dir}/${name}` : name;
+    if (rel === '.ctxpkg' || rel === '.home') continue;
+    if (statSync(join(root, rel)).isDirectory()) {
+      const sub = tree(root, rel);
+      if (sub.size === 0) out.set(`${rel}/`, '<empty dir>');
+      for (const [k, v] of sub) out.set(k, v);
+    } else out.set(rel, readFile(root, rel) as string);
+  }
+  return out;
+}
+
+describe('ctxpkg sync: targets', () => {
+  it('default: AGENTS.md only, holding the unscoped items and naming the path-scoped rule set and how to read it', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages() });
     const r = await run(['sync'], root);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('write AGENTS.md');
-    const agents = readFile(root, 'AGENTS.md')!;
-    expect(agents.startsWith(USER_AGENTS)).toBe(true);
-    const block = agents.slice(agents.indexOf('<!-- ctxpkg:begin'));
-    expect(Buffer.byteLength(block.trimEnd())).toBeLessThanOrEqual(4096);
-    expect(block).toContain('items: @acme/auth 2, @acme/style 1');
-    expect(block).toContain('Never log session tokens.'); // pinned
-    expect(block).not.toContain('Two-space indentation.'); // not pinned: reachable via render/MCP
-    expect(block).toContain('--- END UNTRUSTED CONTEXT ---\n<!-- ctxpkg:end -->');
-    expect(block).not.toMatch(/generated: /); // no timestamp: files change only with content
-    expect(existsSync(join(root, 'CLAUDE.md'))).toBe(false);
-    const record = JSON.parse(readFile(root, '.ctxpkg/sync.json')!);
-    expect(record.entries).toEqual([expect.objectContaining({ path: 'AGENTS.md', target: 'agents-md', kind: 'block', created: false })]);
+    const agents = readFile(root, 'AGENTS.md') as string;
+    expect(agents.startsWith(USER_AGENTS + '\n<!-- ctxpkg:begin sha256=')).toBe(true);
+    for (const t of UNSCOPED) expect(agents).toContain(t);
+    for (const t of SCOPED) expect(agents).not.toContain(t);
+    expect(agents).toContain("- src/api/**/*.ts, src/auth/** — 2 items from @acme/auth@1.0.0: .claude/rules/api.md: `ctxpkg render --focus 'src/api/**/*.ts'`");
+    expect(agents).not.toMatch(/generated: /); // no timestamp: files change only with content
+    expect([...tree(root).keys()].sort()).toEqual(['AGENTS.md', 'ctxpkg.json']);
+    expect(r.stdout).toContain('targets: agents-md (AGENTS.md + detected');
     // Idempotent.
     const again = await run(['sync'], root);
     expect(again.stdout).toContain('unchanged AGENTS.md');
     expect(readFile(root, 'AGENTS.md')).toBe(agents);
   });
 
-  it('writes Cursor and Copilot files per package with scope frontmatter', async () => {
-    const root = makeProject({ graph: twoPackages(), context: ALL });
+  it('detects the agents a project uses from their files and folders', async () => {
+    const root = makeProject({ files: { 'CLAUDE.md': '# Claude\n', '.cursor/rules/mine.mdc': 'x\n', '.kiro/steering/product.md': 'p\n', '.github/workflows/ci.yml': 'on: push\n' }, graph: twoPackages() });
     const r = await run(['sync', '--json'], root);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json.written.sort()).toEqual([
-      '.cursor/rules/ctxpkg-acme__auth.mdc',
-      '.cursor/rules/ctxpkg-acme__style.mdc',
-      '.github/instructions/ctxpkg-acme__auth.instructions.md',
-      '.github/instructions/ctxpkg-acme__style.instructions.md',
+    expect(r.json.targets).toEqual(['agents-md', 'claude', 'cursor', 'kiro']);
+    expect(r.json.detected).toEqual(['claude: CLAUDE.md', 'cursor: .cursor', 'kiro: .kiro']);
+    expect(existsSync(join(root, '.github/instructions'))).toBe(false); // a .github folder alone is not Copilot
+  });
+
+  it('writes the same selection into all eight targets, each in its own files and frontmatter', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { sync: { targets: ALL } } });
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const files = tree(root);
+    const slug = 'acme__auth--api';
+    expect([...files.keys()].sort()).toEqual([
+      '.claude/rules/ctxpkg-acme__auth--api.md',
+      '.clinerules/ctxpkg-acme__auth--api.md',
+      '.cursor/rules/ctxpkg-acme__auth--api.mdc',
+      '.github/copilot-instructions.md',
+      '.github/instructions/ctxpkg-acme__auth--api.instructions.md',
+      '.kiro/steering/ctxpkg-acme__auth--api.md',
+      '.windsurf/rules/ctxpkg-acme__auth--api.md',
       'AGENTS.md',
       'CLAUDE.md',
+      'GEMINI.md',
+      'ctxpkg.json',
     ]);
-    const mdc = readFile(root, '.cursor/rules/ctxpkg-acme__auth.mdc')!;
-    const fm = parseDocument(mdc.split('---\n')[1]!).toJS();
-    expect(fm).toEqual({ description: 'Installed context from @acme/auth@1.0.0 (managed by ctxpkg sync)', globs: 'src/api/**,src/auth/**', alwaysApply: false });
-    expect(mdc).toContain('scope: src/api/**, src/auth/**');
-    const style = readFile(root, '.cursor/rules/ctxpkg-acme__style.mdc')!;
-    expect(parseDocument(style.split('---\n')[1]!).toJS()).toMatchObject({ globs: null, alwaysApply: true });
-    const copilot = readFile(root, '.github/instructions/ctxpkg-acme__auth.instructions.md')!;
-    expect(parseDocument(copilot.split('---\n')[1]!).toJS()).toEqual({ applyTo: 'src/api/**,src/auth/**' });
-    expect(copilot).toContain('from: @acme/auth@1.0.0 · node g1');
-    for (const f of r.json.written as string[]) expect(Buffer.byteLength(readFile(root, f)!)).toBeLessThanOrEqual(8192);
+    expect(r.json.notes).toContain('Cursor, Windsurf, Kiro, Cline read AGENTS.md itself: their always-on context is the AGENTS.md block');
+    // Frontmatter, parsed as YAML: keys and patterns in each agent's own form.
+    const patterns = ['src/api/**/*.ts', 'src/auth/**'];
+    expect(frontmatterOf(files.get(`.claude/rules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
+    expect(frontmatterOf(files.get(`.cursor/rules/ctxpkg-${slug}.mdc`) as string)).toEqual({
+      description: '@acme/auth@1.0.0: .claude/rules/api.md (managed by ctxpkg sync)',
+      globs: patterns.join(','),
+      alwaysApply: false,
+    });
+    expect(frontmatterOf(files.get(`.github/instructions/ctxpkg-${slug}.instructions.md`) as string)).toEqual({ applyTo: patterns.join(',') });
+    expect(frontmatterOf(files.get(`.windsurf/rules/ctxpkg-${slug}.md`) as string)).toEqual({ trigger: 'glob', globs: patterns.join(',') });
+    expect(frontmatterOf(files.get(`.kiro/steering/ctxpkg-${slug}.md`) as string)).toEqual({ inclusion: 'fileMatch', fileMatchPattern: patterns });
+    expect(frontmatterOf(files.get(`.clinerules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
+    // The same nodes reach every agent: the always-on text is identical in every always-on
+    // file, and every rule file carries the same scoped text.
+    const alwaysOn = ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md', '.github/copilot-instructions.md'].map((p) => (files.get(p) as string).slice((files.get(p) as string).indexOf('<!-- ctxpkg:begin')));
+    for (const a of alwaysOn) {
+      expect(a).toBe(alwaysOn[0]);
+      for (const t of UNSCOPED) expect(a).toContain(t);
+      for (const t of SCOPED) expect(a).not.toContain(t);
+    }
+    const ruleFiles = [...files.keys()].filter((p) => p.includes(`ctxpkg-${slug}`));
+    expect(ruleFiles).toHaveLength(6);
+    const bodyOf = (t: string) => t.slice(t.indexOf('\n', t.indexOf('<!-- ctxpkg:begin')) + 1, t.indexOf('<!-- ctxpkg:end'));
+    for (const p of ruleFiles) {
+      expect(bodyOf(files.get(p) as string)).toBe(bodyOf(files.get(ruleFiles[0] as string) as string));
+      for (const t of SCOPED) expect(files.get(p)).toContain(t);
+      for (const t of UNSCOPED) expect(files.get(p)).not.toContain(t);
+    }
+    // Agents without scoping are told where the rule set is.
+    expect(files.get('GEMINI.md')).toContain(`- src/api/**/*.ts, src/auth/** — 2 items from @acme/auth@1.0.0: .claude/rules/api.md: .claude/rules/ctxpkg-${slug}.md`);
+    // The receipt lists both tiers and every file.
+    const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
+    expect(receipt.always_on.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#g1', '@acme/style#f1']);
+    expect(receipt.rule_sets[0].receipt.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#c1', '@acme/auth#c2']);
+    expect(receipt.files).toHaveLength(10);
+  });
+
+  it('without the AGENTS.md target, Cursor, Windsurf, Kiro and Cline get their own always-on files', async () => {
+    const root = makeProject({ graph: twoPackages(), context: { sync: { targets: ['cursor', 'windsurf', 'kiro', 'cline'] } } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    expect(frontmatterOf(readFile(root, '.cursor/rules/ctxpkg.mdc') as string)).toEqual({ description: 'Installed context (managed by ctxpkg sync)', globs: null, alwaysApply: true });
+    expect(frontmatterOf(readFile(root, '.windsurf/rules/ctxpkg.md') as string)).toEqual({ trigger: 'always_on' });
+    expect(frontmatterOf(readFile(root, '.kiro/steering/ctxpkg.md') as string)).toEqual({ inclusion: 'always' });
+    expect(readFile(root, '.clinerules/ctxpkg.md')).toMatch(/^<!-- ctxpkg:begin sha256=/);
+    for (const p of ['.cursor/rules/ctxpkg.mdc', '.windsurf/rules/ctxpkg.md', '.kiro/steering/ctxpkg.md', '.clinerules/ctxpkg.md']) {
+      for (const t of UNSCOPED) expect(readFile(root, p)).toContain(t);
+    }
+    expect(existsSync(join(root, 'AGENTS.md'))).toBe(false);
+  });
+
+  it('--target saves the target in context.sync.targets, so the next plain sync keeps it; --remove names what it removes', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages() });
+    const added = await run(['sync', '--target', 'claude-md', 'copilot'], root);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('saved "context.sync.targets": ["agents-md", "claude", "copilot"] in ctxpkg.json');
+    expect(JSON.parse(readFile(root, 'ctxpkg.json') as string).context.sync.targets).toEqual(['agents-md', 'claude', 'copilot']);
+    const plain = await run(['sync', '--json'], root);
+    expect(plain.json.written).toEqual([]);
+    expect(plain.json.removed).toEqual([]);
+    expect(existsSync(join(root, '.github/instructions/ctxpkg-acme__auth--api.instructions.md'))).toBe(true);
+    const removed = await run(['sync', '--remove', 'copilot'], root);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('saved "context.sync.targets": ["agents-md", "claude"] in ctxpkg.json');
+    expect(removed.stdout).toContain('remove .github/instructions/ctxpkg-acme__auth--api.instructions.md');
+    expect(removed.stdout).toContain('remove .github/copilot-instructions.md (block; the file sync created)');
+    expect(removed.stdout).toContain('remove .github/instructions/ (empty folder)');
+    expect(removed.stdout).toContain('remove .github/ (empty folder)');
+    expect(existsSync(join(root, '.github'))).toBe(false);
+    expect((await run(['sync', '--remove'], root)).stderr).toMatch(/E_USAGE: --remove needs the targets to remove, by name/);
+    expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim/);
+  });
+
+  it('--dry-run saves and writes nothing', async () => {
+    const root = makeProject({ graph: twoPackages() });
+    const dry = await run(['sync', '--target', 'copilot', '--dry-run'], root);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('would save "context.sync.targets": ["agents-md", "copilot"]');
+    expect(dry.stdout).toContain('would write .github/instructions/ctxpkg-acme__auth--api.instructions.md');
+    expect(existsSync(join(root, '.github'))).toBe(false);
+    expect(JSON.parse(readFile(root, 'ctxpkg.json') as string).context).toBeUndefined();
+  });
+});
+
+describe('ctxpkg sync: ownership', () => {
+  it('install → uninstall leaves every agent file byte-identical (user files, user text, folders)', async () => {
+    const before = {
+      'AGENTS.md': '# Mine, no trailing newline',
+      'CLAUDE.md': '# Claude\n\n\n',
+      '.claude/settings.json': '{}\n',
+      '.cursor/rules/mine.mdc': '---\nalwaysApply: true\n---\nuser rule\n',
+      '.github/copilot-instructions.md': 'Use tabs.\n',
+      'GEMINI.md': '',
+    };
+    const root = makeProject({ files: before, context: { sync: { targets: ALL } } });
+    const snapshot = tree(root);
+    writeGraph(root, twoPackages());
+    const installed = syncAfterChange({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) });
+    expect(installed?.skipped).toEqual([]);
+    expect(tree(root).size).toBeGreaterThan(snapshot.size);
+    rmSync(join(root, '.ctxpkg/graph/merged.json'));
+    const removed = removeSyncOutputs({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) });
+    expect(removed.skipped).toEqual([]);
+    expect(tree(root)).toEqual(snapshot);
+  });
+
+  it('after the last uninstall no empty block is left behind (auto sync with nothing installed)', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages() });
+    await run(['sync'], root);
+    writeGraph(root, mgraph([]));
+    const r = syncAfterChange({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) });
+    expect(r?.removed).toEqual(['AGENTS.md (block)']);
+    expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
+  });
+
+  it('uninstalling one package removes exactly its rule files, nothing else', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS, '.cursor/rules/mine.mdc': 'user rule\n' }, graph: twoPackages(), context: { sync: { targets: ['agents-md', 'cursor', 'claude'] } } });
+    await run(['sync'], root);
+    const g = twoPackages();
+    writeGraph(root, { ...g, nodes: g.nodes.filter((n) => n.package !== '@acme/auth'), edges: [], inputs: g.inputs.filter((i) => i.package !== '@acme/auth') });
+    const report = syncAfterChange({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) })!;
+    expect(report.removed.sort()).toEqual(['.claude/ (empty folder)', '.claude/rules/ (empty folder)', '.claude/rules/ctxpkg-acme__auth--api.md', '.cursor/rules/ctxpkg-acme__auth--api.mdc']);
+    expect(readFile(root, '.cursor/rules/mine.mdc')).toBe('user rule\n');
+    expect(readFile(root, 'AGENTS.md')).toContain('Two-space indentation.');
+    expect(readFile(root, 'AGENTS.md')).not.toContain('Never log session tokens.');
   });
 
   it('leaves a user-edited block alone with a warning, and never removes it', async () => {
-    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { pins: ['@acme/auth#g1'] } });
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages() });
     await run(['sync'], root);
-    const edited = readFile(root, 'AGENTS.md')!.replace('Never log session tokens.', 'Never log session tokens (I added this).');
+    const edited = (readFile(root, 'AGENTS.md') as string).replace('Never log session tokens.', 'Never log session tokens (I added this).');
     writeFile(root, 'AGENTS.md', edited);
     const r = await run(['sync'], root);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: AGENTS.md: the ctxpkg block was edited by hand; left alone/);
     expect(readFile(root, 'AGENTS.md')).toBe(edited);
-    const removed = await run(['sync', '--remove'], root);
-    expect(removed.stderr).toMatch(/edited by hand/);
+    const removed = await run(['sync', '--remove', 'all'], root);
+    expect(removed.stderr).toMatch(/AGENTS\.md: no longer wanted, but the ctxpkg block was edited by hand; left alone/);
     expect(readFile(root, 'AGENTS.md')).toBe(edited);
   });
 
-  it('leaves an edited generated file alone, and a foreign file of the same name', async () => {
-    const root = makeProject({ graph: twoPackages(), context: ALL });
+  it('leaves an edited generated file alone and reports it; never touches a foreign file of the same name', async () => {
+    const targets = { sync: { targets: ['agents-md', 'cursor'] } };
+    const root = makeProject({ graph: twoPackages(), context: targets });
     await run(['sync'], root);
-    const path = '.cursor/rules/ctxpkg-acme__auth.mdc';
-    const edited = readFile(root, path)!.replace('alwaysApply: false', 'alwaysApply: true');
+    const path = '.cursor/rules/ctxpkg-acme__auth--api.mdc';
+    const edited = (readFile(root, path) as string).replace('alwaysApply: false', 'alwaysApply: true');
     writeFile(root, path, edited);
     const r = await run(['sync'], root);
-    expect(r.stderr).toContain(`warning: ${path}: edited by hand or not written by ctxpkg sync; left alone`);
+    expect(r.stderr).toContain(`warning: ${path}: edited by hand; left alone`);
     expect(readFile(root, path)).toBe(edited);
-    const other = makeProject({ graph: twoPackages(), context: ALL, files: { [path]: 'my own rules\n' } });
+    expect((await run(['sync', '--remove', 'cursor'], root)).stderr).toContain(`warning: ${path}: no longer wanted, but it was edited by hand; left alone`);
+    expect(readFile(root, path)).toBe(edited);
+    const other = makeProject({ graph: twoPackages(), context: targets, files: { [path]: 'my own rules\n' } });
     const r2 = await run(['sync'], other);
-    expect(r2.stderr).toContain(`warning: ${path}`);
+    expect(r2.stderr).toContain(`warning: ${path}: not written by ctxpkg sync; left alone`);
     expect(readFile(other, path)).toBe('my own rules\n');
   });
 
-  it('uninstall removes exactly what sync wrote (files of a removed package; created files)', async () => {
-    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS, '.cursor/rules/mine.mdc': 'user rule\n' }, graph: twoPackages(), context: ALL });
+  it('recognises its own outputs from markers and names alone (fresh clone, no record) and removes them', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { sync: { targets: ALL } } });
     await run(['sync'], root);
-    // "uninstall @acme/style": the merged graph loses it, then install/uninstall calls syncAfterChange.
-    const g = twoPackages();
-    writeGraph(root, { ...g, nodes: g.nodes.filter((n) => n.package !== '@acme/style'), inputs: g.inputs.filter((i) => i.package !== '@acme/style') });
-    const report = syncAfterChange({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) })!;
-    expect(report.removed.sort()).toEqual(['.cursor/rules/ctxpkg-acme__style.mdc', '.github/instructions/ctxpkg-acme__style.instructions.md']);
-    expect(existsSync(join(root, '.cursor/rules/ctxpkg-acme__style.mdc'))).toBe(false);
-    expect(existsSync(join(root, '.cursor/rules/ctxpkg-acme__auth.mdc'))).toBe(true);
-    // Remove everything: user files and text survive byte for byte; files sync created are gone.
-    const all = removeSyncOutputs({ cwd: root, clock: () => new Date(FIXED_NOW), ...homeDeps(root) });
-    expect(all.skipped).toEqual([]);
-    expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
-    expect(existsSync(join(root, 'CLAUDE.md'))).toBe(false);
-    expect(readFile(root, '.cursor/rules/mine.mdc')).toBe('user rule\n');
-    expect(existsSync(join(root, '.github/instructions'))).toBe(false);
-    expect(JSON.parse(readFile(root, '.ctxpkg/sync.json')!).entries).toEqual([]);
-  });
-
-  it('recognises its own outputs without the record (fresh clone) and removes them', async () => {
-    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: ALL });
-    await run(['sync'], root);
-    rmSync(join(root, '.ctxpkg', 'sync.json'));
-    const r = await run(['sync', '--remove', '--json'], root);
+    rmSync(join(root, '.ctxpkg'), { recursive: true });
+    const r = await run(['sync', '--remove', 'all', '--json'], root);
     expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(join(root, '.cursor/rules/ctxpkg-acme__auth.mdc'))).toBe(false);
+    expect(r.json.removed).toContain('.windsurf/rules/ctxpkg-acme__auth--api.md');
+    expect([...tree(root).keys()].sort()).toEqual(['AGENTS.md', 'ctxpkg.json']);
     expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
   });
 
   it('skips CLAUDE.md when it imports AGENTS.md', async () => {
-    const root = makeProject({ files: { 'CLAUDE.md': '@AGENTS.md\n' }, graph: twoPackages(), context: ALL });
+    const root = makeProject({ files: { 'CLAUDE.md': '@AGENTS.md\n' }, graph: twoPackages() });
     const r = await run(['sync'], root);
     expect(r.stdout).toContain('note: CLAUDE.md imports AGENTS.md');
     expect(readFile(root, 'CLAUDE.md')).toBe('@AGENTS.md\n');
-  });
-
-  it('--target overrides the configured targets; --dry-run writes nothing', async () => {
-    const root = makeProject({ graph: twoPackages() });
-    const dry = await run(['sync', '--target', 'copilot', '--dry-run'], root);
-    expect(dry.stdout).toContain('would write .github/instructions/ctxpkg-acme__auth.instructions.md');
-    expect(existsSync(join(root, '.github'))).toBe(false);
-    expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim/);
+    expect(existsSync(join(root, '.claude/rules/ctxpkg-acme__auth--api.md'))).toBe(true);
   });
 
   it('refuses (E_BUDGET) and writes nothing when pinned nodes exceed the block cap', async () => {
-    const g = mgraph([mnode('@acme/big', 'n', { content: 'x'.repeat(5000) })]);
+    const g = mgraph([mnode('@acme/big', 'n', { content: 'x'.repeat(9000) })]);
     const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: g, context: { pins: ['@acme/big#n'] } });
     const r = await run(['sync'], root);
     expect(r.code).toBe(1);
@@ -165,10 +296,10 @@ describe('ctxpkg sync', () => {
     expect(existsSync(join(root, '.ctxpkg', 'sync.json'))).toBe(false);
   });
 
-  it('with nothing installed writes an index saying so', async () => {
-    const root = makeProject();
+  it('with nothing installed writes nothing', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS } });
     const r = await run(['sync'], root);
     expect(r.code, r.stderr).toBe(0);
-    expect(readFile(root, 'AGENTS.md')).toContain('items: none installed');
+    expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
   });
 });

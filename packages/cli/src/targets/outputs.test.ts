@@ -1,7 +1,8 @@
 /**
- * What sync writes and how it refuses (spec/pack.md §8, §11): the AGENTS.md block says how much
- * of the installed context it selected; cap errors name the ctxpkg.json setting, its value and
- * the size needed; a pin whose node id changed after a re-publish names its likely successor.
+ * What sync writes and how it refuses (spec/pack.md §8, §11): the always-on block delivers pins
+ * first, then the rest by priority within its cap, and counts what it left out; cap errors name
+ * the ctxpkg.json setting, its value and the size needed; a pin whose node id changed after a
+ * re-publish names its likely successor.
  */
 import { describe, expect, it } from 'vitest';
 import { makeProject, mgraph, mnode, readFile, run } from './__tests__/harness.js';
@@ -16,31 +17,39 @@ function graph() {
   ]);
 }
 
-describe('the AGENTS.md block is truthful about its selection', () => {
-  it('nothing pinned: says 0 of 4 items are pinned and the other 4 are not in the block', async () => {
+describe('the always-on block (one selection for every agent)', () => {
+  it('nothing pinned: delivers the unscoped items by priority and says what it left out and where it is', async () => {
     const root = makeProject({ graph: graph() });
     const r = await run(['sync'], root);
     expect(r.code, r.stderr).toBe(0);
     const text = readFile(root, 'AGENTS.md') as string;
-    expect(text).toContain('\nselection: pinned items only — 0 of 4 items pinned (pin with "context.pins" in ctxpkg.json); the other 4 are not in this block\n');
-    expect(text).toContain('\nomitted: none of the 0 pinned items\n');
-    expect(text).not.toMatch(/^omitted: none$/m);
-    expect(text).toContain('items: @acme/auth 3, @acme/style 1');
+    for (const t of ['Never log session tokens.', 'Validate the JWT audience.', 'Run make db first.', 'Two-space indentation.']) expect(text).toContain(t);
+    expect(text).toMatch(/^omitted: none$/m);
+    expect(text).toContain('more: everything installed is one call away: the ctxpkg MCP server');
+    expect(r.stdout).toContain('delivered: 4 always-on, 0 path-scoped in 0 rule sets; 0 on demand');
   });
 
-  it('one pinned: delivers it and counts the rest as not selected', async () => {
-    const root = makeProject({ graph: graph(), context: { pins: ['@acme/auth#AGENTS.md:rules~1111aaaa'] } });
-    expect((await run(['sync'], root)).code).toBe(0);
+  it('over the cap: pins first, then gotchas and conventions before facts; the rest counted and in the receipt', async () => {
+    const nodes = [mnode('@acme/a', 'pin', { type: 'fact', content: 'PINNED FACT' })];
+    for (let i = 0; i < 40; i++) nodes.push(mnode('@acme/a', `g${i}`, { type: 'gotcha', content: `gotcha ${i} ${'g'.repeat(300)}` }));
+    for (let i = 0; i < 40; i++) nodes.push(mnode('@acme/a', `f${i}`, { type: 'fact', content: `fact ${i} ${'f'.repeat(300)}` }));
+    const root = makeProject({ graph: mgraph(nodes), context: { pins: ['@acme/a#pin'], sync: { max_bytes: 4096 } } });
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
     const text = readFile(root, 'AGENTS.md') as string;
-    expect(text).toContain('1 of 4 items pinned');
-    expect(text).toContain('the other 3 are not in this block');
-    expect(text).toContain('Never log session tokens.');
-    expect(text).not.toContain('Validate the JWT audience.');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096 + 1);
+    expect(text.indexOf('PINNED FACT')).toBeGreaterThan(0);
+    expect(text.indexOf('PINNED FACT')).toBeLessThan(text.indexOf('gotcha '));
+    const omitted = /^omitted: (\d+) \(byte_budget \1\)/m.exec(text);
+    expect(omitted).not.toBeNull();
+    const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
+    expect(receipt.always_on.omissions).toHaveLength(Number(omitted?.[1]));
+    expect(r.json.tiers.on_demand).toBe(Number(omitted?.[1]));
   });
 });
 
 describe('cap errors name the setting to change', () => {
-  const big = (size = 5000) => mgraph([mnode('@acme/big', 'n', { content: 'x'.repeat(size) }), mnode('@acme/big', 'm')]);
+  const big = (size = 9000) => mgraph([mnode('@acme/big', 'n', { content: 'x'.repeat(size) }), mnode('@acme/big', 'm')]);
 
   it('context.sync.max_bytes: current value and the size needed, which then works', async () => {
     const root = makeProject({ graph: big(), context: { pins: ['@acme/big#n'] } });
@@ -49,7 +58,7 @@ describe('cap errors name the setting to change', () => {
     const out = JSON.parse(r.stdout || r.stderr);
     const err = out.error ?? out;
     expect(err.code).toBe('E_BUDGET');
-    expect(err.message).toMatch(/^AGENTS\.md block: its 1 pinned node and header need \d+ bytes, more than "context\.sync\.max_bytes" in ctxpkg\.json allows \(currently 4096\)$/);
+    expect(err.message).toMatch(/^the always-on block \(AGENTS\.md and the other agents' always-loaded files\): its 1 pinned node and header need \d+ bytes, more than "context\.sync\.max_bytes" in ctxpkg\.json allows \(currently 8192\)$/);
     const need = err.details.required_bytes as number;
     expect(err.hint).toContain(`set "context.sync.max_bytes" in ctxpkg.json to at least ${need}`);
     const ok = makeProject({ graph: big(), context: { pins: ['@acme/big#n'], sync: { max_bytes: need } } });
@@ -63,14 +72,21 @@ describe('cap errors name the setting to change', () => {
     const root = makeProject({ graph: graph(), context: { sync: { max_bytes: 300 } } });
     const r = await run(['sync'], root);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/AGENTS\.md block: its header alone need \d+ bytes, more than "context\.sync\.max_bytes" in ctxpkg\.json allows \(currently 300\)/);
+    expect(r.stderr).toMatch(/the always-on block .*: its header alone need \d+ bytes, more than "context\.sync\.max_bytes" in ctxpkg\.json allows \(currently 300\)/);
   });
 
-  it('context.sync.file_max_bytes for the per-package files', async () => {
-    const root = makeProject({ graph: big(9000), context: { pins: ['@acme/big#n'], sync: { targets: ['copilot'] } } });
+  it('context.sync.file_max_bytes for the path-scoped rule files', async () => {
+    const g = mgraph(
+      [mnode('@acme/big', 'root', { type: 'section', content: 'R' }), mnode('@acme/big', 'n', { content: 'scoped' }), mnode('@acme/big', 's', { type: 'scope', content: 'src/**' })],
+      [
+        { from: '@acme/big#root', to: '@acme/big#n', type: 'contains' },
+        { from: '@acme/big#root', to: '@acme/big#s', type: 'applies_to' },
+      ],
+    );
+    const root = makeProject({ graph: g, context: { sync: { targets: ['copilot'], file_max_bytes: 300 } } });
     const r = await run(['sync'], root);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/\.github\/instructions\/ctxpkg-acme__big\.instructions\.md: its 1 pinned node and header need \d+ bytes, more than "context\.sync\.file_max_bytes" in ctxpkg\.json allows \(currently 8192\)/);
+    expect(r.stderr).toMatch(/path-scoped rules src\/\*\* \(@acme\/big@1\.0\.0: scoped rules\): its header alone need \d+ bytes, more than "context\.sync\.file_max_bytes" in ctxpkg\.json allows \(currently 300\)/);
   });
 });
 

@@ -1,36 +1,87 @@
 /**
- * Making package text safe to quote inside a pack (spec/pack.md "Quoting untrusted text").
+ * Making package text safe to quote inside a pack, an agent file or an MCP answer
+ * (spec/pack.md §8 "Quoting untrusted text"; issue 11 items 4 and 5).
  *
- * - Single-line fields (ids, types, paths, section titles): control characters, line breaks and
- *   invisible/bidi characters are written as `\uXXXX` escapes, so such a field can never start a
- *   new line or hide text.
- * - Content: CRLF and lone CR become LF; other C0 controls (except TAB), DEL, C1 controls and
- *   invisible/bidi format characters become `\uXXXX` escapes (no hidden payloads, seed 000);
- *   a line mentioning the marker phrase `UNTRUSTED CONTEXT` (any case and spacing) is prefixed
- *   with `[escaped] ` so it can never equal or imitate the pack's banner or footer lines.
+ * - Invisible characters: every code point of the generated table `INVISIBLE_RANGES`
+ *   (Default_Ignorable_Code_Point, controls, format and bidi characters, line/paragraph
+ *   separators, lone surrogates, noncharacters, U+2800 — derived from Unicode data by
+ *   scripts/gen-invisible-table.ts, not a hand list) is written as `\uXXXX` (`\u{XXXXX}` above
+ *   U+FFFF): no hidden payloads (tag-character "ASCII smuggling", variation selectors, fillers).
+ * - Single-line fields (ids, types, paths, titles): the same, TAB and LF included, so such a field
+ *   can never start a new line or hide text.
+ * - Content: CRLF and lone CR become LF, TAB and LF stay. A line that reads like one of ctxpkg's
+ *   own markers — the pack's `UNTRUSTED CONTEXT` banner or footer, or a managed-block marker
+ *   `<!-- ctxpkg:begin/end … -->` — in any case, spacing or punctuation, in fullwidth or
+ *   mathematical letters, or with confusable letters from other scripts (compared by the Unicode
+ *   confusables skeleton, `unhomoglyph`, after NFKC), is prefixed with `[escaped] `, so it can
+ *   never equal or imitate a marker line.
  * - Fences: content is fenced with tildes, one more than the longest run of `~` or backticks at
  *   the start of any of its lines (at least 4), so no line of the content can close the fence.
+ *
+ * Every rule here runs in linear time in the text.
  */
+import unhomoglyph from 'unhomoglyph';
+import { INVISIBLE_RANGES } from './invisible-table.js';
 
-/** Controls, DEL, C1 controls, and invisible/bidi format characters (escaped everywhere). */
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+const cls = INVISIBLE_RANGES.map(([a, b]) => (a === b ? `\\u{${a.toString(16)}}` : `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`)).join('');
+/** Invisible code points (content: TAB and LF are not in the table). */
+const HIDDEN = new RegExp(`[${cls}]`, 'gu');
 /** The same, plus TAB and LF, for single-line fields. */
-const HIDDEN_LINE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
-const MARKER = /untrusted\s+context/i;
+const HIDDEN_LINE = new RegExp(`[\\t\\n${cls}]`, 'gu');
+const HAS_HIDDEN = new RegExp(`[${cls}]`, 'u');
 
-const hex4 = (c: string): string => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
+const esc = (c: string): string => {
+  const cp = c.codePointAt(0) as number;
+  return cp > 0xffff ? `\\u{${cp.toString(16)}}` : '\\u' + cp.toString(16).padStart(4, '0');
+};
+
+/** True when `text` holds an invisible or text-hiding code point (the generated table). */
+export function hasInvisible(text: string): boolean {
+  return HAS_HIDDEN.test(text);
+}
+
+/** Bidi controls (embedding, override, isolate, marks): refused in document paths. */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/** True when `text` holds a bidi control character (U+061C, U+200E/F, U+202A–202E, U+2066–2069). */
+export function hasBidiControl(text: string): boolean {
+  return BIDI.test(text);
+}
+
+/**
+ * The comparison key of a line: NFKC, invisible characters dropped, confusable letters mapped
+ * to their Unicode confusables prototype, lowercase, letters and digits only.
+ */
+export function markerSkeleton(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  const ascii = /^[\x00-\x7f]*$/.test(line);
+  const base = ascii ? line : unhomoglyph(line.normalize('NFKC').replace(HIDDEN, ''));
+  // Digits that stand in for letters (C0NTEXT, UNTRU5TED): none of the marker words has a digit.
+  return base.toLowerCase().replace(/[^a-z0-9]+/g, '').replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's');
+}
+
+const MARKER_KEYS = [markerSkeleton('UNTRUSTED CONTEXT'), markerSkeleton('untrusted context'), markerSkeleton('ctxpkg:begin'), markerSkeleton('ctxpkg:end')];
+
+/** True when `line` could be read as one of ctxpkg's marker lines (see module docstring). */
+export function looksLikeMarker(line: string): boolean {
+  if (line === '') return false;
+  const k = markerSkeleton(line);
+  return MARKER_KEYS.some((m) => k.includes(m));
+}
 
 /** Escape a single-line field; also caps it at `max` characters (with `…`). */
 export function escapeInline(text: string, max = 200): string {
-  const t = text.replace(HIDDEN_LINE, hex4);
+  const t = text.replace(HIDDEN_LINE, esc);
   return t.length > max ? t.slice(0, max - 1) + '…' : t;
 }
 
 /** Escape block content (see module docstring). Returns the escaped text without trailing newlines. */
 export function escapeContent(text: string): string {
-  const lines = text.replace(/\r\n?/g, '\n').replace(HIDDEN, hex4).replace(/\n+$/, '').split('\n');
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
   for (let i = 0; i < lines.length; i++) {
-    if (MARKER.test(lines[i] as string)) lines[i] = '[escaped] ' + lines[i];
+    const l = lines[i] as string;
+    const e = l.replace(HIDDEN, esc);
+    lines[i] = looksLikeMarker(l) ? '[escaped] ' + e : e;
   }
   return lines.join('\n');
 }

@@ -4,7 +4,22 @@ import { defaultPackPolicy, defaultSyncPolicy, parseContextConfig } from './poli
 describe('parseContextConfig', () => {
   it('gives defaults for a missing member', () => {
     expect(parseContextConfig(undefined)).toEqual({ pack: defaultPackPolicy(), sync: defaultSyncPolicy() });
-    expect(defaultSyncPolicy().targets).toEqual(['agents-md']);
+    // Absent targets: AGENTS.md plus the agents detected in the project (the CLI decides).
+    expect(defaultSyncPolicy()).toEqual({ targets: null, auto: true, max_bytes: 8192, file_max_bytes: 8192 });
+  });
+
+  it('accepts the earlier target names as aliases and keeps the canonical order', () => {
+    expect(parseContextConfig({ sync: { targets: ['cline', 'claude-md', 'agents-md', 'kiro', 'gemini', 'windsurf', 'copilot', 'cursor'] } }).sync.targets).toEqual([
+      'agents-md',
+      'claude',
+      'cursor',
+      'copilot',
+      'gemini',
+      'windsurf',
+      'kiro',
+      'cline',
+    ]);
+    expect(() => parseContextConfig({ sync: { targets: ['vim'] } })).toThrow(/sync\.targets must be an array of agents-md, claude/);
   });
 
   it('reads every member', () => {
