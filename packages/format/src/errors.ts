@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   E_SECRET: 'input',
   E_SOURCE: 'input',
   E_UNSAFE_PATH: 'input',
+  E_GLOB: 'input',
   // integrity & signatures
   E_INTEGRITY: 'integrity',
   E_ARTIFACT_CHECKSUM: 'integrity',

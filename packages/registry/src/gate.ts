@@ -9,12 +9,14 @@
  * 3. strict SemVer of that version (`validateVersion`, HB-03);
  * 4. `visibility` absent, `"public"` or `"private"` — anything else is refused (`E_MANIFEST`), so a
  *    typo like `"Private"` can never publish a package publicly;
- * 5. secret screening of every string of the content and of the manifest's free text
+ * 5. scope globs (`type: "scope"` nodes) within the bounds every client matches them under
+ *    (`scopeGlobIssues`, format pack/glob.ts) → `E_GLOB`;
+ * 6. secret screening of every string of the content and of the manifest's free text
  *    (`scanSecrets`); findings → `E_SECRET` with paths and kinds, never the values.
  * Size is checked before this (body.ts); signer-key registration and immutability are checked by
  * the store inside the publish transaction.
  */
-import { CtxpkgError, readPackage, scanSecrets, validateVersion } from '@ctxpkg/format';
+import { CtxpkgError, errorFromIssues, readPackage, scanSecrets, scopeGlobIssues, validateVersion } from '@ctxpkg/format';
 import type { PackageRef } from './params.js';
 import type { DependencyRecord, Visibility } from './store/types.js';
 import { collectScanTargets, searchText } from './gate-text.js';
@@ -101,6 +103,9 @@ export async function runPublishGate(
   validateVersion(version);
   checks.push({ check: 'version', detail: 'strict SemVer 2.0.0, at most 64 characters' });
   const visibility = visibilityOf(m.visibility);
+  const globIssues = pkg.graph ? scopeGlobIssues(pkg.graph) : [];
+  if (globIssues.length > 0) throw errorFromIssues(globIssues.map((i) => ({ ...i, path: `content.context_graph.${i.path}` })));
+  checks.push({ check: 'scope_globs', detail: 'every scope glob is within the matcher bounds' });
 
   const targets = collectScanTargets(pkg);
   const findings = targets.texts.flatMap((t) => scanSecrets(t.text).map((f) => ({ path: t.path, kind: f.kind, line: f.line, column: f.column })));

@@ -18,7 +18,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, escapeGlob } from '@ctxpkg/format';
 import { findProjectRoot } from '../project.js';
 import { blankLines, inCtxpkgDir, looksGenerated, managedBlockRanges, recordedGeneratedFiles, type LineRange } from './generated.js';
 import { detectKind } from './index.js';
@@ -169,7 +169,7 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
     const file = admit(abs, rel, kind);
     if (!file) return undefined;
     const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-    if (kind === 'agents-md' && dir !== '') file.impliedScope = [`${dir}/**`];
+    if (kind === 'agents-md' && dir !== '') file.impliedScope = [`${escapeGlob(dir)}/**`]; // a directory named `[x]` is that directory
     byPath.set(rel, file);
     return file;
   };

@@ -3,7 +3,7 @@
  * spec/format.md "Importers, provenance and scope" is the normative description.
  */
 import { posix } from 'node:path';
-import { CtxpkgError, type ContextEdge, type ContextGraph, type ContextNode } from '@ctxpkg/format';
+import { CtxpkgError, globProblem, type ContextEdge, type ContextGraph, type ContextNode } from '@ctxpkg/format';
 import { importJsonSource } from './json-source.js';
 import { importMarkdown } from './markdown.js';
 import type { CrossPackageRef, SourceFile, SourceKind } from './types.js';
@@ -65,7 +65,8 @@ export interface BuildGraphOptions {
  * imported files), `imports` (CLAUDE.md `@path`), and the JSON sources' own edges — the only
  * ones that may name another package's node (`@ns/name#id`, spec/merge.md §2; Markdown links
  * resolve to files of this package only). Throws `E_SOURCE` on duplicate node ids, a bad JSON
- * source or a file no importer reads.
+ * source or a file no importer reads; `E_GLOB` (naming file and line) for a scope glob that
+ * cannot be used (`globProblem`, the bounds every consumer holds it to).
  */
 export function buildGraph(input: SourceFile[], opts: BuildGraphOptions = {}): ContextGraph {
   const files = [...input].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -96,6 +97,14 @@ export function buildGraph(input: SourceFile[], opts: BuildGraphOptions = {}): C
       edges.push({ from: rootId, to: id, type: 'applies_to', weight: 1.0 });
     });
     for (const imp of f.imports ?? []) importEdges.push({ file: f.path, line: imp.line, target: imp.path });
+  }
+  for (const n of nodes) {
+    const problem = n.type === 'scope' ? globProblem(n.content.trim()) : undefined;
+    if (problem) {
+      throw new CtxpkgError('E_GLOB', `${n.file_path ?? n.id}:${n.line_start ?? 1}: glob ${JSON.stringify(n.content.length > 80 ? n.content.slice(0, 80) + '…' : n.content)}: ${problem}`, {
+        hint: 'scope globs are relative to the project root, at most 512 characters: * ? ** [a-z] {a,b}',
+      });
+    }
   }
   const seen = new Set<string>();
   for (const n of nodes) {

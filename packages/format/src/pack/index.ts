@@ -17,6 +17,7 @@ export * from './render.js';
 export { renderJson } from './render-json.js';
 export { locationOf, provenanceLine, renderMarkdown } from './render-md.js';
 export * from './scope.js';
+export * from './glob.js';
 export * from './search.js';
 export { TermIndex } from './search-terms.js';
 export * from './screen.js';

@@ -50,8 +50,8 @@ describe('computeScopes', () => {
 
 describe('focus', () => {
   it('parses globs and queries', () => {
-    expect(parseFocus('src/api/**')).toEqual({ kind: 'glob', glob: 'src/api/**' });
-    expect(parseFocus('./README.md')).toEqual({ kind: 'glob', glob: 'README.md' });
+    expect(parseFocus('src/api/**')).toMatchObject({ kind: 'glob', glob: 'src/api/**' });
+    expect(parseFocus('./README.md')).toMatchObject({ kind: 'glob', glob: 'README.md' });
     expect(parseFocus('How do we test, the API?')).toEqual({ kind: 'query', terms: ['api', 'do', 'how', 'test', 'the', 'we'] });
     expect(parseFocus('  ')).toBeUndefined();
   });

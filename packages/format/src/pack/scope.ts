@@ -6,9 +6,12 @@
  * glob in `content`; an edge `{ from: X, to: <scope node>, type: "applies_to" }` scopes X; every
  * node reachable from X over `contains` edges inherits X's globs. A node's scope is the sorted
  * union of the globs of all its scoping ancestors; an empty scope means "applies everywhere".
+ * Globs are package text: they are matched only through glob.ts (linear, bounded); a glob over
+ * the bounds stays in the scope (it is shown) but matches nothing.
  */
-import picomatch from 'picomatch';
+import type { Issue } from '../errors.js';
 import type { MergedGraph } from '../graph-types.js';
+import { cachedGlob, compileGlob, globProblem, type CompiledGlob } from './glob.js';
 
 /** Node types that structure a graph but are not knowledge items of their own. */
 export const STRUCTURAL_TYPES: ReadonlySet<string> = new Set(['scope', 'section']);
@@ -60,6 +63,22 @@ export function computeScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<
 }
 
 /**
+ * The scope globs of a graph that cannot be used (glob.ts `globProblem`: over the bounds, absolute,
+ * `..`, control characters, …), one `E_GLOB` issue per `type: "scope"` node, `path`
+ * `nodes[i].content`, in node order. For `create` (refuse the source) and the registry's publish
+ * gate (refuse the package); linear in the graph's text.
+ */
+export function scopeGlobIssues(graph: { nodes: ReadonlyArray<{ type: string; content: string }> }): Issue[] {
+  const out: Issue[] = [];
+  graph.nodes.forEach((n, i) => {
+    if (n.type !== 'scope') return;
+    const problem = globProblem(n.content.trim());
+    if (problem) out.push({ path: `nodes[${i}].content`, code: 'E_GLOB', message: `scope glob ${JSON.stringify(n.content.length > 80 ? n.content.slice(0, 80) + '…' : n.content)}: ${problem}` });
+  });
+  return out;
+}
+
+/**
  * A resolver of the section path (titles of enclosing `section` nodes over `contains` edges,
  * outermost first, at most 16, each cut to 80 characters) of a qualified node id; `undefined`
  * when the node is in no section. When a node has several section parents, the smallest parent
@@ -97,52 +116,38 @@ export function computeBreadcrumbs(graph: Pick<MergedGraph, 'nodes' | 'edges'>):
   return out;
 }
 
-/** A parsed `--focus`: a path glob, or a free-text query (lowercased terms). */
-export type Focus = { kind: 'glob'; glob: string } | { kind: 'query'; terms: string[] };
+/** A parsed `--focus`: a path glob (compiled, glob.ts), or a free-text query (lowercased terms). */
+export type Focus = { kind: 'glob'; glob: string; compiled: CompiledGlob } | { kind: 'query'; terms: string[] };
 
 /**
  * Parse `--focus`: text containing `/`, `*`, `?`, `{` or `[`, or ending in a file extension, and no
  * whitespace, is a glob; anything else is a query split into lowercase terms of ≥ 2 characters.
+ * A glob is compiled here: `E_GLOB` when it is over the bounds of `GLOB_LIMITS` (glob.ts).
  */
 export function parseFocus(text: string): Focus | undefined {
   const t = text.trim();
   if (t === '') return undefined;
-  if (!/\s/.test(t) && (/[/*?{[]/.test(t) || /\.[A-Za-z0-9]{1,8}$/.test(t))) return { kind: 'glob', glob: t.replace(/^\.\//, '') };
+  if (!/\s/.test(t) && (/[/*?{[]/.test(t) || /\.[A-Za-z0-9]{1,8}$/.test(t))) {
+    const glob = t.replace(/^\.\//, '');
+    return { kind: 'glob', glob, compiled: compileGlob(glob) };
+  }
   const terms = [...new Set(t.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length >= 2))].sort();
   return terms.length > 0 ? { kind: 'query', terms } : undefined;
 }
 
-const matchers = new Map<string, (path: string) => boolean>();
-
-/** A cached picomatch matcher (dotfiles included). */
-function matcher(glob: string): (path: string) => boolean {
-  let m = matchers.get(glob);
-  if (!m) {
-    if (matchers.size > 10_000) matchers.clear();
-    m = picomatch(glob, { dot: true });
-    matchers.set(glob, m);
-  }
-  return m;
-}
-
-/** Literal prefix of a glob (up to the first glob metacharacter). */
-function staticPrefix(glob: string): string {
-  const i = glob.search(/[*?{[!(]/);
-  return i === -1 ? glob : glob.slice(0, i);
-}
-
 /**
  * Whether two globs can match a common path: each matches the other's literal form, or one's
- * literal prefix extends the other's (`src/**` vs `src/api/*.ts`). A conservative overlap test.
+ * literal prefix extends the other's (`src/**` vs `src/api/*.ts`). A conservative overlap test,
+ * linear in both (glob.ts). A glob that is refused (over the bounds, `globProblem`) overlaps nothing.
  */
-export function globsOverlap(a: string, b: string): boolean {
-  if (a === b) return true;
-  const pa = staticPrefix(a);
-  const pb = staticPrefix(b);
-  if (pa === a && matcher(b)(a)) return true;
-  if (pb === b && matcher(a)(b)) return true;
-  if (pa === a || pb === b) return false;
-  return pa.startsWith(pb) || pb.startsWith(pa);
+export function globsOverlap(a: string | CompiledGlob, b: string | CompiledGlob): boolean {
+  const ga = typeof a === 'string' ? cachedGlob(a) : a;
+  const gb = typeof b === 'string' ? cachedGlob(b) : b;
+  if (!ga || !gb) return false;
+  if (ga.glob === gb.glob) return true;
+  if (ga.literal) return gb.test(ga.prefix);
+  if (gb.literal) return ga.test(gb.prefix);
+  return ga.prefix.startsWith(gb.prefix) || gb.prefix.startsWith(ga.prefix);
 }
 
 /**
@@ -157,9 +162,9 @@ export function focusScore(
   scope: readonly string[] | undefined,
 ): number {
   if (focus.kind === 'glob') {
-    if (node.file_path && matcher(focus.glob)(node.file_path)) return 2;
+    if (node.file_path && focus.compiled.test(node.file_path)) return 2;
     if (!scope || scope.length === 0) return 1;
-    return scope.some((g) => globsOverlap(g, focus.glob)) ? 2 : 0;
+    return scope.some((g) => globsOverlap(g, focus.compiled)) ? 2 : 0;
   }
   const hay = `${node.content}\n${node.id}\n${node.category ?? ''}\n${node.file_path ?? ''}`.toLowerCase();
   let n = 0;

@@ -51,7 +51,7 @@ describeBackends('publish-route', (backend) => {
       expect(body.signer_public_key).toBe(TEST_PUBLIC_KEY);
       expect(res.headers.get('location')).toBe('/v1/packages/acme/kb/1.0.0/download');
       const checked = body.trust_report.checked.map((c: { check: string }) => c.check);
-      expect(checked).toEqual(['size', 'structure', 'content_hash', 'integrity_sha256', 'signature', 'name_binding', 'version', 'secrets', 'signer_key', 'immutability']);
+      expect(checked).toEqual(['size', 'structure', 'content_hash', 'integrity_sha256', 'signature', 'name_binding', 'version', 'scope_globs', 'secrets', 'signer_key', 'immutability']);
       expect(body.trust_report.not_checked.map((c: { check: string }) => c.check)).toEqual(
         expect.arrayContaining(['unsigned_manifest_fields', 'dependencies', 'content_accuracy', 'signer_identity']),
       );
