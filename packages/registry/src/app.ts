@@ -19,6 +19,8 @@ import { DEFAULT_LIMITS, normaliseBasePath, type AppOptions, type LogEntry } fro
 import { rawPath, rawPathProblem } from './params.js';
 import { registerBlobRoutes } from './routes/blobs.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
+import { notFoundResponse, registerPageRoutes } from './pages/routes.js';
+import { PAGES_PREFIX } from './pages/layout.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerPublishRoute } from './routes/publish.js';
 import { registerReadRoutes } from './routes/read.js';
@@ -58,9 +60,13 @@ export function createApp(opts: AppOptions): RegistryApp {
   const app = new Hono<Env>();
   app.route('/', api);
   if (basePath !== '') app.route(basePath, api);
+  // The pages for people (pages/routes.tsx) live under /ui, which no API path or base path uses.
+  const pages = registerPageRoutes(app, deps);
 
   app.notFound((c) => {
     c.env.route = 'unmatched';
+    const path = rawPath(c.req.url);
+    if (path === PAGES_PREFIX || path.startsWith(`${PAGES_PREFIX}/`)) return notFoundResponse(pages);
     return new Response(JSON.stringify({ error: 'no such route', code: 'E_NOT_FOUND' }), {
       status: 404,
       headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' },

@@ -62,5 +62,8 @@ export function normaliseBasePath(p: string | undefined): string {
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(t) || /(^|\/)\.{1,2}(\/|$)/.test(t)) {
     throw new CtxpkgError('E_USAGE', `invalid base path ${JSON.stringify(p)}: use segments like /api`);
   }
+  if (t === '/ui' || t.startsWith('/ui/')) {
+    throw new CtxpkgError('E_USAGE', `invalid base path ${JSON.stringify(p)}: /ui is where the registry's pages live`, { hint: 'use /api (the default) or another prefix' });
+  }
   return t;
 }

@@ -20,15 +20,19 @@ import { catalog, refreshPackage, search } from './sqlite-search.js';
 import { backfillSearchTerms, needsSearchBackfill } from './sqlite-rank.js';
 import * as access from './sqlite-access.js';
 import { findPublicBlob, insertVersionBlobs, isBlobReferenced } from './sqlite-blobs.js';
+import * as pages from './sqlite-pages.js';
 import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
 import type {
   AuditEvent,
   CatalogEntry,
+  DependentRecord,
   NamespaceRecord,
+  NamespaceSummary,
   PackageRecord,
   PublishOutcome,
   PublicBlobRecord,
   PublishRecord,
+  RecentPublish,
   RegistryStore,
   SearchHit,
   SignerKeyRecord,
@@ -317,6 +321,18 @@ export class SqliteStore implements RegistryStore {
 
   async search(filter: VisibilityFilter, query: string, opts: { limit: number }): Promise<SearchHit[]> {
     return search(this.db, filter, query, opts.limit);
+  }
+
+  async recentPublishes(filter: VisibilityFilter, opts: { limit: number }): Promise<RecentPublish[]> {
+    return pages.recentPublishes(this.db, filter, opts.limit);
+  }
+
+  async namespaceSummaries(filter: VisibilityFilter): Promise<NamespaceSummary[]> {
+    return pages.namespaceSummaries(this.db, filter);
+  }
+
+  async dependents(filter: VisibilityFilter, full: string, opts: { limit: number }): Promise<DependentRecord[]> {
+    return pages.dependents(this.db, filter, full, opts.limit);
   }
 
   async auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]> {

@@ -174,6 +174,38 @@ export interface VisibilityFilter {
   namespaces: readonly string[];
 }
 
+/** One publish for the pages' "recent publishes" list (`recentPublishes`). */
+export interface RecentPublish {
+  namespace: string;
+  name: string;
+  version: string;
+  /** The description of that version. */
+  description: string;
+  visibility: Visibility;
+  published_at: string;
+  /** Whether the version is yanked now. */
+  yanked: boolean;
+}
+
+/** A namespace as the pages list it (`namespaceSummaries`). */
+export interface NamespaceSummary {
+  namespace: string;
+  /** Packages of the namespace visible through the filter. */
+  packages: number;
+  /** The newest `updated_at` of those packages; null when there are none. */
+  updated_at: string | null;
+}
+
+/** A package whose latest version declares a dependency on another (`dependents`). */
+export interface DependentRecord {
+  namespace: string;
+  name: string;
+  /** The dependent's latest version (the one whose manifest declares the dependency). */
+  version: string;
+  version_req: string;
+  optional: boolean;
+}
+
 export interface AuditEvent {
   at: string;
   action: string;
@@ -262,6 +294,25 @@ export interface RegistryStore {
   catalog(filter: VisibilityFilter, opts: { limit: number; after?: string }): Promise<CatalogEntry[]>;
   /** Full-text search over names, descriptions, tags and node content of each package's latest version. */
   search(filter: VisibilityFilter, query: string, opts: { limit: number }): Promise<SearchHit[]>;
+
+  /**
+   * The newest publishes of packages visible through `filter` (by publish order, newest first),
+   * at most `limit`. For the pages' home; answers are identical whether or not invisible
+   * packages exist.
+   */
+  recentPublishes(filter: VisibilityFilter, opts: { limit: number }): Promise<RecentPublish[]>;
+  /**
+   * Namespaces that hold at least one package visible through `filter`, plus the filter's own
+   * namespaces that exist (with 0 packages when empty), sorted by name. A namespace whose
+   * packages are all invisible to the caller is not listed.
+   */
+  namespaceSummaries(filter: VisibilityFilter): Promise<NamespaceSummary[]>;
+  /**
+   * Packages visible through `filter` whose latest version declares a dependency on the package
+   * `full` (`@ns/name`), sorted by `@namespace/name`, at most `limit`. Packages whose every
+   * version is yanked (no latest) are not listed.
+   */
+  dependents(filter: VisibilityFilter, full: string, opts: { limit: number }): Promise<DependentRecord[]>;
 
   /** Recent audit events (publish, yank, unyank, visibility, token and key changes), newest first. */
   auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]>;
