@@ -6,8 +6,9 @@
  * unmatched, a removed and an added node with the same id *stem* — the id without its `~<8 hex>`
  * text hash and `.n` duplicate suffix, i.e. the same file and heading path — are paired as one
  * changed node. When a heading holds several such nodes, pairs are chosen by word overlap
- * (highest first, at least `MIN_SIMILARITY`, ties in source order); a lone pair under one heading
- * is always paired. What stays unpaired is added or removed.
+ * (highest first, at least `MIN_SIMILARITY`, ties in source order; past `MAX_PAIRINGS` scores
+ * per diff, in source order); a lone pair under one heading is always paired. What stays
+ * unpaired is added or removed.
  *
  * Text diffs use the `diff` library (word level, bounded by `MAX_EDIT_LENGTH`; past it, or for
  * texts longer than `MAX_DIFF_CHARS`, the change is shown as the whole old text replaced by the
@@ -23,9 +24,14 @@ export const MIN_SIMILARITY = 0.3;
 /** Longest text (characters, each side) given a word diff. */
 export const MAX_DIFF_CHARS = 20_000;
 /** Most edit operations the word diff may use before giving up. */
-export const MAX_EDIT_LENGTH = 2_000;
-/** Largest candidate matrix (removed × added under one heading) scored by similarity; past it, pairs go in source order. */
-const MAX_PAIRINGS = 10_000;
+export const MAX_EDIT_LENGTH = 400;
+/**
+ * Most similarity scores computed for one diff (summed over headings); past it, the remaining
+ * headings pair their nodes in source order. A package is hostile input: this bounds the work.
+ */
+export const MAX_PAIRINGS = 20_000;
+/** Words of a text compared by `similarity`. */
+const MAX_WORDS = 1_000;
 
 export interface ChangedNode {
   from: ContextNode;
@@ -66,14 +72,16 @@ function changedFields(a: ContextNode, b: ContextNode): string[] {
 }
 
 function words(s: string): Set<string> {
-  return new Set((s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 4000));
+  return new Set((s.slice(0, MAX_WORDS * 20).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_WORDS));
 }
 
-/** Jaccard similarity of the word sets of two texts, in [0, 1]. */
+/** Jaccard similarity of the word sets of two texts (their first `MAX_WORDS` words), in [0, 1]. */
 export function similarity(a: string, b: string): number {
-  const wa = words(a);
-  const wb = words(b);
-  if (wa.size === 0 && wb.size === 0) return a === b ? 1 : 0;
+  return jaccard(words(a), words(b), a === b);
+}
+
+function jaccard(wa: Set<string>, wb: Set<string>, equal: boolean): number {
+  if (wa.size === 0 && wb.size === 0) return equal ? 1 : 0;
   let common = 0;
   for (const w of wa) if (wb.has(w)) common++;
   return common / (wa.size + wb.size - common);
@@ -81,15 +89,18 @@ export function similarity(a: string, b: string): number {
 
 const bySource = (a: ContextNode, b: ContextNode): number => (a.line_start ?? Number.MAX_SAFE_INTEGER) - (b.line_start ?? Number.MAX_SAFE_INTEGER);
 
-/** Pair the removed and added nodes that share one id stem. */
-function pairGroup(removed: ContextNode[], added: ContextNode[]): Array<[ContextNode, ContextNode]> {
+/** Pair the removed and added nodes that share one id stem; `budget.left` counts the similarity scores still allowed. */
+function pairGroup(removed: ContextNode[], added: ContextNode[], budget: { left: number }): Array<[ContextNode, ContextNode]> {
   const r = removed.slice().sort(bySource);
   const a = added.slice().sort(bySource);
   if (r.length === 1 && a.length === 1) return [[r[0], a[0]]];
-  if (r.length * a.length > MAX_PAIRINGS) return r.slice(0, a.length).map((x, i) => [x, a[i]]);
+  if (r.length * a.length > budget.left) return r.slice(0, a.length).map((x, i) => [x, a[i]]);
+  budget.left -= r.length * a.length;
+  const wr = r.map((x) => words(x.content));
+  const wa = a.map((y) => words(y.content));
   const cand: Array<{ i: number; j: number; s: number }> = [];
   r.forEach((x, i) => a.forEach((y, j) => {
-    const s = similarity(x.content, y.content);
+    const s = jaccard(wr[i], wa[j], x.content === y.content);
     if (s >= MIN_SIMILARITY) cand.push({ i, j, s });
   }));
   cand.sort((p, q) => q.s - p.s || p.i - q.i || p.j - q.j);
@@ -141,10 +152,11 @@ export function diffGraphs(from: ContextGraph, to: ContextGraph): GraphDiff {
     if (s !== null) group(s).added.push(n);
   }
   const paired = new Set<ContextNode>();
+  const budget = { left: MAX_PAIRINGS };
   for (const stem of [...groups.keys()].sort()) {
     const g = groups.get(stem)!;
     if (g.removed.length === 0 || g.added.length === 0) continue;
-    for (const [a, b] of pairGroup(g.removed, g.added)) {
+    for (const [a, b] of pairGroup(g.removed, g.added, budget)) {
       paired.add(a);
       paired.add(b);
       changed.push({ from: a, to: b, matchedBy: 'heading', fields: changedFields(a, b) });

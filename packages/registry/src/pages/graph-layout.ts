@@ -5,21 +5,31 @@
  *
  * Two pictures, chosen by size:
  * - **nodes** (at most `NODE_LIMIT` nodes, or a focused cluster): one labelled box per node,
- *   one arrow per edge, coloured by type.
+ *   one arrow per (from, to, type), coloured by type.
  * - **clusters** (larger graphs): one box per source file's top-level section (the file itself
  *   for blocks directly under it; one box per file when there would be more than
  *   `MAX_CLUSTERS`), holding one small square per member node. Edges between boxes are merged
  *   per type and carry their count; edges inside a box are left out. A 1,000-node package stays
  *   readable and small, and every node is still one linked square.
+ *
+ * A package is hostile input, so the layout's input is bounded: at most `FOCUS_LIMIT` nodes or
+ * `MAX_CLUSTERS` groups, and at most `MAX_EDGE_LINES` edge lines (those carrying the most edges).
  */
 import dagre from '@dagrejs/dagre';
-import type { ContextGraph, ContextNode } from '@ctxpkg/format';
-import { containsParents, sectionTitle } from './tree.js';
+import type { ContextEdge, ContextGraph, ContextNode } from '@ctxpkg/format';
+import { ancestry, sectionTitle } from './tree.js';
 
 export const NODE_LIMIT = 80;
 export const MAX_CLUSTERS = 150;
 /** Most nodes drawn one by one in a focused cluster. */
 export const FOCUS_LIMIT = 250;
+/**
+ * Most edge lines handed to the layout (after merging duplicates): the layout's cost grows with
+ * edges and the ranks they span, and a package is hostile input. The rest are counted, not drawn.
+ */
+export const MAX_EDGE_LINES = 400;
+/** Most node squares in a clusters picture; past it each group draws its share and counts the rest. */
+export const MAX_DOTS = 2_000;
 
 const NODE_W = 210;
 const NODE_H = 34;
@@ -66,7 +76,10 @@ export interface ClusterBox {
   y: number;
   w: number;
   h: number;
+  /** Member nodes drawn (all of them unless the graph has more than `MAX_DOTS` nodes). */
   dots: Dot[];
+  /** Member nodes in all. */
+  size: number;
 }
 
 export interface EdgeLine {
@@ -85,6 +98,37 @@ export interface GraphPicture {
   edges: EdgeLine[];
   /** Nodes left out of a focused picture past `FOCUS_LIMIT`. */
   omitted: number;
+  /** Edges not drawn past `MAX_EDGE_LINES` lines (each merged line counts its edges). */
+  edgesOmitted: number;
+}
+
+interface Merged {
+  from: string;
+  to: string;
+  type: string;
+  count: number;
+}
+
+/**
+ * Merge edges per (from, to, type) after mapping their ends with `end` (undefined drops an edge,
+ * as do loops), in first-seen order; keep the `MAX_EDGE_LINES` lines with the most edges (ties in
+ * that order). Returns the kept lines in first-seen order and how many edges were dropped.
+ */
+function mergeEdges(edges: readonly ContextEdge[], end: (id: string) => string | undefined): { lines: Merged[]; omitted: number } {
+  const merged = new Map<string, Merged & { first: number }>();
+  edges.forEach((e) => {
+    const a = end(e.from);
+    const b = end(e.to);
+    if (a === undefined || b === undefined || a === b) return;
+    const k = JSON.stringify([a, b, e.type]);
+    const m = merged.get(k);
+    if (m) m.count++;
+    else merged.set(k, { from: a, to: b, type: e.type, count: 1, first: merged.size });
+  });
+  const all = [...merged.values()];
+  const kept = all.length <= MAX_EDGE_LINES ? all : all.slice().sort((x, y) => y.count - x.count || x.first - y.first).slice(0, MAX_EDGE_LINES).sort((x, y) => x.first - y.first);
+  const omitted = all.reduce((n, m) => n + m.count, 0) - kept.reduce((n, m) => n + m.count, 0);
+  return { lines: kept.map(({ from, to, type, count }) => ({ from, to, type, count })), omitted };
 }
 
 /** One line of a node's text, at most `n` characters (with `…` when cut). */
@@ -96,29 +140,33 @@ export function shortText(s: string, n: number): string {
 
 const round = (v: number): number => Math.round(v);
 
-/** Which cluster each node belongs to, and each cluster's title and file (see the module doc). */
+/**
+ * Which cluster each node belongs to, and each cluster's title and file (see the module doc).
+ * Past `MAX_CLUSTERS` files (with `byFileOnly`), the files after the first `MAX_CLUSTERS - 1`
+ * (by path) share one group, `f:*`. Linear in the graph.
+ */
 export function clusterOf(graph: ContextGraph, byFileOnly = false): { keyOf: Map<string, string>; info: Map<string, { title: string; file: string | null }> } {
   const byId = new Map(graph.nodes.map((n) => [n.id, n] as const));
-  const parent = containsParents(graph);
+  const where = ancestry(graph);
   const keyOf = new Map<string, string>();
   const info = new Map<string, { title: string; file: string | null }>();
+  const files = [...new Set(graph.nodes.map((n) => where.get(n.id)!.file ?? ''))].sort();
+  const crowded = byFileOnly && files.length > MAX_CLUSTERS ? new Set(files.slice(MAX_CLUSTERS - 1)) : new Set<string>();
   for (const n of graph.nodes) {
-    // Walk up to the outermost ancestor; the top-level section is the one just below it.
-    const chain: ContextNode[] = [n];
-    for (let p = parent.get(n.id); p !== undefined; p = parent.get(p)) chain.push(byId.get(p)!);
-    const top = chain[chain.length - 1];
-    const file = chain.find((c) => typeof c.file_path === 'string')?.file_path ?? null;
+    const a = where.get(n.id)!;
+    const file = a.file;
     let key = `f:${file ?? ''}`;
     let title = file ?? '(no source file)';
-    if (!byFileOnly && chain.length >= 2) {
-      const sec = chain[chain.length - 2];
-      if (sec.type === 'section') {
-        key = `s:${sec.id}`;
-        title = sectionTitle(sec);
-      }
+    const below = a.below === null ? undefined : byId.get(a.below);
+    if (crowded.has(file ?? '')) {
+      key = 'f:*';
+      title = `${crowded.size} more files`;
+    } else if (!byFileOnly && below?.type === 'section') {
+      key = `s:${below.id}`;
+      title = sectionTitle(below);
     }
     keyOf.set(n.id, key);
-    if (!info.has(key)) info.set(key, { title, file });
+    if (!info.has(key)) info.set(key, { title, file: key === 'f:*' ? null : file });
   }
   return { keyOf, info };
 }
@@ -129,7 +177,7 @@ function layoutNodes(graph: ContextGraph, nodes: ContextNode[]): GraphPicture {
   g.setDefaultEdgeLabel(() => ({}));
   const ids = new Set(nodes.map((n) => n.id));
   for (const n of nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
-  const edges = graph.edges.filter((e) => ids.has(e.from) && ids.has(e.to) && e.from !== e.to);
+  const { lines: edges, omitted } = mergeEdges(graph.edges, (id) => (ids.has(id) ? id : undefined));
   // Edges go in last first: dagre then orders each rank top to bottom in source order.
   for (let i = edges.length - 1; i >= 0; i--) g.setEdge(edges[i].from, edges[i].to, {}, String(i));
   dagre.layout(g);
@@ -139,11 +187,11 @@ function layoutNodes(graph: ContextGraph, nodes: ContextNode[]): GraphPicture {
   });
   const lines: EdgeLine[] = edges.map((e, i) => ({
     type: e.type,
-    count: 1,
+    count: e.count,
     points: (g.edge(e.from, e.to, String(i)).points ?? []).map((p: Point) => ({ x: round(p.x), y: round(p.y) })),
   }));
   const gl = g.graph();
-  return { mode: 'nodes', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: boxes, clusters: [], edges: lines, omitted: 0 };
+  return { mode: 'nodes', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: boxes, clusters: [], edges: lines, omitted: 0, edgesOmitted: omitted };
 }
 
 function clusterSize(members: number): { width: number; height: number } {
@@ -171,29 +219,23 @@ function layoutClusters(graph: ContextGraph): GraphPicture {
     list.push(n);
   }
   const keys = [...members.keys()];
+  const share = (k: string): number => {
+    const n = members.get(k)!.length;
+    return graph.nodes.length <= MAX_DOTS ? n : Math.min(n, Math.ceil((n * MAX_DOTS) / graph.nodes.length));
+  };
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 70, marginx: 10, marginy: 10 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const k of keys) g.setNode(k, clusterSize(members.get(k)!.length));
-  // Merge edges between clusters per (from, to, type), in first-seen order.
-  const merged = new Map<string, { from: string; to: string; type: string; count: number }>();
-  for (const e of graph.edges) {
-    const a = keyOf.get(e.from);
-    const b = keyOf.get(e.to);
-    if (a === undefined || b === undefined || a === b) continue;
-    const k = JSON.stringify([a, b, e.type]);
-    const m = merged.get(k);
-    if (m) m.count++;
-    else merged.set(k, { from: a, to: b, type: e.type, count: 1 });
-  }
-  const list = [...merged.values()];
+  for (const k of keys) g.setNode(k, clusterSize(share(k)));
+  // Edges between clusters, merged per (from, to, type); edges inside a cluster are not drawn.
+  const { lines: list, omitted } = mergeEdges(graph.edges, (id) => keyOf.get(id));
   for (let i = list.length - 1; i >= 0; i--) g.setEdge(list[i].from, list[i].to, {}, String(i));
   dagre.layout(g);
   const clusters: ClusterBox[] = keys.map((k) => {
     const p = g.node(k);
     const x = round(p.x! - p.width / 2);
     const y = round(p.y! - p.height / 2);
-    const dots: Dot[] = members.get(k)!.map((n, i) => ({
+    const dots: Dot[] = members.get(k)!.slice(0, share(k)).map((n, i) => ({
       id: n.id,
       type: n.type,
       label: shortText(n.content, 60),
@@ -201,7 +243,7 @@ function layoutClusters(graph: ContextGraph): GraphPicture {
       y: y + CLUSTER_HEAD + Math.floor(i / DOTS_PER_ROW) * (DOT + DOT_GAP),
     }));
     const i = info.get(k)!;
-    return { key: k, title: i.title, file: i.file, x, y, w: p.width, h: p.height, dots };
+    return { key: k, title: i.title, file: i.file, x, y, w: p.width, h: p.height, dots, size: members.get(k)!.length };
   });
   const edges: EdgeLine[] = list.map((e, i) => ({
     type: e.type,
@@ -209,7 +251,7 @@ function layoutClusters(graph: ContextGraph): GraphPicture {
     points: (g.edge(e.from, e.to, String(i)).points ?? []).map((p: Point) => ({ x: round(p.x), y: round(p.y) })),
   }));
   const gl = g.graph();
-  return { mode: 'clusters', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: [], clusters, edges, omitted: 0 };
+  return { mode: 'clusters', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: [], clusters, edges, omitted: 0, edgesOmitted: omitted };
 }
 
 /**

@@ -50,13 +50,14 @@ export function GraphSvg(p: { pic: GraphPicture; link: (id: string) => string; f
         <g class="cl">
           <rect x={c.x} y={c.y} width={c.w} height={c.h} rx="8"></rect>
           <a href={p.focus(c.key)}>
-            <title>Draw these {c.dots.length} nodes one by one</title>
+            <title>Draw these {c.size} nodes one by one</title>
             <text x={c.x + 10} y={c.y + 17}>
               {fit(c.title, Math.floor((c.w - 20) / 7.6))}
             </text>
           </a>
           <text class="sub" x={c.x + 10} y={c.y + 30}>
-            {plural(c.dots.length, 'node')}
+            {plural(c.size, 'node')}
+            {c.dots.length < c.size ? ` (${c.dots.length} shown)` : ''}
             {c.file !== null && c.title !== c.file ? ` · ${fit(c.file, Math.floor((c.w - 20) / 6) - 10)}` : ''}
           </text>
           {c.dots.map((d) => (
@@ -162,6 +163,7 @@ export function GraphPage(p: GraphPageProps) {
           </span>
         ))}
       </div>
+      {pic.edgesOmitted > 0 ? <p class="muted small">{plural(pic.edgesOmitted, 'edge')} not drawn (only the {pic.edges.length} busiest lines are).</p> : null}
       <div class="graphwrap">
         <GraphSvg pic={pic} link={link} focus={focus} label={`Knowledge graph of ${full} ${v.version}`} />
       </div>

@@ -9,7 +9,7 @@
  * without `contains` edges or file paths (a hand-written or reference-written package) still
  * renders: every node is then a top-level item of one "(no source file)" group, in graph order.
  */
-import type { ContextEdge, ContextGraph, ContextNode } from '@ctxpkg/format';
+import type { ContextGraph, ContextNode } from '@ctxpkg/format';
 
 /** One node in the tree. */
 export interface TreeItem {
@@ -42,32 +42,97 @@ export function sectionTitle(node: ContextNode): string {
   return first.replace(/^#{1,6}[ \t]+/, '').trim() || node.id;
 }
 
+/** Longest heading path kept per node (the innermost titles; `…` stands first when cut). */
+export const MAX_HEADINGS = 8;
+
 /**
- * Child → parent along `contains` edges between existing nodes (the first edge naming a child
- * wins; an edge that would close a cycle is ignored), so every chain ends.
+ * Child → parent along `contains` edges between existing nodes: the first edge naming a child
+ * wins, loops are ignored, and where parents form a cycle the cycle's edge that comes last in
+ * the graph is dropped — so every chain ends. Linear in nodes plus edges (a package is hostile
+ * input: a chain of 50,000 `contains` edges must not cost 50,000²).
  */
 export function containsParents(graph: ContextGraph): Map<string, string> {
   const ids = new Set(graph.nodes.map((n) => n.id));
   const parent = new Map<string, string>();
-  const reaches = (from: string, target: string): boolean => {
-    for (let cur: string | undefined = from, steps = 0; cur !== undefined && steps <= ids.size; cur = parent.get(cur), steps++) {
-      if (cur === target) return true;
-    }
-    return false;
-  };
-  for (const e of graph.edges) {
-    if (e.type !== 'contains' || e.from === e.to || !ids.has(e.from) || !ids.has(e.to) || parent.has(e.to)) continue;
-    if (reaches(e.from, e.to)) continue;
+  const order = new Map<string, number>();
+  graph.edges.forEach((e, i) => {
+    if (e.type !== 'contains' || e.from === e.to || !ids.has(e.from) || !ids.has(e.to) || parent.has(e.to)) return;
     parent.set(e.to, e.from);
+    order.set(e.to, i);
+  });
+  // Each node has at most one parent: walk each chain once; a walk that meets its own path found a cycle.
+  const state = new Map<string, 1 | 2>();
+  for (const n of graph.nodes) {
+    const path: string[] = [];
+    let cur: string | undefined = n.id;
+    while (cur !== undefined && !state.has(cur)) {
+      state.set(cur, 1);
+      path.push(cur);
+      cur = parent.get(cur);
+    }
+    if (cur !== undefined && state.get(cur) === 1) {
+      const cycle = path.slice(path.indexOf(cur));
+      const last = cycle.reduce((a, b) => (order.get(b)! > order.get(a)! ? b : a));
+      parent.delete(last);
+    }
+    for (const p of path) state.set(p, 2);
   }
   return parent;
 }
 
-function fileOf(node: ContextNode, byId: Map<string, ContextNode>, parent: Map<string, string>): string | null {
-  for (let cur: ContextNode | undefined = node; cur; cur = byId.get(parent.get(cur.id) ?? '')) {
-    if (typeof cur.file_path === 'string') return cur.file_path;
+/** Where a node sits, from its `contains` ancestors (`ancestry`). */
+export interface Ancestry {
+  /** Ancestors, not counting a file root (0: directly under the file). */
+  depth: number;
+  /** Titles of the enclosing sections, outermost first, file root excluded; at most `MAX_HEADINGS`. */
+  headingPath: string[];
+  /** The nearest `file_path` up the chain (the node's own first). */
+  file: string | null;
+  /** The outermost ancestor (the node itself when it has no parent). */
+  top: string;
+  /** The ancestor just below `top` on the chain (the node itself when its parent is `top`); null for `top` itself. */
+  below: string | null;
+}
+
+/** A file root: a parentless section whose id is its own file path (the Markdown and JSON importers write one per file). */
+function isFileRoot(n: ContextNode, parent: Map<string, string>): boolean {
+  return n.type === 'section' && typeof n.file_path === 'string' && n.id === n.file_path && !parent.has(n.id);
+}
+
+/** The ancestry of every node, computed once per node (linear). */
+export function ancestry(graph: ContextGraph, parent = containsParents(graph)): Map<string, Ancestry> {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n] as const));
+  const out = new Map<string, Ancestry>();
+  for (const n of graph.nodes) {
+    const pending: ContextNode[] = [];
+    let cur: ContextNode | undefined = n;
+    while (cur && !out.has(cur.id)) {
+      pending.push(cur);
+      const p = parent.get(cur.id);
+      cur = p === undefined ? undefined : byId.get(p);
+    }
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const node = pending[i];
+      const pid = parent.get(node.id);
+      if (pid === undefined) {
+        out.set(node.id, { depth: 0, headingPath: [], file: node.file_path ?? null, top: node.id, below: null });
+        continue;
+      }
+      const pa = out.get(pid)!;
+      const pn = byId.get(pid)!;
+      const root = isFileRoot(pn, parent);
+      let headingPath = root ? [] : pn.type === 'section' ? [...pa.headingPath, sectionTitle(pn)] : pa.headingPath;
+      if (headingPath.length > MAX_HEADINGS) headingPath = ['…', ...headingPath.slice(-(MAX_HEADINGS - 1))];
+      out.set(node.id, {
+        depth: root ? 0 : pa.depth + 1,
+        headingPath,
+        file: node.file_path ?? pa.file,
+        top: pa.top,
+        below: pa.below ?? node.id,
+      });
+    }
   }
-  return null;
+  return out;
 }
 
 /** Source order: by first line (nodes without lines after those with), then graph order. */
@@ -79,14 +144,14 @@ function sourceOrder(a: { node: ContextNode; index: number }, b: { node: Context
 
 /**
  * Build the tree of a graph. Files are sorted by path (the group without a path last); items
- * keep source order. Deterministic: the same graph gives the same tree.
+ * keep source order. Deterministic: the same graph gives the same tree. Linear apart from sorting.
  */
 export function buildTree(graph: ContextGraph): TreeFile[] {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n] as const));
   const parent = containsParents(graph);
+  const where = ancestry(graph, parent);
   const groups = new Map<string | null, Array<{ node: ContextNode; index: number }>>();
   graph.nodes.forEach((node, index) => {
-    const f = fileOf(node, byId, parent);
+    const f = where.get(node.id)!.file;
     let g = groups.get(f);
     if (!g) groups.set(f, (g = []));
     g.push({ node, index });
@@ -94,8 +159,7 @@ export function buildTree(graph: ContextGraph): TreeFile[] {
   const files = [...groups.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a < b ? -1 : a > b ? 1 : 0));
   return files.map((path) => {
     const members = groups.get(path)!.slice().sort(sourceOrder);
-    // The file's root: a parentless section whose id is the file path (Markdown and JSON importers).
-    const root = members.find((m) => m.node.type === 'section' && m.node.id === path && !parent.has(m.node.id))?.node ?? null;
+    const root = members.find((m) => m.node.id === path && isFileRoot(m.node, parent))?.node ?? null;
     const scopes: ContextNode[] = [];
     const items: TreeItem[] = [];
     for (const { node } of members) {
@@ -104,22 +168,11 @@ export function buildTree(graph: ContextGraph): TreeFile[] {
         scopes.push(node);
         continue;
       }
-      const headingPath: string[] = [];
-      let depth = 0;
-      for (let p = parent.get(node.id); p !== undefined && p !== root?.id; p = parent.get(p)) {
-        const pn = byId.get(p)!;
-        depth++;
-        if (pn.type === 'section') headingPath.unshift(sectionTitle(pn));
-      }
-      items.push({ node, depth: Math.min(depth, MAX_DEPTH), headingPath });
+      const a = where.get(node.id)!;
+      items.push({ node, depth: Math.min(a.depth, MAX_DEPTH), headingPath: a.headingPath });
     }
     return { path, title: root ? sectionTitle(root) : null, rootId: root?.id ?? null, scopes, items };
   });
-}
-
-/** Edges of a graph touching `id`, split into outgoing and incoming (graph order). */
-export function edgesOf(graph: ContextGraph, id: string): { out: ContextEdge[]; in: ContextEdge[] } {
-  return { out: graph.edges.filter((e) => e.from === id), in: graph.edges.filter((e) => e.to === id) };
 }
 
 /** Node counts per type, most frequent first, then by type name. */

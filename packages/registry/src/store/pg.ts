@@ -21,16 +21,20 @@ import pg from 'pg';
 import { CtxpkgError } from '@ctxpkg/format';
 import { BlobCache, sha256OfBytes } from './blobs.js';
 import { migrate } from './pg-schema.js';
+import { pgDependents, pgNamespaceSummaries, pgRecentPublishes } from './pg-pages.js';
 import { pgCatalog, pgRefreshPackage, pgSearch } from './pg-search.js';
 import { toNamespace, toPackage, toSignerKey, toToken, toVersion, type Row } from './rows.js';
 import type {
   AuditEvent,
   CatalogEntry,
+  DependentRecord,
   NamespaceRecord,
+  NamespaceSummary,
   PackageRecord,
   PublicBlobRecord,
   PublishOutcome,
   PublishRecord,
+  RecentPublish,
   RegistryStore,
   SearchHit,
   SignerKeyRecord,
@@ -406,6 +410,18 @@ export class PgStore implements RegistryStore {
 
   async search(filter: VisibilityFilter, query: string, opts: { limit: number }): Promise<SearchHit[]> {
     return pgSearch(this.pool, filter, query, opts.limit);
+  }
+
+  async recentPublishes(filter: VisibilityFilter, opts: { limit: number }): Promise<RecentPublish[]> {
+    return pgRecentPublishes(this.pool, filter, opts.limit);
+  }
+
+  async namespaceSummaries(filter: VisibilityFilter): Promise<NamespaceSummary[]> {
+    return pgNamespaceSummaries(this.pool, filter);
+  }
+
+  async dependents(filter: VisibilityFilter, full: string, opts: { limit: number }): Promise<DependentRecord[]> {
+    return pgDependents(this.pool, filter, full, opts.limit);
   }
 
   async auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]> {

@@ -69,6 +69,6 @@ export function dependents(db: Db, filter: VisibilityFilter, full: string, limit
     name: String(r.name),
     version: String(r.version),
     version_req: String(r.version_req),
-    optional: Number(r.optional) === 1,
+    optional: Number(r.optional) === 1, // json_extract gives 1/0 for JSON true/false
   }));
 }
