@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { buildPackage } from '@ctxpkg/format';
 import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
 
 const SEED = new Uint8Array(32).fill(0x2a);
@@ -109,5 +110,49 @@ describe('item 6: E_LOCKFILE_OUT_OF_SYNC names the dependency that drifted', () 
     const r = await run(['install', '--frozen-lockfile']);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('installing ctxpkg.lock exactly would change it (@acme/stale@0.9.0 would be removed); refusing under --frozen-lockfile');
+  });
+});
+
+describe('item 3: a typo in the scope or the package name gets "did you mean"', () => {
+  beforeEach(async () => {
+    await putPackage(P, token, '@acme/agents', '1.0.0', makePackage('@acme/agents', '1.0.0', SEED));
+    await putPackage(P, token, '@acme/rules', '1.0.0', makePackage('@acme/rules', '1.0.0', SEED));
+    expect((await run(['init'])).code).toBe(0);
+  });
+
+  it('an unbound scope names the closest bound scope (ctxpkg.json or user config) and its registry', async () => {
+    writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registries: { '@acme': P.url } }));
+    const r = await run(['install', '@acmee/agents'], { CTXPKG_REGISTRY: undefined });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error E_USAGE: no registry configured for @acmee/agents; did you mean @acme/agents? (scope @acme is bound to ${P.url})`);
+    writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {} }));
+    mkdirSync(join(dir, '.home'), { recursive: true });
+    writeFileSync(join(dir, '.home', 'config.json'), JSON.stringify({ registries: { '@acme': P.url }, tokens: {} }));
+    expect((await run(['install', '@amce/agents'], { CTXPKG_REGISTRY: undefined })).stderr).toContain('did you mean @acme/agents?');
+    expect((await run(['install', '@zzzz/agents'], { CTXPKG_REGISTRY: undefined })).stderr).not.toContain('did you mean');
+  });
+
+  it('a mistyped package name suggests close names the registry lists (install, info)', async () => {
+    const r = await run(['install', '@acme/agnets']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('@acme/agnets was not found on registry http://p.test/api: package not found; did you mean @acme/agents?');
+    expect(r.stderr).not.toContain('@acme/rules');
+    expect((await run(['info', '@acme/rulez'])).stderr).toContain('; did you mean @acme/rules?');
+    expect((await run(['info', '@acmee/rules'])).stderr).toContain('; did you mean @acme/rules?');
+    expect((await run(['info', '@acme/completely-different'])).stderr).not.toContain('did you mean');
+  });
+
+  it('a private package of another namespace is never suggested', async () => {
+    const other = await P.namespace('other');
+    const priv = buildPackage(
+      { manifest: { name: '@other/agents', version: '1.0.0', description: 'private', created_at: '2026-01-02T03:04:05Z', visibility: 'private' }, content: { context_graph: { format: 'ctxpkg-graph-v2', nodes: [{ id: 'n1', type: 'gotcha', content: 'secret', activation: 1.0 }], edges: [] } } },
+      { seed: SEED },
+    ).bytes;
+    await P.addKey('other', SEED);
+    await putPackage(P, other, '@other/agents', '1.0.0', priv);
+    const r = await run(['info', '@othr/agents']);
+    expect(r.stderr).not.toContain('did you mean');
+    const withToken = await run(['info', '@othr/agents'], { CTXPKG_TOKEN: other });
+    expect(withToken.stderr).toContain('did you mean @other/agents?');
   });
 });

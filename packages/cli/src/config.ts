@@ -18,6 +18,7 @@ import type { CliDeps } from './deps.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
 import { userConfigPath } from './paths.js';
+import { scopeSuggestion } from './suggest.js';
 
 export interface UserConfig {
   registry?: string;
@@ -175,11 +176,17 @@ export function registryFor(name: string, s: RegistrySettings): string {
     s.project.registry ||
     s.user.registry;
   if (!url) {
-    throw new CtxpkgError('E_USAGE', `no registry configured for ${name}`, {
+    const near = scopeSuggestion(name, boundScopes(s));
+    throw new CtxpkgError('E_USAGE', `no registry configured for ${name}${near ? `; ${near}` : ''}`, {
       hint: `run \`ctxpkg login --registry URL --scope ${scope ?? '@ns'}\` (your user) or \`ctxpkg init --registry URL\` (this project), or pass --registry URL / set CTXPKG_REGISTRY`,
     });
   }
   return url;
+}
+
+/** Every bound scope → registry URL (ctxpkg.json wins over the user config, as in `registryFor`). */
+export function boundScopes(s: RegistrySettings): Record<string, string> {
+  return { ...s.user.registries, ...s.project.registries };
 }
 
 /**

@@ -152,7 +152,7 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
 export async function runRemoteInfo(target: string, registryFlag: string | undefined, deps: CliDeps): Promise<CommandResult> {
   const f = await import('@ctxpkg/format');
   const { openSession } = await import('../session.js');
-  const { registryFor } = await import('../config.js');
+  const { boundScopes, registryFor } = await import('../config.js');
   const { sha256Bytes } = await import('../store.js');
   const at = target.indexOf('@', 1);
   const name = at > 0 ? target.slice(0, at) : target;
@@ -161,7 +161,10 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
   if (pinned !== undefined) f.validateVersion(pinned);
   const session = openSession(deps, registryFlag);
   const registry = registryFor(name, session.settings);
-  const index = await session.client.index(registry, name);
+  const { withNameSuggestions } = await import('../suggest.js');
+  const index = await session.client.index(registry, name).catch(async (e: unknown) => {
+    throw await withNameSuggestions(e, session.client, registry, name, boundScopes(session.settings));
+  });
   const live = index.versions.filter((v) => !v.yanked).map((v) => v.version).sort(f.compareVersions);
   const version = pinned ?? live[live.length - 1];
   const entry = index.versions.find((v) => v.version === version);

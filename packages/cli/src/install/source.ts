@@ -6,8 +6,9 @@
  */
 import { CtxpkgError, readPackage } from '@ctxpkg/format';
 import type { IndexEntry, PackageIndex, RegistryClient } from '../client.js';
-import { registryFor, type RegistrySettings } from '../config.js';
+import { boundScopes, registryFor, type RegistrySettings } from '../config.js';
 import { sha256Bytes } from '../store.js';
+import { withNameSuggestions } from '../suggest.js';
 
 export interface Dep {
   name: string;
@@ -39,7 +40,10 @@ export class RegistrySource {
     let p = this.indexes.get(name);
     if (!p) {
       this.requests++;
-      p = this.client.index(this.registryOf(name), name);
+      const registry = this.registryOf(name);
+      p = this.client.index(registry, name).catch(async (e: unknown) => {
+        throw await withNameSuggestions(e, this.client, registry, name, boundScopes(this.settings));
+      });
       p.then((idx) => this.fetched.set(name, idx)).catch(() => undefined);
       this.indexes.set(name, p);
     }
