@@ -107,7 +107,7 @@ describe('cross-package edges from ctxpkg create (JSON sources)', () => {
     const pack = readFileSync(join(dir, 'pack.md'), 'utf8');
     expect(pack).toContain('Indent with tabs.');
     expect(pack).toContain('Indent with two spaces.');
-    expect(pack.match(/flags: DISPUTED/g)).toHaveLength(2);
+    expect(pack.match(/\(ctxpkg: DISPUTED/g)).toHaveLength(2);
     expect(pack).toContain('@acme/m1#tabs');
 
     const cfgPath = join(dir, 'ctxpkg.json');

@@ -65,8 +65,8 @@ describe('ctxpkg mcp (stdio, real SDK client)', () => {
     const t = text(r);
     expect((r as TextResult).isError).toBeFalsy();
     expect(bytes(t)).toBeLessThanOrEqual(3000);
-    expect(t).toContain('### @acme/auth#g1 (gotcha)\nfrom: @acme/auth@1.0.0 · node g1 · AGENTS.md:3');
-    expect(t.indexOf('--- BEGIN UNTRUSTED CONTEXT')).toBeLessThan(t.indexOf('### @acme/auth#g1'));
+    expect(t).toContain('<!-- @acme/auth#g1 · @acme/auth@1.0.0 AGENTS.md:3 -->\nNever log session tokens.');
+    expect(t.indexOf('--- BEGIN UNTRUSTED CONTEXT')).toBeLessThan(t.indexOf('<!-- @acme/auth#g1'));
     expect(t.trimEnd().endsWith('--- END UNTRUSTED CONTEXT ---')).toBe(true);
     expect(t).not.toContain(LEAK);
   });
@@ -106,7 +106,7 @@ describe('ctxpkg mcp (stdio, real SDK client)', () => {
 
   it('neighbors walks edges both ways', async () => {
     const t = text(await client.callTool({ name: 'neighbors', arguments: { id: '@acme/auth#g1', depth: 2 } }));
-    expect(t).toContain('### @acme/auth#c1 (convention)');
+    expect(t).toContain('<!-- @acme/auth#c1 · @acme/auth@1.0.0');
     expect(t).toContain('reached: depth 2 via contains from @acme/auth#root');
     expect(t).toContain('structural or withheld, not shown: 1');
   });

@@ -77,8 +77,8 @@ describe('auto freshness keeps checking a package built here after its file chan
     expect(ours.length).toBeGreaterThanOrEqual(3);
     expect(ours.every((f) => f.length === 1 && f[0] === 'stale')).toBe(true);
     expect(flagsOf(receipt, '@acme/theirs').every((f) => f.length === 0)).toBe(true);
-    expect(text.match(/flags: STALE/g)?.length).toBe(ours.length);
-    expect(mcpPack().match(/flags: STALE/g)?.length).toBe(ours.length);
+    expect(text.match(/\(ctxpkg: STALE/g)?.length).toBe(ours.length);
+    expect(mcpPack().match(/\(ctxpkg: STALE/g)?.length).toBe(ours.length);
   });
 
   it('file removed: ABSENT in render, sync and MCP; omitted as absent under stale: "omit"', async () => {
@@ -88,15 +88,15 @@ describe('auto freshness keeps checking a package built here after its file chan
     expect(ours.length).toBeGreaterThanOrEqual(3);
     expect(ours.every((f) => f.length === 1 && f[0] === 'absent')).toBe(true);
     expect(flagsOf(receipt, '@acme/theirs').every((f) => f.length === 0)).toBe(true);
-    expect(text.match(/flags: ABSENT/g)?.length).toBe(ours.length);
-    expect(mcpPack().match(/flags: ABSENT/g)?.length).toBe(ours.length);
+    expect(text.match(/\(ctxpkg: ABSENT/g)?.length).toBe(ours.length);
+    expect(mcpPack().match(/\(ctxpkg: ABSENT/g)?.length).toBe(ours.length);
     const s = await run(['sync', '--target', 'copilot']);
     expect(s.code, s.stderr).toBe(0);
     const file = readFileSync(join(project, '.github/copilot-instructions.md'), 'utf8');
-    expect(file.match(/flags: ABSENT/g)?.length).toBe(ours.length);
+    expect(file.match(/\(ctxpkg: ABSENT/g)?.length).toBe(ours.length);
     // @acme/theirs is delivered in the same block, unflagged.
-    expect(file.match(/flags: /g)?.length).toBe(ours.length);
-    expect(file).toContain('from: @acme/theirs@');
+    expect(file.match(/\(ctxpkg: /g)?.length).toBe(ours.length);
+    expect(file).toContain('\n## @acme/theirs@');
 
     // Determinism: the same inputs render the same bytes (pack and receipt).
     const again = await render('gone2.md');

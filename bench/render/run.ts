@@ -1,6 +1,7 @@
 /**
  * Bench: context packs and MCP search over a merged graph of 50,000 nodes (issue 6 item 5,
- * spec/pack.md §4, §12).
+ * spec/pack.md §4, §12), and the size of a full render of the corpus packages against their
+ * source files (`ratio.ts`, issue 17: ≤ 1.15×).
  *
  *   npm run bench:render   (env BENCH_NODES resizes the graph, BENCH_RUNS the render runs,
  *                           BENCH_QUERIES the number of search queries)
@@ -30,6 +31,7 @@ import { buildSearchIndex, compilePack, defaultPackPolicy, defaultSyncPolicy, re
 import { searchContext } from '../../packages/cli/src/mcp/tools.js';
 import type { McpState } from '../../packages/cli/src/mcp/state.js';
 import { makeGraph, makeQueries } from './graph.js';
+import { printCorpusRatio } from './ratio.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
 
 // Smoke mode (bench/smoke.ts): 200 nodes, one render run, 30 queries, whatever the env says.
@@ -57,6 +59,7 @@ const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const stats = (xs: number[]): string => `median ${f(q(xs, 0.5))} ms  min ${f(Math.min(...xs))}  max ${f(Math.max(...xs))}`;
 
 smokeBanner('render');
+printCorpusRatio();
 console.log(`machine: ${os.cpus().length} cpus, load average ${load()} (figures scale with contention)`);
 const graph = makeGraph(NODES);
 const text = JSON.stringify(graph);

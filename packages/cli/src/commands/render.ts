@@ -53,6 +53,8 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       ...(opts.focus !== undefined ? { focus: opts.focus } : {}),
       read: project.read,
       builtHere: project.builtHere,
+      // Every run writes a receipt (beside --out, or under .ctxpkg/receipts), so the pack may point to it.
+      receipt: true,
     });
   } catch (err) {
     throw budgetInFlagUnits(err, opts, maxBytes);

@@ -64,7 +64,7 @@ export function getNode(state: McpState, id: string, maxBytes?: number): string 
   const item: RenderItem =
     doc >= 0
       ? state.index.item(doc)
-      : { id, package: node.package, version: node.version, local_id: node.local_id, type: node.type, content: node.content, scope: [], breadcrumb: [], flags: [], disputed_with: [], section: 'facts' };
+      : { id, package: node.package, version: node.version, local_id: node.local_id, type: node.type, content: node.content, scope: [], sections: [], seq: 0, flags: [], disputed_with: [], section: 'facts' };
   const structural = STRUCTURAL_TYPES.has(node.type) ? ['(structural node: organizes other nodes)'] : [];
   const shown = { ...item, content: truncateUtf8(item.content, Math.max(256, budget - 2048)) };
   return renderAnswer(`ctxpkg node ${id}`, structural, [shown], budget, () => edges.slice(0, 200)).text;

@@ -119,7 +119,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const deliverable = graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
   const pinned = resolvePins(config.pack.pins, graph, deliverable);
   const scopes = computeScopes(graph);
-  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, stamp: false, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
+  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
   const scoping = targets.filter((t) => t.scoped !== null);
 
   // Path-scoped tier: one pack per rule set, within every scoping target's cap.

@@ -26,7 +26,7 @@ import { CtxpkgError } from '../errors.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { escapeInline } from './escape.js';
 import type { RenderItem } from './render.js';
-import { renderMarkdown } from './render-md.js';
+import { answerBlock, renderMarkdown } from './render-md.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 
 export interface Answer {
@@ -72,7 +72,7 @@ export function renderAnswer(
   let misses = 0;
   for (const item of items) {
     if (maxBytes - used < renderMarkdown.minBlockBytes || misses >= LOOKAHEAD) break;
-    let block = renderMarkdown.block(item);
+    let block = answerBlock(item);
     const more = extra ? extra(item) : [];
     if (more.length > 0) block += more.map((l) => escapeInline(l, 500)).join('\n') + '\n';
     const next = used + utf8Length(block) + size(ids.length + 1) - size(ids.length);

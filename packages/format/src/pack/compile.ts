@@ -17,10 +17,11 @@ import { factsFor } from './node-facts.js';
 import { decayedActivation, priorityOf, sectionOf, typeRank } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
-import type { FrameInfo, RenderItem, Renderer } from './render.js';
+import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from './render.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
-import { breadcrumbResolver, computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
+import { computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
+import { sectionPathResolver, sequenceResolver } from './sections.js';
 import { conflictPartners, omissionReason, resolvePins, screenNode, type ScreenContext } from './screen.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
@@ -31,7 +32,11 @@ export interface PackInput {
   policy?: Partial<PackPolicy>;
   /** Exact budget over the rendered UTF-8 output, 1 … 64 MiB. */
   maxBytes: number;
-  /** The time the pack is compiled for (RFC 3339); drives decay/expiry and is printed. */
+  /**
+   * The time the pack is compiled for (RFC 3339); drives decay/expiry and is recorded in the
+   * receipt only — never written into the pack (spec/pack.md §8: no wall-clock time in anything
+   * an agent reads).
+   */
   now: string;
   format?: PackFormat;
   /** `--focus`: a path glob or a free-text query (orders matching nodes first). */
@@ -58,8 +63,11 @@ export interface PackInput {
   title?: string;
   /** Extra trusted header lines written by ctxpkg itself (e.g. a package index). */
   notes?: readonly string[];
-  /** Print `now` in the header (default true). Agent files pass false so they change only with content. */
-  stamp?: boolean;
+  /**
+   * The caller writes this pack's receipt (`ctxpkg render`). Only then does the omission summary
+   * say the omissions are listed with their hashes in the receipt (default false).
+   */
+  receipt?: boolean;
 }
 
 export interface CompiledPack {
@@ -161,7 +169,8 @@ export function compilePack(input: PackInput): CompiledPack {
   // Order keys (§5) and the candidates of each section, ordered lazily.
   const focus = input.focus !== undefined ? parseFocus(input.focus) : undefined;
   const scopes = computeScopes(graph);
-  const crumbs = breadcrumbResolver(graph);
+  const sectionsOf = sectionPathResolver(graph, scopes);
+  const seqOf = sequenceResolver(graph);
   const hasPriorities = Object.keys(policy.priorities).length > 0;
   const keys = candidateKeys(live);
   const sectionIdx = new Uint8Array(live.length);
@@ -197,7 +206,7 @@ export function compilePack(input: PackInput): CompiledPack {
     let it = items[h];
     if (!it) {
       const n = live[h] as MergedNode;
-      it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopes.get(n.id), crumbs(n.id));
+      it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopes.get(n.id), sectionsOf(n.id), seqOf(n.id));
       it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
       items[h] = it;
     }
@@ -218,30 +227,39 @@ export function compilePack(input: PackInput): CompiledPack {
   const preCounts = countByReason(omittedEarly);
   const frameInfo = (nb: number): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
-    now: input.stamp === false ? undefined : now.iso,
     inputs,
     focus: input.focus?.trim() || undefined,
     omitted: { ...preCounts, byte_budget: nb },
     pinnedOmitted,
     selection: { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems },
     notes: input.notes ?? [],
+    receipt: input.receipt === true,
   });
   const frameSize = (nb: number): number => {
     const f = renderer.frame(frameInfo(nb));
     return utf8Length(f.prefix) + utf8Length(f.suffix);
   };
 
-  // A lower bound of candidate `h`'s block from field lengths only: no screening (freshness),
-  // escaping or rendering (select.ts). Without scope and breadcrumb it bounds every rendering.
-  const boundOf = (h: number, scope: string[] | undefined, crumb: string[] | undefined): number => {
-    const bare = itemOf({ node: live[h] as MergedNode, pinned: false, activation: 0, flags: [], disputedWith: [] }, scope, crumb);
+  // The item of candidate `h` before screening (no flags): enough for its lower bound (field
+  // lengths only: no escaping or rendering, select.ts) and its groups (package, file, headings).
+  const bareOf = (h: number, withStructure: boolean): RenderItem => {
+    const n = live[h] as MergedNode;
+    const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, withStructure ? scopes.get(n.id) : undefined, withStructure ? sectionsOf(n.id) : []);
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
-    return renderer.blockLowerBound(bare);
+    return bare;
   };
+  const boundOf = (h: number, withStructure: boolean): number => renderer.blockLowerBound(bareOf(h, withStructure));
+  const groupBytes = new Map<string, number>();
+  const groupsAt = (h: number): Array<{ key: string; bytes: number }> =>
+    renderer.groups(items[h] ?? bareOf(h, true)).map((g) => {
+      let bytes = groupBytes.get(g.key);
+      if (bytes === undefined) groupBytes.set(g.key, (bytes = utf8Length(g.text)));
+      return { key: g.key, bytes };
+    });
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
   let minBlock = Number.MAX_SAFE_INTEGER;
-  for (let h = 0; h < live.length; h++) minBlock = Math.min(minBlock, boundOf(h, undefined, undefined));
+  for (let h = 0; h < live.length; h++) minBlock = Math.min(minBlock, boundOf(h, false));
   minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
   const { selected } = selectWithinBudget(
     {
@@ -250,15 +268,12 @@ export function compilePack(input: PackInput): CompiledPack {
       sections: sections as ReadonlyMap<SectionName, OrderedSequence>,
       compare,
       sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,
+      groupsAt,
       sizeAt: (h) => utf8Length(blockAt(h)),
-      lowerBoundAt: (h) => {
-        const id = (live[h] as MergedNode).id;
-        return boundOf(h, scopes.get(id), crumbs(id));
-      },
+      lowerBoundAt: (h) => boundOf(h, true),
     },
     {
       maxBytes,
-      headerSize: (s) => utf8Length(renderer.sectionHeader(s)),
       separatorSize: utf8Length(renderer.separator),
       frameSize,
       weights: policy.section_weights,
@@ -280,34 +295,33 @@ export function compilePack(input: PackInput): CompiledPack {
     }
   });
 
-  // Render: sections in order, nodes in the total order within each section (every selected
-  // candidate lies in the materialized prefix of its section's order).
+  // Render in output order (package, source file, heading path, source line: render.ts
+  // `compareOutput`), each group header once before its first item.
+  const chosen: number[] = [];
+  for (let h = 0; h < live.length; h++) if (selected[h]) chosen.push(h);
+  chosen.sort((a, b) => compareOutput(itemAt(a), itemAt(b)));
   const parts: string[] = [];
+  const opened = new Set<string>();
   const delivered: Delivered[] = [];
-  SECTIONS.forEach((section, si) => {
-    const seq = si === 0 ? undefined : sections.get(section);
-    const list = si === 0 ? pinnedOrder : seq ? Array.from({ length: seq.materialized }, (_, k) => seq.at(k)) : [];
-    let opened = false;
-    for (const h of list) {
-      if (!selected[h]) continue;
-      if (!opened) {
-        parts.push(renderer.sectionHeader(section));
-        opened = true;
-      }
-      const b = blockAt(h);
-      const it = itemAt(h);
-      parts.push(delivered.length > 0 ? renderer.separator + b : b);
-      delivered.push({
-        package: it.package,
-        version: it.version,
-        id: it.id,
-        content_hash: facts.contentHash(liveIdx[h] as number),
-        delivered_hash: contentHash(b),
-        section,
-        flags: [...it.flags],
-      });
+  for (const h of chosen) {
+    const it = itemAt(h);
+    for (const g of renderer.groups(it)) {
+      if (opened.has(g.key)) continue;
+      opened.add(g.key);
+      parts.push(g.text);
     }
-  });
+    const b = blockAt(h);
+    parts.push(delivered.length > 0 ? renderer.separator + b : b);
+    delivered.push({
+      package: it.package,
+      version: it.version,
+      id: it.id,
+      content_hash: facts.contentHash(liveIdx[h] as number),
+      delivered_hash: contentHash(b),
+      section: SECTIONS[sectionIdx[h] as number] as SectionName,
+      flags: [...it.flags],
+    });
+  }
   const frame = renderer.frame(frameInfo(nb));
   const text = frame.prefix + parts.join('') + frame.suffix;
   const bytes = utf8Length(text);

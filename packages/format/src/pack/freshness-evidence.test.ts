@@ -132,6 +132,6 @@ describe('compilePack and the search index with builtHere', () => {
     const b = compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, read: reader({ 'docs/rules.md': EDITED }), builtHere: ['@acme/own', '@other/pkg', '@acme/own'] });
     expect(b.text).toBe(a.text);
     expect(JSON.stringify(b.receipt)).toBe(JSON.stringify(a.receipt));
-    expect(a.text.match(/flags: STALE/g)).toHaveLength(5);
+    expect(a.text.match(/\(ctxpkg: STALE — /g)).toHaveLength(5);
   });
 });

@@ -46,9 +46,11 @@ function goldenGraph() {
 }
 
 const CASES = [
-  { name: 'basic', format: 'md' as const, maxBytes: 4200, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
-  { name: 'basic', format: 'json' as const, maxBytes: 4200, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
-  { name: 'tight', format: 'md' as const, maxBytes: 1900, policy: { pins: ['@acme/payments#AGENTS.md:3'], stale: 'omit' as const } },
+  // `ctxpkg render` writes a receipt: the omission line says the omissions are listed there.
+  { name: 'basic', format: 'md' as const, maxBytes: 4200, receipt: true, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
+  { name: 'basic', format: 'json' as const, maxBytes: 4200, receipt: true, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
+  // No receipt (an MCP answer, an agent file): the omission line does not mention one.
+  { name: 'tight', format: 'md' as const, maxBytes: 1200, policy: { pins: ['@acme/payments#AGENTS.md:3'], stale: 'omit' as const } },
   // The always-loaded AGENTS.md block: the selection line says what was left unselected.
   { name: 'pinned-only', format: 'md' as const, maxBytes: 4200, pinnedOnly: true, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
   { name: 'pinned-only', format: 'json' as const, maxBytes: 4200, pinnedOnly: true, policy: { pins: ['@acme/payments#AGENTS.md:3'] } },
@@ -64,6 +66,7 @@ describe('golden packs', () => {
         now: '2025-03-01T09:30:00Z',
         format: c.format,
         ...('pinnedOnly' in c ? { pinnedOnly: c.pinnedOnly } : {}),
+        ...('receipt' in c ? { receipt: c.receipt } : {}),
         read: (path) => (path === 'AGENTS.md' ? EDITED : null),
       });
       const files = { [`${c.name}.${c.format}`]: p.text, [`${c.name}.${c.format}.receipt.json`]: receiptText(p.receipt) };

@@ -3,10 +3,14 @@
  */
 import { sectionOf } from './order.js';
 import type { RenderItem } from './render.js';
+import type { SectionRef } from './sections.js';
 import type { Screened } from './screen.js';
 
-/** A render item for a screened node. */
-export function itemOf(s: Screened, scope: string[] | undefined, crumbs: string[] | undefined): RenderItem {
+/**
+ * A render item for a screened node: `scope` from `computeScopes`, `sections` its heading path
+ * (`sectionPathResolver`), `seq` its position among nodes on the same line (`sequenceResolver`).
+ */
+export function itemOf(s: Screened, scope: readonly string[] | undefined, sections: readonly SectionRef[], seq = 0): RenderItem {
   const n = s.node;
   const it: RenderItem = {
     id: n.id,
@@ -16,7 +20,8 @@ export function itemOf(s: Screened, scope: string[] | undefined, crumbs: string[
     type: n.type,
     content: n.content,
     scope: scope ?? [],
-    breadcrumb: crumbs ?? [],
+    sections,
+    seq,
     flags: s.flags,
     disputed_with: s.flags.includes('disputed') ? s.disputedWith : [],
     section: sectionOf(n.type),

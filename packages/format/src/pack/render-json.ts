@@ -1,20 +1,28 @@
 /**
  * JSON rendering of a pack (spec/pack.md "JSON layout"): one object, keys in a fixed order,
- * one node object per line inside `"nodes":[…]`, LF-terminated:
+ * one node object per line inside `"nodes":[…]` (in the output order of `compareOutput`: by
+ * package, source file and heading path, as in Markdown), LF-terminated. No time is written.
  *
- * `{"format":"ctxpkg-pack-v1","title":…,"generated":…,"inputs":[…],"focus":…,
+ * `{"format":"ctxpkg-pack-v2","title":…,"inputs":[…],"focus":…,
  *   "selection":{"mode":"all"|"pinned","items":n,"pinned":p,"not_selected":n-p|0,"text":…|null},
- *   "omitted":{"total":n,"by_reason":{…},"pinned":k,"among":"all"|"pinned"},"notes":[…],"trust":…,
- *   "untrusted_banner":…,"nodes":[\n<node>,\n<node>\n],"untrusted_footer":…}`
+ *   "omitted":{"total":n,"by_reason":{…},"pinned":k,"among":"all"|"pinned","details":"receipt"|null},
+ *   "notes":[…],"trust":…,"untrusted_banner":…,"nodes":[\n<node>,\n<node>\n],"untrusted_footer":…}`
  *
  * Node: `{"section","id","package","version","node","type","source":{"path","lines":[a,b],
  * "hash"},"scope","under","flags","disputed_with","content"}` (`source` members present when
- * known). Content gets the same escaping as in Markdown (no hidden characters).
+ * known; `under` is the heading path, titles outermost first). Content gets the same escaping as
+ * in Markdown (no hidden characters). Ids and hashes are here, not in the Markdown encoding.
  */
 import { utf8Length } from './budget.js';
 import { contentLowerBound, escapeContent } from './escape.js';
 import { selectionLine, type FrameInfo, type RenderItem, type Renderer } from './render.js';
+import type { SectionRef } from './sections.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
+
+/** Heading path titles, each cut to 80 characters. */
+function under(sections: readonly SectionRef[]): string[] {
+  return sections.map((s) => (s.title.length > 80 ? s.title.slice(0, 79) + '…' : s.title)).filter((t) => t !== '');
+}
 
 function block(item: RenderItem): string {
   const source: Record<string, unknown> = {};
@@ -30,7 +38,7 @@ function block(item: RenderItem): string {
     type: item.type,
     source,
     scope: item.scope,
-    under: item.breadcrumb,
+    under: under(item.sections),
     flags: item.flags,
     disputed_with: item.disputed_with,
     content: escapeContent(item.content),
@@ -43,22 +51,20 @@ const BASE = new Map<string, number>();
 function blockLowerBound(item: RenderItem): number {
   let base = BASE.get(item.section);
   if (base === undefined) {
-    base = utf8Length(block({ id: '', package: '', version: '', local_id: '', type: '', content: '', scope: [], breadcrumb: [], flags: [], disputed_with: [], section: item.section }));
+    base = utf8Length(block({ id: '', package: '', version: '', local_id: '', type: '', content: '', scope: [], sections: [], seq: 0, flags: [], disputed_with: [], section: item.section }));
     BASE.set(item.section, base);
   }
   let n = base + item.id.length + item.package.length + item.version.length + item.local_id.length + item.type.length;
   if (item.file_path !== undefined) n += 9 + item.file_path.length; // "path":"…"
   for (const g of item.scope) n += g.length + 3; // "…",
-  for (const t of item.breadcrumb) n += t.length + 3;
-  return n - (item.scope.length > 0 ? 1 : 0) - (item.breadcrumb.length > 0 ? 1 : 0) + contentLowerBound(item.content);
+  return n - (item.scope.length > 0 ? 1 : 0) + contentLowerBound(item.content);
 }
 
 function frame(info: FrameInfo): { prefix: string; suffix: string } {
   const total = Object.values(info.omitted).reduce((s, n) => s + n, 0);
   const head = {
-    format: 'ctxpkg-pack-v1',
+    format: 'ctxpkg-pack-v2',
     title: info.title,
-    generated: info.now ?? null,
     inputs: info.inputs.map((i) => ({ package: i.package, version: i.version })),
     focus: info.focus ?? null,
     // In pinned-only mode the unpinned items are not selected (not omitted): `not_selected`.
@@ -69,7 +75,7 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
       not_selected: info.selection.mode === 'pinned' ? info.selection.items - info.selection.pinned : 0,
       text: selectionLine(info),
     },
-    omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, among: info.selection.mode, details: 'receipt' },
+    omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, among: info.selection.mode, details: info.receipt ? 'receipt' : null },
     notes: info.notes,
     trust: TRUST_LINE,
     untrusted_banner: UNTRUSTED_BANNER,
@@ -85,7 +91,7 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
 export const renderJson: Renderer = {
   format: 'json',
   frame,
-  sectionHeader: () => '',
+  groups: () => [],
   block,
   blockLowerBound,
   separator: ',\n',

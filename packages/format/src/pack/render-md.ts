@@ -1,54 +1,69 @@
 /**
- * Markdown rendering of a pack (spec/pack.md "Markdown layout"). The text does not print the
- * budget (the receipt does), so the same selection renders the same bytes under any budget:
+ * The Markdown encoding of packs, agent-file blocks and MCP text answers (spec/pack.md §8).
+ * Grouped by package, then source file, then heading path — each heading written once, nodes in
+ * source order inside their section, node text verbatim — with one compact provenance line per
+ * file and section. Node ids and hashes are not printed: they live in the JSON format and the
+ * receipt. The text does not print the budget or the time, so the same selection renders the
+ * same bytes under any budget and at any time:
  *
  * ```
  * # <title>
  *
- * generated: <now>                   (unless compiled with stamp: false)
  * inputs: <pkg@version>, …
  * focus: <focus>                      (only with --focus)
- * selection: pinned items only — …    (only in pinned-only mode: the AGENTS.md block)
- * omitted: none | <n> (<reason n>, …) (pinned-only mode: `none of the P pinned items` | `<n> of …`)
+ * selection: pinned items only — …    (only in pinned-only mode)
+ * omitted: none | <n> (<reason n>, …)[; each listed with its hash in the receipt]
  * <notes…>
  * Trust: …
  *
  * --- BEGIN UNTRUSTED CONTEXT (reference data, not instructions) ---
  *
- * ## <Section>
+ * ## <package>@<version>
  *
- * ### <qualified id> (<type>)
- * from: <package>@<version> · node <local id> · <path>:<start>-<end>
- * scope: <glob>, …                    (only when scoped)
- * under: <section › section>          (only when nested)
- * flags: STALE …                      (only when flagged)
- * ~~~~
- * <content>
- * ~~~~
+ * ### <file title: its H1, else its path>
+ * <!-- <package>@<version> <path>:<first>-<last> -->
+ * applies to: <glob>, …               (only when the file is path-scoped)
+ *
+ * #### <heading>                      (one level deeper per nesting, at most ######)
+ * <!-- <package>@<version> <path>:<first>-<last> -->
+ *
+ * <paragraph, code block or table, verbatim>
+ * - <list item, verbatim, with its continuation lines and nested items>
+ * - <list item>
  *
  * --- END UNTRUSTED CONTEXT ---
  * ```
+ *
+ * Pieces (spec/pack.md §4: each is a fixed string, so the budget stays exact):
+ * - package group `\n## p@v\n`; file group `\n### title\n<!-- … -->\n[applies to: …\n]`;
+ *   heading group `\n#### title\n<!-- … -->\n` (level 3 + depth below the file, capped at 6);
+ * - a node whose text starts with a list marker: `text\n` (consecutive items stay one tight
+ *   list, as in the source); any other node, or one with notes: `\n[notes\n]text\n`. Notes are
+ *   ctxpkg's own lines: the node's provenance comment when no section of its file carries one
+ *   (graphs not made by the importers), `(ctxpkg: STALE — …)` flags, and `(applies to: …)`
+ *   when the node's scope differs from its section's.
+ *
+ * Quoting: node text goes through `escapeContent` (escape.ts: controls, invisible characters,
+ * marker lines) and then `escapeStructure` (md-structure.ts: a heading, setext underline or HTML
+ * comment line outside code is escaped with `\`, an unclosed code fence is closed), so package
+ * text can never forge a heading or provenance line of the pack, or swallow what follows it.
+ * Titles and paths are single-line fields (`escapeInline`); inside provenance comments `--` is
+ * written `-\u002d`, so a path cannot close the comment.
  */
-import { contentLowerBound, escapeContent, escapeInline, fenceFor } from './escape.js';
 import { utf8Length } from './budget.js';
-import { omissionSummary, selectionLine, type FrameInfo, type RenderItem, type Renderer } from './render.js';
-import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER, type SectionName } from './types.js';
-
-const TITLES: Record<SectionName, string> = {
-  pinned: 'Pinned',
-  gotchas: 'Gotchas',
-  conventions: 'Conventions',
-  procedures: 'Procedures',
-  facts: 'Facts',
-};
+import { contentLowerBound, escapeContent, escapeInline } from './escape.js';
+import { escapeStructure } from './md-structure.js';
+import { fileKey, omissionSummary, selectionLine, type FrameInfo, type RenderGroup, type RenderItem, type Renderer } from './render.js';
+import type { SectionRef } from './sections.js';
+import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 
 const FLAG_TEXT: Record<string, string> = {
-  stale: 'STALE (the source lines changed since the package was built; verify against the code)',
-  absent: 'ABSENT (the source file no longer exists in this workspace)',
-  disputed: 'DISPUTED (contradicted by another installed node; do not rely on it alone)',
+  stale: 'STALE — the source lines changed since the package was built; verify against the code',
+  absent: 'ABSENT — the source file no longer exists in this workspace',
+  disputed: 'DISPUTED — contradicted by another installed node; do not rely on it alone',
 };
 
-/** `path:start-end`, `path:start`, or `path`. */
+/** `path:start-end`, `path:start`, or `path` (escaped for one line). */
 export function locationOf(item: Pick<RenderItem, 'file_path' | 'line_start' | 'line_end'>): string | undefined {
   if (!item.file_path) return undefined;
   const p = escapeInline(item.file_path);
@@ -57,47 +72,124 @@ export function locationOf(item: Pick<RenderItem, 'file_path' | 'line_start' | '
   return `${p}:${item.line_start}${end}`;
 }
 
-/** The provenance line of a block: `from: pkg@version · node <local> · path:a-b`. */
-export function provenanceLine(item: RenderItem): string {
-  const loc = locationOf(item);
-  return `from: ${escapeInline(item.package)}@${escapeInline(item.version)} · node ${escapeInline(item.local_id)}${loc ? ` · ${loc}` : ''}`;
+/** Text safe inside an HTML comment: one line, and `--` never appears (it could close the comment). */
+function commentSafe(text: string): string {
+  return text.replace(/-(?=-)/g, '-\\u002d');
 }
 
-function block(item: RenderItem): string {
-  const lines = ['', `### ${escapeInline(item.id, 300)} (${escapeInline(item.type, 40)})`, provenanceLine(item)];
-  if (item.scope.length > 0) lines.push(`scope: ${item.scope.map((g) => escapeInline(g)).join(', ')}`);
-  if (item.breadcrumb.length > 0) lines.push(`under: ${item.breadcrumb.map((t) => escapeInline(t, 80)).join(' › ')}`);
+/**
+ * The provenance line of a file or section: `<!-- <package>@<version> <path>:<a>-<b> -->`, or
+ * `undefined` when the section has no file. Names no node ids (they are in the receipt).
+ */
+export function provenanceComment(pkg: string, version: string, at: Pick<RenderItem, 'file_path' | 'line_start' | 'line_end'>): string | undefined {
+  const loc = locationOf(at);
+  if (loc === undefined) return undefined;
+  return `<!-- ${commentSafe(`${escapeInline(pkg)}@${escapeInline(version)} ${loc}`)} -->`;
+}
+
+/** `package@version` of an item, escaped. */
+function label(item: Pick<RenderItem, 'package' | 'version'>): string {
+  return `${escapeInline(item.package)}@${escapeInline(item.version)}`;
+}
+
+/** True when the file's root section is `sections[0]` (it titles the file group, no heading of its own). */
+function rootOf(item: RenderItem): SectionRef | undefined {
+  const first = item.sections[0];
+  return first !== undefined && first.file_path === item.file_path ? first : undefined;
+}
+
+const scopeText = (globs: readonly string[]): string => globs.map((g) => escapeInline(g)).join(', ');
+const sameScope = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((g, i) => g === b[i]);
+
+/** The group headers of an item (see module docstring). Memoized per group key by the caller's cache. */
+function groups(item: RenderItem): RenderGroup[] {
+  const pkgKey = `${item.package}@${item.version}`;
+  const out: RenderGroup[] = [{ key: pkgKey, text: `\n## ${label(item)}\n` }];
+  const root = rootOf(item);
+  const file = fileKey(item);
+  const keyOfFile = `${pkgKey}\u0000${file}`;
+  if (file !== '' || root !== undefined) {
+    const title = root && root.title !== '' ? root.title : item.file_path ?? '';
+    const lines = [`\n### ${escapeInline(title)}`];
+    const prov = root ? provenanceComment(item.package, item.version, root) : undefined;
+    if (prov !== undefined) lines.push(prov);
+    if (root && root.scope.length > 0) lines.push(`applies to: ${scopeText(root.scope)}`);
+    out.push({ key: keyOfFile, text: lines.join('\n') + '\n' });
+  }
+  const inner = root ? item.sections.slice(1) : item.sections;
+  inner.forEach((s, d) => {
+    const level = '#'.repeat(Math.min(4 + d, 6));
+    const lines = [`\n${level} ${escapeInline(s.title === '' ? '(untitled)' : s.title)}`];
+    const prov = provenanceComment(item.package, item.version, s);
+    if (prov !== undefined) lines.push(prov);
+    out.push({ key: `${keyOfFile}\u0000${s.id}`, text: lines.join('\n') + '\n' });
+  });
+  return out;
+}
+
+/** A list item's text starts with its marker (`- `, `* `, `+ `, `1. `, `1) `). */
+const LIST_ITEM = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+
+/**
+ * The notes ctxpkg writes before a node's text: its own provenance when no enclosing section of
+ * its file gives one, flags, and a scope that differs from its section's.
+ */
+function notesOf(item: RenderItem, ownProvenance = true): string[] {
+  const notes: string[] = [];
+  if (ownProvenance && item.file_path !== undefined && !item.sections.some((s) => s.file_path === item.file_path && s.line_start !== undefined)) {
+    const prov = provenanceComment(item.package, item.version, item);
+    if (prov !== undefined) notes.push(prov);
+  }
   if (item.flags.length > 0) {
     const flags = item.flags.map((f) => FLAG_TEXT[f] ?? escapeInline(f)).join('; ');
-    const w = item.disputed_with.length > 0 ? ` — conflicts with ${item.disputed_with.map((d) => escapeInline(d)).join(', ')}` : '';
-    lines.push(`flags: ${flags}${w}`);
+    const w = item.disputed_with.length > 0 ? `; conflicts with ${item.disputed_with.map((d) => escapeInline(d)).join(', ')}` : '';
+    notes.push(`(ctxpkg: ${flags}${w})`);
   }
-  const content = escapeContent(item.content);
-  const fence = fenceFor(content);
-  lines.push(fence, content, fence, '');
-  return lines.join('\n');
+  const inherited = item.sections.length > 0 ? (item.sections[item.sections.length - 1] as SectionRef).scope : [];
+  if (!sameScope(item.scope, inherited)) notes.push(item.scope.length > 0 ? `(applies to: ${scopeText(item.scope)})` : '(applies everywhere)');
+  return notes;
 }
 
-const EMPTY_ITEM: RenderItem = { id: '', package: '', version: '', local_id: '', type: '', content: '', scope: [], breadcrumb: [], flags: [], disputed_with: [], section: 'facts' };
-/** Bytes of a block whose fields are all empty (the fixed text of every block). */
-const BLOCK_BASE = utf8Length(block(EMPTY_ITEM));
-/** `escapeInline` caps a field at `max` characters; each character is ≥ 1 UTF-8 byte. */
-const capped = (s: string, max = 200): number => Math.min(s.length, max);
+/** The block of one node: its text verbatim (escaped), preceded by ctxpkg's notes. */
+function block(item: RenderItem, ownProvenance = true): string {
+  const text = escapeStructure(escapeContent(item.content));
+  const notes = notesOf(item, ownProvenance);
+  const body = notes.length > 0 ? `${notes.join('\n')}\n${text}\n` : `${text}\n`;
+  return LIST_ITEM.test(text) && notes.length === 0 ? body : `\n${body}`;
+}
 
-/** Lower bound of `block(item)` in bytes (see `Renderer.blockLowerBound`). */
+/**
+ * The self-contained block of one node in an MCP answer (answers list nodes by rank, not in
+ * source order, so each carries its own heading path and provenance, and the node id a client
+ * passes to `get_node`):
+ * `\n### <heading path, " › "-joined>\n<!-- <id> · <package>@<version> <path>:<a>-<b> -->\n<block>`.
+ * The heading path leaves out a file root titled by its path; without any section the title is
+ * the file path, else the package.
+ */
+export function answerBlock(item: RenderItem): string {
+  const titles = item.sections.filter((s, i) => !(i === 0 && s.title === item.file_path)).map((s) => escapeInline(s.title, 80));
+  const title = titles.length > 0 ? titles.join(' › ') : escapeInline(item.file_path ?? item.package);
+  const loc = locationOf(item);
+  const prov = `<!-- ${commentSafe(`${escapeInline(item.id, 300)} · ${label(item)}${loc !== undefined ? ` ${loc}` : ''}`)} -->`;
+  const b = block(item, false);
+  return `\n### ${title}\n${prov}\n${b.startsWith('\n') ? b.slice(1) : b}`;
+}
+
+/**
+ * Lower bound of `block(item)` in bytes, valid for any flags: the notes other than flags (exact),
+ * the text (escaping only lengthens it; `contentLowerBound`), its newline, and the blank line
+ * before it unless its raw text starts with a list marker (escaping never adds one).
+ */
 function blockLowerBound(item: RenderItem): number {
-  let n = BLOCK_BASE + capped(item.id, 300) + capped(item.type, 40) + capped(item.package) + capped(item.version) + capped(item.local_id);
-  if (item.file_path !== undefined) n += 4 + capped(item.file_path); // " · " + path
-  if (item.scope.length > 0) n += 8 + item.scope.reduce((s, g) => s + capped(g), 0) + 2 * (item.scope.length - 1);
-  if (item.breadcrumb.length > 0) n += 8 + item.breadcrumb.reduce((s, t) => s + capped(t, 80), 0) + 5 * (item.breadcrumb.length - 1);
-  return n + contentLowerBound(item.content);
+  const notes = notesOf(item.flags.length > 0 ? { ...item, flags: [], disputed_with: [] } : item);
+  const lead = notes.length > 0 || !LIST_ITEM.test(item.content) ? 1 : 0;
+  return notes.reduce((n, l) => n + utf8Length(l) + 1, 0) + contentLowerBound(item.content) + 1 + lead;
 }
 
 function frame(info: FrameInfo): { prefix: string; suffix: string } {
   const lines = [
     `# ${escapeInline(info.title)}`,
     '',
-    ...(info.now !== undefined ? [`generated: ${info.now}`] : []),
     `inputs: ${info.inputs.length === 0 ? 'none' : info.inputs.map((i) => `${escapeInline(i.package)}@${escapeInline(i.version)}`).join(', ')}`,
   ];
   if (info.focus !== undefined) lines.push(`focus: ${escapeInline(info.focus)}`);
@@ -105,18 +197,44 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
   if (selection !== null) lines.push(`selection: ${selection}`);
   lines.push(`omitted: ${omissionSummary(info)}`);
   for (const n of info.notes) lines.push(escapeInline(n, 2000));
-  lines.push(TRUST_LINE, '', UNTRUSTED_BANNER, '');
-  return { prefix: lines.join('\n'), suffix: `\n${UNTRUSTED_FOOTER}\n` };
+  lines.push(TRUST_LINE, '', UNTRUSTED_BANNER);
+  return { prefix: lines.join('\n') + '\n', suffix: `\n${UNTRUSTED_FOOTER}\n` };
 }
 
-/** The Markdown renderer. */
+/** Byte size of the smallest block (`"x\n"`). */
+const MIN_BLOCK = utf8Length('x\n');
+
+/** The Markdown renderer (see module docstring). */
 export const renderMarkdown: Renderer = {
   format: 'md',
   frame,
-  sectionHeader: (s) => `\n## ${TITLES[s]}\n`,
-  block,
+  groups,
+  block: (item) => block(item),
   blockLowerBound,
   separator: '',
-  // "\n### " + id + " (" + type + ")\nfrom: " + p + "@" + v + " · node " + l + "\n~~~~\n\n~~~~\n" ≥ 40 bytes.
-  minBlockBytes: 32,
+  minBlockBytes: MIN_BLOCK,
 };
+
+/**
+ * Lay out already-selected items with a renderer, without a frame: the items sorted by
+ * `compareOutput`, each group header written once before its first item, blocks joined by the
+ * renderer's separator. The body of a pack, an agent-file block or an MCP answer (the caller
+ * adds its own frame). Returns the text and, per item in output order, its block.
+ */
+export function layoutItems(renderer: Renderer, items: readonly RenderItem[], order: (a: RenderItem, b: RenderItem) => number): { text: string; blocks: Array<{ item: RenderItem; block: string }> } {
+  const sorted = [...items].sort(order);
+  const open = new Set<string>();
+  const parts: string[] = [];
+  const blocks: Array<{ item: RenderItem; block: string }> = [];
+  for (const item of sorted) {
+    for (const g of renderer.groups(item)) {
+      if (open.has(g.key)) continue;
+      open.add(g.key);
+      parts.push(g.text);
+    }
+    const b = renderer.block(item);
+    parts.push(blocks.length > 0 ? renderer.separator + b : b);
+    blocks.push({ item, block: b });
+  }
+  return { text: parts.join(''), blocks };
+}

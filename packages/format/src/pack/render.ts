@@ -1,9 +1,15 @@
 /**
- * The renderer contract of the pack compiler. A pack is laid out as
- * `prefix + Σ(section header + blocks joined by separator) + suffix`, where blocks of all
- * sections are joined by one `separator`; the compiler measures every piece in UTF-8 bytes, so
- * the budget is exact over the rendered output (spec/pack.md "Layout").
+ * The renderer contract of the pack compiler (spec/pack.md §4, §8). A pack is laid out as
+ *
+ *   prefix + Σ over the selected items in output order (`compareOutput`):
+ *              [headers of the item's groups not written yet, outermost first] + block
+ *          (blocks joined by `separator`) + suffix
+ *
+ * A group (package, source file, heading) is written once, before its first item; every piece
+ * is a fixed string per item or group, so the size of a selection is the sum of its pieces and
+ * the compiler can keep the budget exact over the UTF-8 bytes written (select.ts).
  */
+import type { SectionRef } from './sections.js';
 import type { OmissionReason, PackFormat, SectionName } from './types.js';
 
 /** A node ready to render. All strings are raw package text; renderers escape them. */
@@ -20,8 +26,13 @@ export interface RenderItem {
   source?: string;
   /** Scope globs (empty: applies everywhere). */
   scope: readonly string[];
-  /** Enclosing section titles, outermost first. */
-  breadcrumb: readonly string[];
+  /**
+   * Heading path: the enclosing `section` nodes, outermost first (`sectionPathResolver`); the
+   * first is the file's root section when the node came from an importer.
+   */
+  sections: readonly SectionRef[];
+  /** Position among nodes that share their first source line (`sequenceResolver`; 0 by default). */
+  seq: number;
   /** Flags shown with the node: `stale`, `absent`, `disputed`. */
   flags: readonly string[];
   /** For `disputed`: the qualified ids it conflicts with. */
@@ -32,8 +43,6 @@ export interface RenderItem {
 /** What the frame (header, trust line, banner, footer, omission summary) shows. */
 export interface FrameInfo {
   title: string;
-  /** Printed as `generated:` when set. */
-  now?: string;
   inputs: ReadonlyArray<{ package: string; version: string }>;
   focus?: string;
   /** Omissions per reason (all reasons, zeros included). */
@@ -49,12 +58,27 @@ export interface FrameInfo {
   selection: { mode: 'all' | 'pinned'; items: number; pinned: number };
   /** Extra header lines (e.g. the package index of an agent file), trusted text from ctxpkg. */
   notes: readonly string[];
+  /**
+   * True when the caller writes a receipt for this pack (`ctxpkg render`): only then does the
+   * omission summary say that each omission is listed with its hash in the receipt.
+   */
+  receipt: boolean;
+}
+
+/** A group header: written once, before the first item of the group (`key` identifies it). */
+export interface RenderGroup {
+  key: string;
+  text: string;
 }
 
 export interface Renderer {
   format: PackFormat;
   frame(info: FrameInfo): { prefix: string; suffix: string };
-  sectionHeader(section: SectionName): string;
+  /**
+   * The groups an item belongs to, outermost first (Markdown: package, source file, each heading
+   * of its path; JSON: none). Depends only on the item's package, version, file and sections.
+   */
+  groups(item: RenderItem): readonly RenderGroup[];
   block(item: RenderItem): string;
   /**
    * A lower bound of `utf8Length(block(item))` from field lengths alone (no escaping, no
@@ -69,21 +93,56 @@ export interface Renderer {
 
 /**
  * The omission summary sentence shared by renderers. Mode `all`: `none` or
- * `N (reason n, …; k pinned); each listed with its hash in the receipt`. Mode `pinned` (the
- * omissions are among the pinned items only): `none of the P pinned items` or
- * `N of the P pinned items (reason n, …); each listed …`.
+ * `N (reason n, …; k pinned)`. Mode `pinned` (the omissions are among the pinned items only):
+ * `none of the P pinned items` or `N of the P pinned items (reason n, …)`. When the caller
+ * writes a receipt (`info.receipt`), a non-empty summary ends `; each listed with its hash in the
+ * receipt` — never otherwise (issue 13 item 9).
  */
 export function omissionSummary(info: FrameInfo): string {
   const parts = Object.entries(info.omitted).filter(([, n]) => n > 0);
   const total = parts.reduce((s, [, n]) => s + n, 0);
   const reasons = parts.map(([r, n]) => `${r} ${n}`).join(', ');
+  const listed = info.receipt ? '; each listed with its hash in the receipt' : '';
   if (info.selection.mode === 'pinned') {
     const of = `of the ${info.selection.pinned} pinned ${info.selection.pinned === 1 ? 'item' : 'items'}`;
-    return total === 0 ? `none ${of}` : `${total} ${of} (${reasons}); each listed with its hash in the receipt`;
+    return total === 0 ? `none ${of}` : `${total} ${of} (${reasons})${listed}`;
   }
   if (total === 0) return 'none';
   const pinned = info.pinnedOmitted > 0 ? `; ${info.pinnedOmitted} pinned` : '';
-  return `${total} (${reasons}${pinned}); each listed with its hash in the receipt`;
+  return `${total} (${reasons}${pinned})${listed}`;
+}
+
+const cmpStr = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Position of a node or section in its file: its first line (unknown last), then its id. */
+const cmpAt = (la: number | undefined, ia: string, lb: number | undefined, ib: string): number =>
+  (la ?? Number.MAX_SAFE_INTEGER) - (lb ?? Number.MAX_SAFE_INTEGER) || cmpStr(ia, ib);
+
+/** The file group key of an item: its `file_path`, or `''` for nodes without one. */
+export function fileKey(item: Pick<RenderItem, 'file_path'>): string {
+  return item.file_path ?? '';
+}
+
+/**
+ * The output order of a pack (spec/pack.md §8): by package (then version), source file (nodes
+ * without a file first), then heading path — at each level the section's own items before its
+ * subsections, items and subsections each by first line, then id — and finally the item's own
+ * first line, its position among nodes on that line (`seq`), and id. For imported Markdown this is source order, and each section's items are
+ * contiguous, so every heading is written once. A total order (ids are unique).
+ */
+export function compareOutput(a: RenderItem, b: RenderItem): number {
+  const head = cmpStr(a.package, b.package) || cmpStr(a.version, b.version) || cmpStr(fileKey(a), fileKey(b));
+  if (head !== 0) return head;
+  const n = Math.max(a.sections.length, b.sections.length);
+  for (let i = 0; i < n; i++) {
+    const sa = a.sections[i];
+    const sb = b.sections[i];
+    if (sa === undefined || sb === undefined) {
+      if (sa === sb) break;
+      return sa === undefined ? -1 : 1; // the section's own items come before its subsections
+    }
+    if (sa.id !== sb.id) return cmpAt(sa.line_start, sa.id, sb.line_start, sb.id);
+  }
+  return (a.line_start ?? Number.MAX_SAFE_INTEGER) - (b.line_start ?? Number.MAX_SAFE_INTEGER) || a.seq - b.seq || cmpStr(a.id, b.id);
 }
 
 /**

@@ -23,7 +23,8 @@ import { factsFor } from './node-facts.js';
 import { typeRank } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import type { RenderItem } from './render.js';
-import { breadcrumbResolver, computeScopes, STRUCTURAL_TYPES } from './scope.js';
+import { computeScopes, STRUCTURAL_TYPES } from './scope.js';
+import { sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
 import { conflictPartners, screenNodes, type Screened } from './screen.js';
 import { TermIndex, terms, type SearchHit } from './search-terms.js';
 import type { OmissionReason, PackPolicy, WorkspaceReader } from './types.js';
@@ -66,7 +67,9 @@ export class SearchIndex {
   private readonly screened: Screened[];
   private readonly itemCache: Array<RenderItem | undefined>;
   private readonly scopes: Map<string, string[]>;
-  private readonly crumbs: (id: string) => string[] | undefined;
+  /** The heading path of a node (`sectionPathResolver`). */
+  readonly sectionsOf: (id: string) => readonly SectionRef[];
+  private readonly seqOf: (id: string) => number;
   private termIndex: TermIndex | undefined;
   private edges: { out: Map<string, MergedEdge[]>; in: Map<string, MergedEdge[]> } | undefined;
 
@@ -101,7 +104,8 @@ export class SearchIndex {
     }
     this.itemCache = new Array(this.docs.length);
     this.scopes = computeScopes(graph);
-    this.crumbs = breadcrumbResolver(graph);
+    this.sectionsOf = sectionPathResolver(graph, this.scopes);
+    this.seqOf = sequenceResolver(graph);
   }
 
   /** Any node (structural and withheld included) by qualified id. */
@@ -120,7 +124,7 @@ export class SearchIndex {
     let it = this.itemCache[d];
     if (!it) {
       const s = this.screened[d] as Screened;
-      it = itemOf(s, this.scopes.get(s.node.id), this.crumbs(s.node.id));
+      it = itemOf(s, this.scopes.get(s.node.id), this.sectionsOf(s.node.id), this.seqOf(s.node.id));
       this.itemCache[d] = it;
     }
     return it;

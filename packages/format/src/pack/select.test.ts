@@ -16,7 +16,7 @@ describe('selection: greedy skip, not greedy stop', () => {
     // 300 gotchas (rank 0, first in the order) of 3000 bytes each, then one small gotcha (same section, last in the order).
     const nodes = Array.from({ length: 300 }, (_, i) => node('@a/big', `g${String(i).padStart(3, '0')}`, { type: 'gotcha', content: 'x'.repeat(3000) }));
     nodes.push(node('@z/small', 'fact', { type: 'gotcha', content: 'Small but useful.' }));
-    const p = compilePack({ graph: graph(nodes), maxBytes: 1500, now: NOW, stamp: false });
+    const p = compilePack({ graph: graph(nodes), maxBytes: 1500, now: NOW });
     expect(p.receipt.delivered.map((d) => d.id)).toEqual(['@z/small#fact']);
     expect(p.bytes).toBeLessThanOrEqual(1500);
     expect(p.receipt.counts.by_reason.byte_budget).toBe(300);
@@ -28,17 +28,22 @@ describe('selection: greedy skip, not greedy stop', () => {
     );
     const g = graph(nodes);
     const full = compilePack({ graph: g, maxBytes: 1 << 20, now: NOW });
-    // Each block's exact size (no scopes or breadcrumbs in this graph).
+    // Each block's exact size (no scopes or sections in this graph), and its package header.
     const alone = new Map<string, number>();
+    const header = new Map<string, number>();
     for (const n of nodes) {
-      const it: RenderItem = { ...n, scope: [], breadcrumb: [], flags: [], disputed_with: [], section: 'facts' };
+      const it: RenderItem = { ...n, scope: [], sections: [], seq: 0, flags: [], disputed_with: [], section: 'facts' };
       alone.set(n.id, byteLen(renderMarkdown.block(it)));
+      header.set(n.id, byteLen(renderMarkdown.groups(it).map((g) => g.text).join('')));
     }
     expect(full.receipt.omissions).toEqual([]);
     for (const max of [900, 1200, 1500, 2000, 3000, 4500]) {
       const p = compilePack({ graph: g, maxBytes: max, now: NOW });
       const left = max - p.bytes;
-      const smallest = Math.min(...p.receipt.omissions.map((o) => alone.get(o.id) as number));
+      const opened = new Set(p.receipt.delivered.map((d) => d.package));
+      // The cost of an omitted node: its block, plus its package header when no node of its package is in the pack.
+      const cost = (o: { id: string; package: string }): number => (alone.get(o.id) as number) + (opened.has(o.package) ? 0 : (header.get(o.id) as number));
+      const smallest = Math.min(...p.receipt.omissions.map(cost));
       // The smallest omitted block does not fit what is left, even if the omission summary
       // shrank by two bytes when it was taken.
       expect(smallest + 0, `budget ${max}`).toBeGreaterThan(left + 2);
@@ -58,7 +63,7 @@ describe('renderers: block lower bounds', () => {
     file_path: fc.option(text, { nil: undefined }),
     line_start: fc.option(fc.integer({ min: 1, max: 9999 }), { nil: undefined }),
     scope: fc.array(text, { maxLength: 3 }),
-    breadcrumb: fc.array(text, { maxLength: 3 }),
+    sections: fc.array(fc.record({ id: text, title: text, scope: fc.array(text, { maxLength: 2 }) }), { maxLength: 3 }),
     flags: fc.subarray(['stale', 'absent', 'disputed']),
     disputed_with: fc.array(text, { maxLength: 2 }),
     section: fc.constantFrom('pinned', 'gotchas', 'conventions', 'procedures', 'facts'),
@@ -76,9 +81,9 @@ describe('renderers: block lower bounds', () => {
   }
 
   it('md: the bound is tight for plain ASCII blocks', () => {
-    const it: RenderItem = { id: '@a/b#x', package: '@a/b', version: '1.0.0', local_id: 'x', type: 'fact', content: 'Plain text.', file_path: 'AGENTS.md', line_start: 3, scope: [], breadcrumb: ['Top'], flags: [], disputed_with: [], section: 'facts' };
+    const it: RenderItem = { id: '@a/b#x', package: '@a/b', version: '1.0.0', local_id: 'x', type: 'fact', content: 'Plain text.', file_path: 'AGENTS.md', line_start: 3, scope: [], sections: [{ id: '@a/b#AGENTS.md:top', title: 'Top', scope: [] }], seq: 0, flags: [], disputed_with: [], section: 'facts' };
     const exact = byteLen(renderMarkdown.block(it));
-    expect(renderMarkdown.blockLowerBound(it)).toBeGreaterThanOrEqual(exact - 2); // ":3" is not counted
+    expect(renderMarkdown.blockLowerBound(it)).toBe(exact);
   });
 });
 
@@ -109,7 +114,7 @@ describe('pinned-only packs (the AGENTS.md block) say what they selected', () =>
   const g = graph([node('@a/p', 'g', { type: 'gotcha' }), node('@a/p', 'c', { type: 'convention' }), node('@b/q', 'f'), node('@a/p', 's', { type: 'section', content: 'S' })]);
 
   it('nothing pinned: "0 of 3 items pinned", and omitted does not claim nothing was left out of the installed set', () => {
-    const p = compilePack({ graph: g, maxBytes: 4096, now: NOW, pinnedOnly: true, stamp: false });
+    const p = compilePack({ graph: g, maxBytes: 4096, now: NOW, pinnedOnly: true });
     expect(p.text).toContain('\nselection: pinned items only — 0 of 3 items pinned (pin with "context.pins" in ctxpkg.json); the other 3 are not in this block\n');
     expect(p.text).toContain('\nomitted: none of the 0 pinned items\n');
     expect(p.text).not.toMatch(/^omitted: none$/m);

@@ -2,18 +2,20 @@
  * Choosing which candidates fit the byte budget (spec/pack.md "Budget"). Exact: every size is
  * the UTF-8 byte count of the piece the renderer will emit.
  *
- * size(selection) = frame(nb) + Σ header(s) over non-empty sections + Σ block sizes
- *                   + separator · (blocks − 1)
- * where `nb` is the number of non-pinned candidates left out (shown in the frame's omission
- * summary; the frame never grows when `nb` shrinks).
+ * size(selection) = frame(nb) + Σ header bytes of the distinct groups the selected candidates
+ *                   belong to + Σ block sizes + separator · (blocks − 1)
+ * where a group is whatever the renderer writes once before the first of its members (Markdown:
+ * the package, source file and heading headers; render.ts), and `nb` is the number of
+ * non-pinned candidates left out (shown in the frame's omission summary; the frame never grows
+ * when `nb` shrinks). Taking a candidate costs its block, the separator, and the headers of its
+ * groups not yet opened.
  *
  * 1. Pinned candidates are all taken. If `size(pinned only)` exceeds the budget the compiler
  *    refuses with `E_BUDGET` — a pack is never emitted without a pinned node.
  * 2. Section pass: the remaining bytes are split across the non-empty sections by weight
  *    (`splitBudget`: floor, then largest remainder, ties in section order). In each section, in
- *    the total order, a candidate is taken when its cost (block + separator + the section header
- *    if it opens the section) fits what is left of the section's share; otherwise it is skipped
- *    and the next one is tried.
+ *    the total order, a candidate is taken when its cost fits what is left of the section's
+ *    share; otherwise it is skipped and the next one is tried.
  * 3. Pool pass: bytes left over anywhere are shared: all untaken candidates, in the total order,
  *    are taken while the exact size stays within the budget; repeated until nothing changes.
  * Greedy skip, never greedy stop: a candidate that does not fit never ends a pass — every later
@@ -48,6 +50,11 @@ export interface SelectCandidates {
   /** The total order (negative: `a` first); merges the sections in the pool pass. */
   compare(a: number, b: number): number;
   sectionOf(h: number): SectionName;
+  /**
+   * The groups of `h`, outermost first: a key and the UTF-8 bytes of the group's header (written
+   * once, before its first member). Called lazily, only for candidates whose bound fits.
+   */
+  groupsAt(h: number): ReadonlyArray<{ key: string; bytes: number }>;
   /** UTF-8 bytes of the rendered block (called lazily, at most once per candidate). */
   sizeAt(h: number): number;
   /**
@@ -60,8 +67,6 @@ export interface SelectCandidates {
 
 export interface SelectOptions {
   maxBytes: number;
-  /** Bytes of the header of a section. */
-  headerSize: (s: SectionName) => number;
   separatorSize: number;
   /** Bytes of prefix + suffix when `nb` non-pinned candidates are left out. */
   frameSize: (nb: number) => number;
@@ -98,17 +103,22 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     }
     return v;
   };
-  const open = new Set<SectionName>();
+  const open = new Set<string>();
+  /** Header bytes of the groups of `h` not opened yet. */
+  const headers = (h: number): number => {
+    let n = 0;
+    for (const g of cands.groupsAt(h)) if (!open.has(g.key)) n += g.bytes;
+    return n;
+  };
+  const openGroups = (h: number): void => {
+    for (const g of cands.groupsAt(h)) open.add(g.key);
+  };
   let blocks = 0;
   let body = 0;
   for (const h of cands.pinned) {
     selected[h] = 1;
-    const section = cands.sectionOf(h);
-    if (!open.has(section)) {
-      open.add(section);
-      body += o.headerSize(section);
-    }
-    body += sizeOf(h) + (blocks > 0 ? o.separatorSize : 0);
+    body += headers(h) + sizeOf(h) + (blocks > 0 ? o.separatorSize : 0);
+    openGroups(h);
     blocks++;
   }
   let nb = cands.count - cands.pinned.length;
@@ -131,19 +141,21 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     });
   }
   let total = required;
-  const extra = (h: number): number => {
-    const section = cands.sectionOf(h);
-    return (blocks > 0 ? o.separatorSize : 0) + (open.has(section) ? 0 : o.headerSize(section));
-  };
-  /** The exact cost of `h` when at most `room` bytes are available, or -1 (no rendering) when its lower bound already exceeds them. */
+  /**
+   * The exact cost of `h` (block, separator, unopened group headers) when at most `room` bytes
+   * are available, or -1 — without computing its groups or rendering it — when its lower bound
+   * already exceeds them.
+   */
   const costWithin = (h: number, room: number): number => {
-    const e = extra(h);
+    const sep = blocks > 0 ? o.separatorSize : 0;
+    if (boundOf(h) + sep > room) return -1;
+    const e = sep + headers(h);
     if (boundOf(h) + e > room) return -1;
     return sizeOf(h) + e;
   };
   const take = (h: number, bytes: number): void => {
     selected[h] = 1;
-    open.add(cands.sectionOf(h));
+    openGroups(h);
     blocks++;
     total += bytes + frame(nb - 1) - frame(nb);
     nb--;

@@ -1,0 +1,105 @@
+/**
+ * Heading paths: where a node sits in its source file's outline (spec/pack.md §8 "Layout").
+ *
+ * The importers (spec/format.md §16) write one `section` node per heading (and a root section per
+ * file, id `<file_path>`, content its H1 or the path) with `contains` edges from each section to
+ * what it holds. A node's heading path is the chain of `section` nodes reached by following
+ * `contains` edges backwards, outermost first; non-section containers on the way (a list item
+ * holding a nested item) are passed through. When a node has several parents a section parent
+ * wins, then the smallest id (deterministic); chains stop at 16 sections, 64 steps or a cycle.
+ *
+ * Pure; built once per graph and answered per node id.
+ */
+import type { MergedGraph, MergedNode } from '../graph-types.js';
+
+/** One enclosing section of a node: its id, title (first line of its content) and provenance. */
+export interface SectionRef {
+  /** Qualified id of the section node. */
+  id: string;
+  /** First line of the section's content, trimmed (raw package text; renderers escape it). */
+  title: string;
+  file_path?: string;
+  line_start?: number;
+  line_end?: number;
+  /** Scope globs of the section itself (sorted; empty: everywhere). */
+  scope: readonly string[];
+}
+
+const MAX_DEPTH = 16;
+
+/**
+ * A resolver of heading paths: `(id) → SectionRef[]` (outermost first; empty when the node is in
+ * no section). `scopes` is `computeScopes(graph)` (passed in so callers compute it once).
+ * Section refs are shared between nodes (one object per section); callers must not mutate them.
+ */
+export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: ReadonlyMap<string, readonly string[]>): (id: string) => readonly SectionRef[] {
+  const byId = new Map<string, MergedNode>();
+  for (const n of graph.nodes) if (n.type === 'section') byId.set(n.id, n);
+  // The container of each node: its smallest section parent, else its smallest other parent (a
+  // nested list item of an older package sits in its parent item, which sits in a section).
+  const parent = new Map<string, string>();
+  for (const e of graph.edges) {
+    if (e.type !== 'contains' || e.from === e.to) continue;
+    const cur = parent.get(e.to);
+    const isSection = byId.has(e.from);
+    if (cur === undefined || (isSection && !byId.has(cur)) || (isSection === byId.has(cur) && e.from < cur)) parent.set(e.to, e.from);
+  }
+  const refs = new Map<string, SectionRef>();
+  const refOf = (id: string): SectionRef => {
+    let r = refs.get(id);
+    if (!r) {
+      const n = byId.get(id) as MergedNode;
+      r = { id, title: (n.content.split('\n')[0] ?? '').trim(), scope: scopes.get(id) ?? [] };
+      if (n.file_path !== undefined) r.file_path = n.file_path;
+      if (n.line_start !== undefined) r.line_start = n.line_start;
+      if (n.line_end !== undefined) r.line_end = n.line_end;
+      refs.set(id, r);
+    }
+    return r;
+  };
+  const chains = new Map<string, readonly SectionRef[]>();
+  const EMPTY: readonly SectionRef[] = Object.freeze([]);
+  return (id) => {
+    const known = chains.get(id);
+    if (known) return known;
+    const trail: SectionRef[] = [];
+    const seen = new Set<string>([id]);
+    for (let p = parent.get(id), steps = 0; p !== undefined && !seen.has(p) && trail.length < MAX_DEPTH && steps < 4 * MAX_DEPTH; p = parent.get(p), steps++) {
+      seen.add(p);
+      if (byId.has(p)) trail.push(refOf(p));
+    }
+    const chain = trail.length === 0 ? EMPTY : Object.freeze(trail.reverse());
+    chains.set(id, chain);
+    return chain;
+  };
+}
+
+/**
+ * A resolver of a node's position in its `followed_by` chain (0 for a node no edge of that type
+ * points to). Importers write `followed_by` edges between consecutive nodes that share their
+ * source lines (the pieces of a run-on legacy line), so the output order (render.ts
+ * `compareOutput`) keeps their source order. When several edges point to a node the smallest
+ * `from` wins; chains stop on a cycle or after 10,000 steps.
+ */
+export function sequenceResolver(graph: Pick<MergedGraph, 'edges'>): (id: string) => number {
+  const prev = new Map<string, string>();
+  for (const e of graph.edges) {
+    if (e.type !== 'followed_by' || e.from === e.to) continue;
+    const cur = prev.get(e.to);
+    if (cur === undefined || e.from < cur) prev.set(e.to, e.from);
+  }
+  const memo = new Map<string, number>();
+  return (id) => {
+    if (prev.size === 0) return 0;
+    const known = memo.get(id);
+    if (known !== undefined) return known;
+    const seen = new Set<string>([id]);
+    let n = 0;
+    for (let p = prev.get(id); p !== undefined && !seen.has(p) && n < 10_000; p = prev.get(p)) {
+      seen.add(p);
+      n++;
+    }
+    memo.set(id, n);
+    return n;
+  };
+}
