@@ -26,7 +26,8 @@
  */
 
 import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN } from './secret-gate.js';
-import { DOC_EXAMPLES, isHighEntropyToken, looksLikeCredential, mixedToken, PLACEHOLDER, safeAtob } from './secret-heuristics.js';
+import { DOC_EXAMPLES, looksLikeCredential, mixedToken, PLACEHOLDER, safeAtob } from './secret-heuristics.js';
+import { scanAssignments, scanTokenRuns, type Candidate, type Work } from './secret-scanners.js';
 
 export { isHighEntropyToken, shannonEntropy } from './secret-heuristics.js';
 
@@ -46,10 +47,13 @@ export interface SecretFinding {
 
 interface Rule {
   kind: string;
-  re: RegExp;
+  /** The rule as one regular expression (flag `g`), or … */
+  re?: RegExp;
+  /** … a hand-written linear scanner appending candidates (adding its character visits to `work`). */
+  scan?: (text: string, rank: number, out: Candidate[], work: Work) => void;
   /**
    * Cheap pre-check: the rule runs only when the text contains one of these literals (exact case,
-   * as the rule's own regex requires), matches `ASSIGNMENT_HINT`, or has a run of `TOKEN_RUN_LENGTH`
+   * as the rule's own regex requires), is gated by a key-named assignment (`GATE_ASSIGN`), or has a run of `TOKEN_RUN_LENGTH`
    * token characters. Must accept every text the rule can match.
    */
   hint: readonly string[] | typeof ASSIGNMENT | typeof TOKEN_RUN;
@@ -59,17 +63,13 @@ interface Rule {
   accept?: (value: string, match: RegExpExecArray) => boolean;
 }
 
-const SECRET_KEY_NAMES =
-  'password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|' +
-  'auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer[_-]?token|token|client[_-]?secret|credentials?';
-
 /** Key-name stems of the assignment hint (the gate checks them before each `:`/`=`). */
 const ASSIGNMENT_STEMS = /pass|pwd|secret|key|token|credential/i;
 
-/** Hint of `secret_assignment`: a secret-like key name followed by an assignment operator. */
-const ASSIGNMENT_HINT = new RegExp(`(?:${ASSIGNMENT_STEMS.source})[a-z0-9_.-]*["']?\\s*(?::=|=>|=|:)`, 'i');
-
-/** Marker hint: the rule runs when `ASSIGNMENT_HINT` matched (tested once per text). */
+/**
+ * Marker hint: the rule runs when the gate saw a key-named assignment (`GATE_ASSIGN`: a stem in
+ * the key run before a `:`/`=`, secret-gate.ts — exact, so no regular expression re-checks it).
+ */
 const ASSIGNMENT = 'assignment' as const;
 
 /** Marker hint: the rule runs when the text has a run of `TOKEN_RUN_LENGTH` `[A-Za-z0-9+/_-]` characters. */
@@ -89,7 +89,7 @@ const RULES: Rule[] = [
   { kind: 'aws_access_key_id', hint: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA'], re: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b/g },
   {
     kind: 'aws_secret_access_key', hint: ASSIGNMENT,
-    re: /aws_?secret_?(?:access_?)?key["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi,
+    re: /aws_?secret_?(?:access_?)?key["']?\s{0,64}(?:[:=]|=>)\s{0,64}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/dgi,
     group: 1,
   },
   { kind: 'gcp_api_key', hint: ['AIza'], re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
@@ -118,36 +118,16 @@ const RULES: Rule[] = [
   { kind: 'sendgrid_api_key', hint: ['SG.'], re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
   { kind: 'huggingface_token', hint: ['hf_'], re: /\bhf_[A-Za-z]{34,}\b/g, accept: (v) => /[A-Z]/.test(v) && /[a-z]/.test(v.slice(3)) },
   { kind: 'basic_auth', hint: ['Basic'], re: /\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/dg, group: 1, accept: (v) => /^[^:]+:.+$/.test(safeAtob(v)) },
-  { kind: 'jwt', hint: ['eyJ'], re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,})?/g },
+  { kind: 'jwt', hint: ['eyJ'], re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,})?/g },
   {
     kind: 'url_credentials', hint: ['://'],
     re: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/([^\s/:@'"`<>]{1,128}):([^\s/@'"`<>]{3,256})@[A-Za-z0-9.-]+/dg,
     group: 2,
     accept: (v, m) => v !== m[1] && !PLACEHOLDER.test(v) && !/^\$|\$\{|\{\{|^pass$/i.test(v),
   },
-  {
-    kind: 'secret_assignment', hint: ASSIGNMENT,
-    re: new RegExp(
-      `(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?(?:${SECRET_KEY_NAMES})["']?[ \\t]*(?::=|=>|=|:)[ \\t]*` +
-        '(?:(["\'`])([^"\'`\\r\\n]{1,512}?)\\1|([^\\s"\'`,;)}\\]]{1,512}))',
-      'dgi',
-    ),
-    group: -1,
-    accept: (v) => looksLikeCredential(v),
-  },
-  {
-    kind: 'high_entropy', hint: TOKEN_RUN,
-    re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g,
-    accept: (v) => isHighEntropyToken(v),
-  },
+  { kind: 'secret_assignment', hint: ASSIGNMENT, scan: scanAssignments },
+  { kind: 'high_entropy', hint: TOKEN_RUN, scan: scanTokenRuns },
 ];
-
-interface Candidate {
-  kind: string;
-  start: number;
-  end: number;
-  rank: number;
-}
 
 /** One pass per text decides which rule groups can match (`secret-gate.ts`; exact, never hides a match). */
 const gate = buildSecretGate(
@@ -163,16 +143,21 @@ const RUN_RULES: number[] = [];
 RULES.forEach((r, i) => (r.hint === TOKEN_RUN ? RUN_RULES : r.hint === ASSIGNMENT ? ASSIGNMENT_RULES : LITERAL_RULES).push(i));
 
 /** Run one rule over `text`, appending its candidates. */
-function runRule(rule: Rule, rank: number, text: string, out: Candidate[]): void {
-  rule.re.lastIndex = 0;
-  for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
+function runRule(rule: Rule, rank: number, text: string, out: Candidate[], work: Work): void {
+  if (rule.scan) {
+    rule.scan(text, rank, out, work);
+    return;
+  }
+  const re = rule.re as RegExp;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     if (m[0].length === 0) {
-      rule.re.lastIndex++;
+      re.lastIndex++;
       continue;
     }
     let value = m[0];
     let start = m.index;
-    const groups = rule.group === -1 ? [2, 3] : rule.group ? [rule.group] : [];
+    const groups = rule.group ? [rule.group] : [];
     for (const g of groups) {
       const span = m.indices?.[g];
       if (span) {
@@ -188,30 +173,55 @@ function runRule(rule: Rule, rank: number, text: string, out: Candidate[]): void
 }
 
 /** All rule candidates of `text`; rules whose hint is absent are not run at all. */
-function collect(text: string): Candidate[] | undefined {
+function collect(text: string, work: Work): Candidate[] | undefined {
+  work.steps += text.length; // the gate's one pass
   const flags = gate(text);
   if (flags === 0) return undefined;
   let out: Candidate[] | undefined;
   if (flags & GATE_LITERAL) {
     for (const i of LITERAL_RULES) {
       const rule = RULES[i] as Rule;
-      if ((rule.hint as readonly string[]).some((h) => text.includes(h))) runRule(rule, i, text, (out ??= []));
+      if ((rule.hint as readonly string[]).some((h) => text.includes(h))) runRule(rule, i, text, (out ??= []), work);
     }
   }
-  if (flags & GATE_ASSIGN && ASSIGNMENT_HINT.test(text)) for (const i of ASSIGNMENT_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []));
-  if (flags & GATE_RUN) for (const i of RUN_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []));
+  if (flags & GATE_ASSIGN) for (const i of ASSIGNMENT_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []), work);
+  if (flags & GATE_RUN) for (const i of RUN_RULES) runRule(RULES[i] as Rule, i, text, (out ??= []), work);
   return out;
 }
 
-/** Resolve overlaps: lower rule rank (more specific) first, then earlier start, then longer. */
+/**
+ * Resolve overlaps: lower rule rank (more specific) first, then earlier start, then longer — the
+ * first candidate that overlaps none kept so far is kept. Linear after sorting: candidates are
+ * merged rank by rank into the sorted, non-overlapping kept list (one walk per rank).
+ */
 function resolve(cands: Candidate[]): Candidate[] {
   const ordered = [...cands].sort((a, b) => a.rank - b.rank || a.start - b.start || b.end - a.end);
-  const kept: Candidate[] = [];
-  for (const c of ordered) {
-    if (kept.some((k) => c.start < k.end && k.start < c.end)) continue;
-    kept.push(c);
+  let kept: Candidate[] = [];
+  for (let r = 0; r < ordered.length; ) {
+    let q = r;
+    while (q < ordered.length && (ordered[q] as Candidate).rank === (ordered[r] as Candidate).rank) q++;
+    const accepted: Candidate[] = [];
+    let k = 0;
+    let lastEnd = -1;
+    for (let x = r; x < q; x++) {
+      const c = ordered[x] as Candidate;
+      while (k < kept.length && (kept[k] as Candidate).end <= c.start) k++;
+      if (k < kept.length && (kept[k] as Candidate).start < c.end) continue; // overlaps a kept one
+      if (c.start < lastEnd) continue; // overlaps one of this rank just accepted
+      accepted.push(c);
+      lastEnd = c.end;
+    }
+    const merged: Candidate[] = [];
+    let a = 0;
+    let b = 0;
+    while (a < kept.length || b < accepted.length) {
+      if (b >= accepted.length || (a < kept.length && (kept[a] as Candidate).start < (accepted[b] as Candidate).start)) merged.push(kept[a++] as Candidate);
+      else merged.push(accepted[b++] as Candidate);
+    }
+    kept = merged;
+    r = q;
   }
-  return kept.sort((a, b) => a.start - b.start);
+  return kept;
 }
 
 function lineStarts(text: string): number[] {
@@ -226,8 +236,23 @@ function lineStarts(text: string): number[] {
  * Rules: module docstring (spec/pack.md "Secrets").
  */
 export function scanSecrets(text: string): SecretFinding[] {
+  return scanSecretsCounted(text, { steps: 0 });
+}
+
+/**
+ * The operation count of `scanSecrets(text)`: characters visited by the gate and the hand-written
+ * scanners (secret-scanners.ts). For tests of linearity (issue 11 item 2); the expression rules
+ * are bounded per start position by construction (module docstring) and timed in bench/secrets.
+ */
+export function secretScanWork(text: string): number {
+  const work: Work = { steps: 0 };
+  scanSecretsCounted(text, work);
+  return work.steps;
+}
+
+function scanSecretsCounted(text: string, work: Work): SecretFinding[] {
   if (text.length === 0) return [];
-  const cands = collect(text);
+  const cands = collect(text, work);
   if (!cands || cands.length === 0) return [];
   const found = resolve(cands);
   const starts = lineStarts(text);

@@ -4,6 +4,9 @@
  *
  * 1. full verification through `readPackage(bytes, { requireSignature: true })` — structure,
  *    content hash, byte size, package hash and a strict Ed25519 signature; unsigned → `E_UNSIGNED`;
+ *    then, before any check whose cost grows with the package text (globs, secret screening), the
+ *    caller's signer check (`checkSigner`: the key registered for the namespace, `E_SIGNER_CHANGED`),
+ *    so a leaked publish token alone cannot make the registry screen hostile text (issue 11 item 2);
  * 2. name binding: the manifest's `name` must be the URL's `@ns/name` and its `version` the URL's
  *    version, character for character (`E_NAME_MISMATCH`);
  * 3. strict SemVer of that version (`validateVersion`, HB-03);
@@ -69,7 +72,8 @@ function visibilityOf(v: unknown): Visibility {
 }
 
 /**
- * Run the gate over the package bytes for the URL `ref` and `version`. Returns what to store;
+ * Run the gate over the package bytes for the URL `ref` and `version`; `checkSigner` runs right
+ * after the signature is verified (it throws to refuse). Returns what to store;
  * throws the first failing check's `CtxpkgError` (all 400: `E_UNSIGNED`, `E_SIGNATURE_*`,
  * `E_INTEGRITY`, `E_MANIFEST`, `E_STRUCTURE`, `E_INVALID_JSON`, `E_ARCHIVE*`, `E_NAME_MISMATCH`,
  * `E_INVALID_VERSION`, `E_SECRET`, …; `E_TOO_LARGE` 413 from the format's own cap).
@@ -79,9 +83,11 @@ export async function runPublishGate(
   ref: PackageRef,
   version: string,
   limits: { maxPackageBytes: number; searchTextChars: number },
+  checkSigner?: (signer: string) => Promise<void>,
 ): Promise<GateResult> {
   const pkg = await readPackage(bytes, { requireSignature: true, maxBytes: limits.maxPackageBytes });
   if (!pkg.signer) throw new CtxpkgError('E_UNSIGNED', 'the package is not signed; the registry accepts signed packages only');
+  if (checkSigner) await checkSigner(pkg.signer);
   const m = pkg.manifest as unknown as ManifestView;
   const checks: GateResult['checks'] = [];
   checks.push({ check: 'structure', detail: `${pkg.form === 'zip' ? 'ZIP archive' : 'JSON bundle'} parsed strictly` });

@@ -153,6 +153,20 @@ describeBackends('publish-route', (backend) => {
       expect((await r.put(`${URL_KB}/1.2.0`, makePackage({ version: '1.2.0' }), r.tokens.acmePublish)).status).toBe(400);
     });
 
+    it('checks the signer key before the expensive checks: a stolen token with an unregistered key gets E_SIGNER_CHANGED, never a secret or glob verdict (issue 11 item 2)', async () => {
+      expect((await r.put(`${URL_KB}/1.0.0`, makePackage(), r.tokens.acmePublish)).status).toBe(201);
+      const secret = 'ghp_' + 'x7Kq9ZrT2mWv8LpN4bYc6DjF1hGs3AeR5uQo';
+      const hostile = [
+        `deploy with token ${secret}`,
+        'key:' + '_'.repeat(20_000), // the former quadratic input of secret_assignment
+      ];
+      for (const [i, content] of hostile.entries()) {
+        const res = await r.put(`${URL_KB}/2.0.${i}`, makePackage({ version: `2.0.${i}`, seed: OTHER_SEED, nodes: [{ content }] }), r.tokens.acmePublish);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ code: 'E_SIGNER_CHANGED' });
+      }
+    });
+
     it('fixes visibility at the first publish; an owner can change it', async () => {
       expect((await r.put(`${URL_KB}/1.0.0`, makePackage({ visibility: 'private' }), r.tokens.acmePublish)).status).toBe(201);
       const res = await r.put(`${URL_KB}/1.1.0`, makePackage({ version: '1.1.0' }), r.tokens.acmePublish);

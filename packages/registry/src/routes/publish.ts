@@ -8,7 +8,8 @@
  *   3. a version of equal precedence exists → 409, still before the body is read;
  *   4. the body under the size cap (413, or 400 for a malformed Content-Length);
  *   5. under a per-version in-process lock (keyed-lock.ts): the 409 check again, the publish gate
- *      (gate.ts, 400s) and a signer-key pre-check;
+ *      (gate.ts, 400s) with the signer-key pre-check right after the signature (before the checks
+ *      whose cost grows with the package text: globs, secret screening);
  *   6. blob written durably (and, for the ZIP form, each package blob next to it), then one
  *      transaction records the version and its blobs (409 if another process's publish won); the
  *      blobs of a refused publish are removed again (unless another version references them).
@@ -82,14 +83,16 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
         // A concurrent publish of this version may have committed while we waited.
         const existing = await deps.store.findEqualPrecedence(ref.namespace, ref.name, key);
         if (existing) throw versionExists(ref.full, version, existing);
-        const gate = await runPublishGate(bytes, ref, version, deps.limits);
-        const keys = await deps.store.listSignerKeys(ref.namespace);
-        if (keys.length > 0 && !keys.some((k) => k.public_key === gate.signer_public_key && k.revoked_at === null)) {
-          throw new CtxpkgError('E_SIGNER_CHANGED', `the signing key ${gate.signer_public_key} is not registered for namespace ${ref.namespace}`, {
-            hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} ${gate.signer_public_key} --data <dir>\``,
-            details: { signer_public_key: gate.signer_public_key, registered_keys: keys.filter((k) => k.revoked_at === null).map((k) => k.public_key) },
-          });
-        }
+        // The signer key is checked right after the signature, before the gate's costly checks.
+        const gate = await runPublishGate(bytes, ref, version, deps.limits, async (signer) => {
+          const keys = await deps.store.listSignerKeys(ref.namespace);
+          if (keys.length > 0 && !keys.some((k) => k.public_key === signer && k.revoked_at === null)) {
+            throw new CtxpkgError('E_SIGNER_CHANGED', `the signing key ${signer} is not registered for namespace ${ref.namespace}`, {
+              hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} ${signer} --data <dir>\``,
+              details: { signer_public_key: signer, registered_keys: keys.filter((k) => k.revoked_at === null).map((k) => k.public_key) },
+            });
+          }
+        });
 
         const artifactSha256 = sha256OfBytes(bytes);
         const publishedAt = isoNow(deps.clock());
