@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliDeps } from 'ctxpkg';
 import { serveConfig } from '../packages/cli/src/commands/registry.js';
 import { makePackage, TEST_PUBLIC_KEY } from '../packages/registry/src/__tests__/support.js';
-import { openSqliteStore } from '@ctxpkg/registry';
+import { openSqliteStore, startRegistry } from '@ctxpkg/registry';
+import { createPgDatabase, dropPgDatabase, pgUnavailable, pgUrl } from '../packages/registry/src/__tests__/backends.js';
 import { REPO_ROOT } from './support/shared.js';
 
 let dir: string;
@@ -160,6 +161,66 @@ describe('registry serve configuration', () => {
   });
 });
 
+describe('registry serve: config file, environment errors (issue 12 item 5, issue 13 item 4)', () => {
+  it('reads every serve option from a --config file, below flags and environment', async () => {
+    const file = join(dir, 'registry.json');
+    await writeFile(file, JSON.stringify({ data: 'srv-data', port: 4999, host: '0.0.0.0', 'public-url': 'https://ctx.example.com', 'cors-origin': ['https://a.example'], 'request-timeout': 30, 'tls-cert': 'c.pem', 'tls-key': 'k.pem' }));
+    expect(serveConfig({ config: file }, { cwd: '/', env: {} })).toMatchObject({
+      dataDir: join(dir, 'srv-data'), port: 4999, host: '0.0.0.0', publicUrl: 'https://ctx.example.com', corsOrigins: ['https://a.example'],
+      timeouts: { requestMs: 30_000 }, tlsFiles: { cert: join(dir, 'c.pem'), key: join(dir, 'k.pem') },
+    });
+    expect(serveConfig({ config: file, port: '5001' }, { cwd: '/', env: { CTXPKG_REGISTRY_HOST: '127.0.0.2' } })).toMatchObject({ port: 5001, host: '127.0.0.2' });
+    await writeFile(file, JSON.stringify({ data: 'x', prot: 1 }));
+    expect(() => serveConfig({ config: file }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE', message: expect.stringContaining('"prot"') }));
+    expect(() => serveConfig({ data: 'x', tlsCert: 'c.pem' }, { cwd: '/', env: {} })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  });
+
+  it('a busy port is an environment error (exit 9) with a hint, not a bug (exit 70)', async () => {
+    const busy = await startRegistry({ dataDir: join(dir, 'busy') });
+    try {
+      const r = await cli(['registry', 'serve', '--data', join(dir, 'busy2'), '--port', String(busy.port)]);
+      expect(r.code).toBe(9);
+      expect(r.err).toContain('error E_ENVIRONMENT: cannot listen on 127.0.0.1');
+      expect(r.err).toMatch(/hint: another process is listening on .*pick another --port/);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('an unreachable database is an environment error (exit 9) with a hint', async () => {
+    const r = await cli(['registry', 'namespace', 'list', '--db', 'postgres://nobody@127.0.0.1:1/none']);
+    expect(r.code).toBe(9);
+    expect(r.err).toContain('error E_ENVIRONMENT: cannot reach the PostgreSQL database postgres://nobody@127.0.0.1:1/none');
+    expect(r.err).toContain('hint: check that PostgreSQL runs');
+  });
+
+  it('serve --help names the default host and the /api suffix login needs', async () => {
+    const out = (await cli(['registry', 'serve', '--help'])).out.replace(/\s+/g, ' ');
+    expect(out).toContain('default 127.0.0.1, this machine only');
+    expect(out).toContain('ctxpkg login --registry http://127.0.0.1:4873/api');
+  });
+
+  it.skipIf(pgUnavailable !== null)('runs every admin command on PostgreSQL with --db', async () => {
+    const database = await createPgDatabase();
+    const db = pgUrl(database);
+    try {
+      const serveOnce = await startRegistry({ db }); // creates the schema, as `serve` does
+      await serveOnce.close();
+      expect((await cli(['registry', 'namespace', 'create', 'acme', '--db', db])).code).toBe(0);
+      expect((await cli(['registry', 'namespace', 'list'], { CTXPKG_REGISTRY_DB: db })).out).toContain('acme');
+      const created = await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'read', '--db', db]);
+      expect(created.out).toMatch(/^ctxr_/);
+      expect((await cli(['registry', 'key', 'add', 'acme', TEST_PUBLIC_KEY, '--db', db])).code).toBe(0);
+      expect((await cli(['registry', 'key', 'list', 'acme', '--db', db])).out).toContain('admin');
+      const events = await cli(['registry', 'events', '--db', db, '--json']);
+      expect((JSON.parse(events.out) as Array<{ action: string }>).map((e) => e.action)).toEqual(['key:add', 'token:create:read', 'namespace:create']);
+      expect((await cli(['registry', 'gc', '--db', db])).code).toBe(0);
+    } finally {
+      await dropPgDatabase(database);
+    }
+  });
+});
+
 function spawnCli(args: string[], extra: string[] = []): ChildProcess {
   return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ...extra, join('packages', 'cli', 'src', 'bin.ts'), ...args], {
     cwd: REPO_ROOT,
@@ -227,6 +288,7 @@ describe('ctxpkg registry serve (spawned binary)', () => {
       expect(await exited).toBe(0);
       const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(out.trimEnd().split('\n').at(-1)).toBe(`registry on ${url} stopped`);
+      expect(out.split('\n')[1]).toBe(`clients log in with: ctxpkg login --registry ${url}/api --scope @<namespace>`);
       expect(lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status])).toEqual([
         ['PUT', 'publish', 201], ['GET', 'index', 200], ['PUT', 'publish', 201],
       ]);

@@ -38,6 +38,7 @@ export function resolveDeps(opts: AppOptions): RegistryDeps {
     metrics: opts.metrics ?? new Metrics(),
     publicUrl: opts.publicUrl,
     indexCache: new IndexCache(),
+    lifecycle: opts.lifecycle ?? { draining: false },
   };
 }
 

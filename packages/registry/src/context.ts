@@ -37,6 +37,8 @@ export interface RegistryDeps {
   metrics: Metrics;
   publicUrl: string | undefined;
   indexCache: IndexCache;
+  /** `draining` is set while the server shuts down (readiness answers 503). */
+  lifecycle: { draining: boolean };
 }
 
 /**

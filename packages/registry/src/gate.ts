@@ -19,7 +19,7 @@
  * Size is checked before this (body.ts); signer-key registration and immutability are checked by
  * the store inside the publish transaction.
  */
-import { CtxpkgError, errorFromIssues, readPackage, scanSecrets, scopeGlobIssues, validateVersion } from '@ctxpkg/format';
+import { CtxpkgError, errorFromIssues, isCtxpkgError, parsePackageName, parseRange, readPackage, scanSecrets, scopeGlobIssues, validateVersion } from '@ctxpkg/format';
 import type { PackageRef } from './params.js';
 import type { DependencyRecord, Visibility } from './store/types.js';
 import { collectScanTargets, searchText } from './gate-text.js';
@@ -61,6 +61,28 @@ function asDependencies(v: unknown): DependencyRecord[] {
   return v
     .filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null)
     .map((d) => ({ name: String(d.name), version_req: String(d.version_req ?? ''), optional: d.optional === true }));
+}
+
+/**
+ * Refuse dependencies no client could resolve, by the rules clients read them with: the name is a
+ * valid scoped name (`parsePackageName`) and the range parses (`parseRange` in read mode, so
+ * `latest`, `>>x<<` or a 300-character range are refused here, not at every install).
+ * Throws `E_INVALID_NAME` or `E_INVALID_RANGE` naming `manifest.dependencies[i]`.
+ */
+function checkDependencies(deps: readonly DependencyRecord[]): void {
+  deps.forEach((d, i) => {
+    const at = `manifest.dependencies[${i}]`;
+    try {
+      parsePackageName(d.name);
+      parseRange(d.version_req, { mode: 'read' });
+    } catch (err) {
+      if (!isCtxpkgError(err)) throw err;
+      throw new CtxpkgError(err.code, `${at} (${JSON.stringify(d.name)} ${JSON.stringify(d.version_req)}): ${err.message}`, {
+        hint: 'every client refuses this dependency; fix it with `ctxpkg create --dep @ns/name@^1.2` and publish a new build',
+        details: { path: at, name: d.name, version_req: d.version_req },
+      });
+    }
+  });
 }
 
 function visibilityOf(v: unknown): Visibility {
@@ -109,6 +131,9 @@ export async function runPublishGate(
   validateVersion(version);
   checks.push({ check: 'version', detail: 'strict SemVer 2.0.0, at most 64 characters' });
   const visibility = visibilityOf(m.visibility);
+  const dependencies = asDependencies(m.dependencies);
+  checkDependencies(dependencies);
+  checks.push({ check: 'dependency_syntax', detail: `${dependencies.length} dependency name(s) and range(s) parse as clients parse them` });
   const globIssues = pkg.graph ? scopeGlobIssues(pkg.graph) : [];
   if (globIssues.length > 0) throw errorFromIssues(globIssues.map((i) => ({ ...i, path: `content.context_graph.${i.path}` })));
   checks.push({ check: 'scope_globs', detail: 'every scope glob is within the matcher bounds' });
@@ -130,7 +155,7 @@ export async function runPublishGate(
     visibility,
     description,
     tags,
-    dependencies: asDependencies(m.dependencies),
+    dependencies,
     integrity_sha256: String(m.integrity?.sha256 ?? ''),
     signer_public_key: pkg.signer,
     search_text: searchText(ref.full, description, tags, pkg, limits.searchTextChars),

@@ -52,6 +52,8 @@ export interface AppOptions {
   publicUrl?: string;
   /** Share a metrics registry (default: a new one per app). */
   metrics?: Metrics;
+  /** Set `draining` when the server stops accepting work: readiness then answers 503. */
+  lifecycle?: { draining: boolean };
 }
 
 /** Normalise a base path: `''` or `/seg[/seg…]` without a trailing slash. Throws `E_USAGE`. */

@@ -10,13 +10,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import { CtxpkgError } from '@ctxpkg/format';
 import { createApp, type RegistryApp } from './app.js';
 import { bufferedLineLogger } from './line-logger.js';
 import { acquireServerLock } from './server-lock.js';
 import { openStore } from './store/open.js';
-import type { Logger, RegistryLimits } from './options.js';
+import { normaliseBasePath, type Logger, type RegistryLimits } from './options.js';
 import type { RegistryStore } from './store/types.js';
 
 export interface StartRegistryOptions {
@@ -43,6 +44,38 @@ export interface StartRegistryOptions {
   shutdownTimeoutMs?: number;
   /** Orphan-blob collection interval in ms (default 1 h; 0 disables the timer). */
   gcIntervalMs?: number;
+  /** Serve HTTPS with this certificate chain and private key (PEM bytes or text). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Connection timeouts (`DEFAULT_TIMEOUTS`). */
+  timeouts?: Partial<ServerTimeouts>;
+}
+
+/** How long the server waits for a client, in ms (spec/registry.md §12). */
+export interface ServerTimeouts {
+  /** The whole request, headers and body, must arrive within this (default 60 000): a PUT trickling bytes is cut off. */
+  requestMs: number;
+  /** The request headers must arrive within this (default 10 000). */
+  headersMs: number;
+  /** A connection with no bytes moving for this long is closed (default 30 000). */
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this (default 5 000). */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = Object.freeze({ requestMs: 60_000, headersMs: 10_000, idleMs: 30_000, keepAliveMs: 5_000 });
+
+/** A listen failure as the environment error it is (busy port, privileged port, unknown host). */
+function listenError(host: string, port: number, err: NodeJS.ErrnoException): CtxpkgError {
+  const where = `${host}:${port}`;
+  const hint =
+    err.code === 'EADDRINUSE'
+      ? `another process is listening on ${where}: stop it, or pick another --port (0 picks a free one)`
+      : err.code === 'EACCES'
+        ? `ports below 1024 need privileges: use a port above 1024 behind a reverse proxy, or grant CAP_NET_BIND_SERVICE`
+        : err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND'
+          ? `${host} is not an address of this machine: use 127.0.0.1, 0.0.0.0 or one of its interfaces`
+          : 'check --host and --port';
+  return new CtxpkgError('E_ENVIRONMENT', `cannot listen on ${where}: ${err.code ?? err.message}`, { hint, cause: err });
 }
 
 export interface RunningRegistry {
@@ -57,13 +90,13 @@ export interface RunningRegistry {
   close(): Promise<void>;
 }
 
-function formatUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+function formatUrl(host: string, port: number, scheme = 'http'): string {
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
- * Start a registry. Throws `E_LOCKED` when another live server uses `dataDir`, `E_IO` when the
- * port cannot be bound, `E_USAGE` for bad options.
+ * Start a registry. Throws `E_LOCKED` when another live server uses `dataDir`, `E_ENVIRONMENT`
+ * when the port cannot be bound or the database cannot be reached, `E_USAGE` for bad options.
  */
 export async function startRegistry(opts: StartRegistryOptions): Promise<RunningRegistry> {
   const host = opts.host ?? '127.0.0.1';
@@ -87,22 +120,36 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
     throw err;
   }
   const log = opts.log ?? (() => undefined);
+  const lifecycle = { draining: false };
   const app = createApp({
     store, clock: opts.clock, log, limits: opts.limits, basePath: opts.basePath, corsOrigins: opts.corsOrigins,
-    publicUrl: opts.publicUrl,
+    publicUrl: opts.publicUrl, lifecycle,
   });
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    const timeouts = {
+      requestTimeout: t.requestMs,
+      headersTimeout: Math.min(t.headersMs, t.requestMs),
+      keepAliveTimeout: t.keepAliveMs,
+      // How often Node checks the request and header deadlines (its default, 30 s, lets a trickle live that long).
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(t.requestMs / 4))),
+    };
+    const s = (
+      opts.tls
+        ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { ...timeouts, cert: opts.tls.cert, key: opts.tls.key } })
+        : serve({ fetch: app.fetch, port, hostname: host, serverOptions: timeouts })
+    ) as Server;
+    s.setTimeout(t.idleMs, (socket) => socket.destroy());
     s.once('listening', () => resolve(s));
-    s.once('error', (err) => reject(new CtxpkgError('E_IO', `cannot listen on ${host}:${port}: ${err.message}`, { cause: err })));
+    s.once('error', (err: NodeJS.ErrnoException) => reject(listenError(host, port, err)));
   }).catch(async (err: unknown) => {
     await store?.close();
     await lock.release();
     throw err;
   });
   const addr = server.address() as AddressInfo;
-  const url = formatUrl(host, addr.port);
+  const url = formatUrl(host, addr.port, opts.tls ? 'https' : 'http');
   const publicUrl = opts.publicUrl ?? url;
 
   const gcEvery = opts.gcIntervalMs ?? 3_600_000;
@@ -119,6 +166,8 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      // Readiness answers 503 from now on, so a load balancer stops sending; in-flight requests finish.
+      lifecycle.draining = true;
       if (gcTimer) clearInterval(gcTimer);
       await new Promise<void>((resolve) => {
         const timeout = setTimeout(() => server.closeAllConnections(), opts.shutdownTimeoutMs ?? 10_000);
@@ -153,6 +202,9 @@ export async function serveRegistry(opts: StartRegistryOptions, io: ServeIo): Pr
   const log: Logger = opts.log ?? buffered.log;
   const reg = await startRegistry({ ...opts, log });
   io.stdout.write(`listening on ${reg.url}\n`);
+  // What a client logs in to: the public base URL with the API mount point (default /api).
+  const apiBase = `${reg.publicUrl.replace(/\/+$/, '')}${normaliseBasePath(opts.basePath)}`;
+  io.stdout.write(`clients log in with: ctxpkg login --registry ${apiBase} --scope @<namespace>\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.off('SIGTERM', onTerm);

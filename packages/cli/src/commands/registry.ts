@@ -17,7 +17,8 @@
  * the registry's errors. `@ctxpkg/registry` is imported only inside these actions, so no other
  * command loads the server.
  */
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
 import { signerLabel } from '../signer-label.js';
@@ -53,6 +54,7 @@ function publicUrlOption(raw: string | undefined): string | undefined {
 }
 
 export interface ServeOptions {
+  config?: string;
   data?: string;
   db?: string;
   host?: string;
@@ -61,30 +63,120 @@ export interface ServeOptions {
   maxPackageBytes?: string;
   basePath?: string;
   corsOrigin?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+  requestTimeout?: string;
+  headersTimeout?: string;
+  idleTimeout?: string;
 }
 
-/** Resolve serve options from flags, then `CTXPKG_REGISTRY_*` environment variables, then defaults. */
-export function serveConfig(opts: ServeOptions, deps: Pick<CliDeps, 'env' | 'cwd'>) {
+/** Keys of a `--config` file: every `serve` flag, spelled as the flag without its dashes. */
+const CONFIG_KEYS: Record<string, keyof ServeOptions> = {
+  data: 'data', db: 'db', host: 'host', port: 'port', 'public-url': 'publicUrl', 'max-package-bytes': 'maxPackageBytes',
+  'base-path': 'basePath', 'cors-origin': 'corsOrigin', 'tls-cert': 'tlsCert', 'tls-key': 'tlsKey',
+  'request-timeout': 'requestTimeout', 'headers-timeout': 'headersTimeout', 'idle-timeout': 'idleTimeout',
+};
+/** Keys whose value is a path, resolved against the config file's directory. */
+const PATH_KEYS = new Set<keyof ServeOptions>(['data', 'tlsCert', 'tlsKey']);
+
+/**
+ * Read a `serve` config file: a JSON object whose keys are serve flags (`"port": 4873`,
+ * `"public-url": "https://…"`, `"cors-origin": ["https://…"]`, …). Relative paths are relative
+ * to the file. Throws `E_USAGE` (unknown key, wrong type), `E_NOT_FOUND`, `E_INVALID_JSON`.
+ */
+export function readServeConfigFile(path: string): ServeOptions {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CtxpkgError('E_NOT_FOUND', `cannot read the config file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new CtxpkgError('E_INVALID_JSON', `${path} is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CtxpkgError('E_USAGE', `${path} must hold a JSON object of serve options`);
+  const out: ServeOptions = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    const key = CONFIG_KEYS[k];
+    if (!key) throw new CtxpkgError('E_USAGE', `${path}: unknown option ${JSON.stringify(k)}`, { hint: `known options: ${Object.keys(CONFIG_KEYS).join(', ')}` });
+    if (key === 'corsOrigin') {
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new CtxpkgError('E_USAGE', `${path}: "cors-origin" must be an array of origins`);
+      out.corsOrigin = v as string[];
+    } else if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) {
+      const text2 = String(v);
+      (out as Record<string, string>)[key] = PATH_KEYS.has(key) ? resolve(dirname(resolve(path)), text2) : text2;
+    } else {
+      throw new CtxpkgError('E_USAGE', `${path}: ${JSON.stringify(k)} must be a string or a number`);
+    }
+  }
+  return out;
+}
+
+function secondsOption(name: string, raw: string | undefined): number | undefined {
+  const n = intOption(name, raw, 1, 86_400);
+  return n === undefined ? undefined : n * 1000;
+}
+
+/**
+ * Resolve serve options: flags, then `CTXPKG_REGISTRY_*` environment variables, then the
+ * `--config` file (or `CTXPKG_REGISTRY_CONFIG`), then defaults. Throws `E_USAGE`.
+ */
+export function serveConfig(flags: ServeOptions, deps: Pick<CliDeps, 'env' | 'cwd'>) {
   const env = deps.env;
-  const cors = opts.corsOrigin ?? (env.CTXPKG_REGISTRY_CORS_ORIGINS ? env.CTXPKG_REGISTRY_CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean) : []);
-  const maxBytes = intOption('--max-package-bytes', opts.maxPackageBytes ?? env.CTXPKG_REGISTRY_MAX_PACKAGE_BYTES, 1, 1024 * 1024 * 1024);
-  const db = opts.db ?? (opts.data === undefined ? env.CTXPKG_REGISTRY_DB : undefined);
-  const where = db !== undefined && db !== '' ? adminLocation({ db, data: opts.data }, deps).where : { dataDir: dataDirOf(opts.data, deps) };
+  const configPath = flags.config ?? env.CTXPKG_REGISTRY_CONFIG;
+  const file = configPath ? readServeConfigFile(resolve(deps.cwd, configPath)) : {};
+  const pick = <K extends keyof ServeOptions>(key: K, envName: string): ServeOptions[K] | undefined =>
+    flags[key] ?? ((env[envName] as ServeOptions[K] | undefined) || undefined) ?? file[key];
+  const corsEnv = env.CTXPKG_REGISTRY_CORS_ORIGINS ? env.CTXPKG_REGISTRY_CORS_ORIGINS.split(',').map((x) => x.trim()).filter(Boolean) : undefined;
+  const cors = flags.corsOrigin ?? corsEnv ?? file.corsOrigin ?? [];
+  const maxBytes = intOption('--max-package-bytes', pick('maxPackageBytes', 'CTXPKG_REGISTRY_MAX_PACKAGE_BYTES'), 1, 1024 * 1024 * 1024);
+  const data = flags.data ?? (flags.db === undefined ? env.CTXPKG_REGISTRY_DATA : undefined);
+  const db = flags.db ?? (data === undefined ? env.CTXPKG_REGISTRY_DB : undefined);
+  const where =
+    db !== undefined && db !== ''
+      ? adminLocation({ db, data: flags.data }, deps).where
+      : data !== undefined || file.db === undefined
+        ? { dataDir: dataDirOf(data ?? file.data, deps) }
+        : adminLocation({ db: file.db }, deps).where;
+  const tlsCert = pick('tlsCert', 'CTXPKG_REGISTRY_TLS_CERT');
+  const tlsKey = pick('tlsKey', 'CTXPKG_REGISTRY_TLS_KEY');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new CtxpkgError('E_USAGE', 'HTTPS needs both --tls-cert and --tls-key');
+  const timeouts = {
+    requestMs: secondsOption('--request-timeout', pick('requestTimeout', 'CTXPKG_REGISTRY_REQUEST_TIMEOUT')),
+    headersMs: secondsOption('--headers-timeout', pick('headersTimeout', 'CTXPKG_REGISTRY_HEADERS_TIMEOUT')),
+    idleMs: secondsOption('--idle-timeout', pick('idleTimeout', 'CTXPKG_REGISTRY_IDLE_TIMEOUT')),
+  };
   return {
     ...where,
-    host: opts.host ?? env.CTXPKG_REGISTRY_HOST ?? '127.0.0.1',
-    port: intOption('--port', opts.port ?? env.CTXPKG_REGISTRY_PORT, 0, 65535) ?? 4873,
-    publicUrl: publicUrlOption(opts.publicUrl ?? env.CTXPKG_REGISTRY_PUBLIC_URL),
-    basePath: opts.basePath ?? env.CTXPKG_REGISTRY_BASE_PATH,
+    host: pick('host', 'CTXPKG_REGISTRY_HOST') ?? '127.0.0.1',
+    port: intOption('--port', pick('port', 'CTXPKG_REGISTRY_PORT'), 0, 65535) ?? 4873,
+    publicUrl: publicUrlOption(pick('publicUrl', 'CTXPKG_REGISTRY_PUBLIC_URL')),
+    basePath: pick('basePath', 'CTXPKG_REGISTRY_BASE_PATH'),
     corsOrigins: cors,
     limits: maxBytes === undefined ? undefined : { maxPackageBytes: maxBytes },
+    tlsFiles: tlsCert !== undefined && tlsKey !== undefined ? { cert: resolve(deps.cwd, tlsCert), key: resolve(deps.cwd, tlsKey) } : undefined,
+    timeouts: Object.fromEntries(Object.entries(timeouts).filter(([, v]) => v !== undefined)) as { requestMs?: number; headersMs?: number; idleMs?: number },
   };
 }
 
+function readPem(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new CtxpkgError('E_ENVIRONMENT', `cannot read the TLS ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      hint: `check --tls-${what === 'certificate' ? 'cert' : 'key'} and that this user may read the file`,
+    });
+  }
+}
+
 async function runServe(opts: ServeOptions, deps: CliDeps): Promise<CommandResult> {
-  const cfg = serveConfig(opts, deps);
+  const { tlsFiles, ...cfg } = serveConfig(opts, deps);
+  const tls = tlsFiles ? { cert: readPem(tlsFiles.cert, 'certificate'), key: readPem(tlsFiles.key, 'key') } : undefined;
   const { serveRegistry } = await load();
-  const { url } = await serveRegistry(cfg, { stdout: deps.stdout });
+  const { url } = await serveRegistry({ ...cfg, tls }, { stdout: deps.stdout });
   return { text: [`registry on ${url} stopped`], json: { stopped: true, url } };
 }
 
@@ -94,14 +186,30 @@ const dataOpt = (c: Command): Command =>
     .option('--db <url>', 'PostgreSQL store: postgres://user@host:5432/database (or CTXPKG_REGISTRY_DB)');
 
 function registerServe(reg: Command, ctx: CommandContext): void {
-  dataOpt(ctx.command(reg, 'serve', 'run a registry server in the foreground (SIGTERM stops it gracefully)'))
-    .option('--host <host>', 'interface to bind (CTXPKG_REGISTRY_HOST)', undefined)
+  dataOpt(ctx.command(reg, 'serve', 'run a registry server in the foreground (SIGTERM drains and stops it)'))
+    .option('--config <file>', 'JSON file with any of these options, keys spelled like the flags ("port", "public-url", …) (CTXPKG_REGISTRY_CONFIG)')
+    .option('--host <host>', 'interface to bind (CTXPKG_REGISTRY_HOST; default 127.0.0.1, this machine only — 0.0.0.0 for every interface)', undefined)
     .option('--port <port>', 'port, 0 picks a free one (CTXPKG_REGISTRY_PORT; default 4873)')
     .option('--public-url <url>', 'externally visible base URL (CTXPKG_REGISTRY_PUBLIC_URL)')
     .option('--max-package-bytes <n>', 'largest accepted package in bytes (CTXPKG_REGISTRY_MAX_PACKAGE_BYTES; default 8388608)')
-    .option('--base-path <path>', 'extra API mount point besides the root (CTXPKG_REGISTRY_BASE_PATH; default /api)')
+    .option('--base-path <path>', 'extra API mount point besides the root (CTXPKG_REGISTRY_BASE_PATH; default /api — clients log in to <url>/api)')
     .option('--cors-origin <origin...>', 'origins allowed to send authorized cross-origin writes (CTXPKG_REGISTRY_CORS_ORIGINS)')
-    .addHelpText('after', examples(['ctxpkg registry serve --data ./registry-data --port 4873', 'ctxpkg registry serve --data /var/lib/ctxpkg --host 0.0.0.0 --public-url https://ctx.example.com/api']))
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate chain (CTXPKG_REGISTRY_TLS_CERT; needs --tls-key)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert (CTXPKG_REGISTRY_TLS_KEY)')
+    .option('--request-timeout <s>', 'seconds a whole request may take, body included (CTXPKG_REGISTRY_REQUEST_TIMEOUT; default 60)')
+    .option('--headers-timeout <s>', 'seconds for the request headers (CTXPKG_REGISTRY_HEADERS_TIMEOUT; default 10)')
+    .option('--idle-timeout <s>', 'seconds a connection may stay silent (CTXPKG_REGISTRY_IDLE_TIMEOUT; default 30)')
+    .addHelpText(
+      'after',
+      examples([
+        'ctxpkg registry serve --data ./registry-data --port 4873',
+        'ctxpkg registry serve --db postgres://ctxpkg@db.internal:5432/ctxpkg --host 0.0.0.0 --public-url https://ctx.example.com',
+        'ctxpkg registry serve --config /etc/ctxpkg/registry.json',
+      ]) +
+        '\nBy default the server listens on 127.0.0.1:4873 (this machine only). Clients use the base URL\n' +
+        'with the /api suffix: `ctxpkg login --registry http://127.0.0.1:4873/api --scope @acme`.\n' +
+        'Health: GET /-/ping (alive), /-/ready (database reachable, not draining), /healthz (can write).\n',
+    )
     .action(ctx.action(async (opts: ServeOptions) => runServe(opts, ctx.deps)));
 }
 

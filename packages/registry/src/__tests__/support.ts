@@ -26,7 +26,7 @@ export interface TestPackageOptions {
   seed?: Uint8Array | null;
   tags?: string[];
   nodes?: Array<Partial<ContextNode> & { content: string }>;
-  dependencies?: Array<{ name: string; version_req: string; optional?: boolean }>;
+  dependencies?: ReadonlyArray<{ readonly name: string; readonly version_req: string; readonly optional?: boolean }>;
 }
 
 /** A signed (unless `seed: null`) v2 package with a small graph. Bytes differ with any option. */
@@ -46,7 +46,7 @@ export function makePackage(o: TestPackageOptions = {}): Uint8Array {
         created_at: '2026-01-02T03:04:05Z',
         tags: o.tags ?? ['auth'],
         ...(o.visibility ? { visibility: o.visibility } : {}),
-        ...(o.dependencies ? { dependencies: o.dependencies } : {}),
+        ...(o.dependencies ? { dependencies: o.dependencies.map((d) => ({ ...d })) } : {}),
       },
       content: { context_graph: { format: 'ctxpkg-graph-v2', nodes, edges: [] } },
     },

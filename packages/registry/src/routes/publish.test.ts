@@ -51,7 +51,7 @@ describeBackends('publish-route', (backend) => {
       expect(body.signer_public_key).toBe(TEST_PUBLIC_KEY);
       expect(res.headers.get('location')).toBe('/v1/packages/acme/kb/1.0.0/download');
       const checked = body.trust_report.checked.map((c: { check: string }) => c.check);
-      expect(checked).toEqual(['size', 'structure', 'content_hash', 'integrity_sha256', 'signature', 'name_binding', 'version', 'scope_globs', 'secrets', 'signer_key', 'immutability']);
+      expect(checked).toEqual(['size', 'structure', 'content_hash', 'integrity_sha256', 'signature', 'name_binding', 'version', 'dependency_syntax', 'scope_globs', 'secrets', 'signer_key', 'immutability']);
       expect(body.trust_report.not_checked.map((c: { check: string }) => c.check)).toEqual(
         expect.arrayContaining(['unsigned_manifest_fields', 'dependencies', 'content_accuracy', 'signer_identity']),
       );
@@ -105,6 +105,8 @@ describeBackends('publish-route', (backend) => {
       ['manifest name differs from the URL', `${URL_KB}/1.0.0`, { name: '@acme/other' }, 'E_NAME_MISMATCH'],
       ['manifest version differs from the URL', `${URL_KB}/1.2.1`, { version: '1.2.0' }, 'E_NAME_MISMATCH'],
       ['unsigned package', `${URL_KB}/1.0.0`, { seed: null }, 'E_UNSIGNED'],
+      ['a dependency range every client refuses (latest)', `${URL_KB}/1.0.0`, { dependencies: [{ name: '@acme/base', version_req: 'latest' }] }, 'E_INVALID_RANGE'],
+      ['a dependency range every client refuses (>>1<<)', `${URL_KB}/1.0.0`, { dependencies: [{ name: '@acme/base', version_req: '^1.2' }, { name: '@acme/more', version_req: '>>1<<' }] }, 'E_INVALID_RANGE'],
     ] as const)('%s → 400 %s, nothing stored', async (_l, path, opts, code) => {
       const before = await storageSnapshot(r.store);
       const res = await r.put(path, makePackage(opts), r.tokens.acmePublish);

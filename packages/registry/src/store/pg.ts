@@ -38,6 +38,7 @@ import type {
   RegistryStore,
   SearchHit,
   SignerKeyRecord,
+  StoreHealth,
   TokenRecord,
   VersionRecord,
   Visibility,
@@ -142,6 +143,17 @@ export class PgStore implements RegistryStore {
       throw err;
     } finally {
       c.release();
+    }
+  }
+
+  async health(): Promise<StoreHealth> {
+    try {
+      const [r] = await this.q("SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS ro");
+      if (r?.standby === true) return { reachable: true, writable: false, detail: 'database: a standby (read-only replica)' };
+      if (r?.ro === 'on') return { reachable: true, writable: false, detail: 'database: transactions are read-only' };
+      return { reachable: true, writable: true };
+    } catch (err) {
+      return { reachable: false, writable: false, detail: `database: ${(err as Error).message}` };
     }
   }
 

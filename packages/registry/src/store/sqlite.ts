@@ -8,7 +8,8 @@
  * and one writer proceed, and the busy timeout serialises writers. Only one *server* process per
  * data directory is supported, because blob pins (`putBlob`/`releaseBlob`) are per process.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
@@ -35,6 +36,7 @@ import type {
   RecentPublish,
   RegistryStore,
   SearchHit,
+  StoreHealth,
   SignerKeyRecord,
   TokenRecord,
   VersionRecord,
@@ -101,6 +103,28 @@ export class SqliteStore implements RegistryStore {
 
   constructor(readonly db: Database.Database, readonly blobs: BlobDir) {
     this.commits = new CommitProbe(db, `${db.name}-shm`);
+  }
+
+  async health(): Promise<StoreHealth> {
+    try {
+      prepared(this.db, 'SELECT 1').get();
+    } catch (err) {
+      return { reachable: false, writable: false, detail: `database: ${(err as Error).message}` };
+    }
+    try {
+      // Takes the write lock and gives it back: fails on a read-only database or file system.
+      this.db.transaction(() => undefined).immediate();
+    } catch (err) {
+      return { reachable: true, writable: false, detail: `database: ${(err as Error).message}` };
+    }
+    const probe = join(this.blobs.root, 'tmp', `health.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await writeFile(probe, '');
+      await rm(probe, { force: true });
+    } catch (err) {
+      return { reachable: true, writable: false, detail: `blob directory: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    }
+    return { reachable: true, writable: true };
   }
 
   async createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord> {

@@ -216,9 +216,24 @@ export interface AuditEvent {
   detail: string | null;
 }
 
+/** What `RegistryStore.health` found (`detail` names the failing probe; never a secret). */
+export interface StoreHealth {
+  reachable: boolean;
+  writable: boolean;
+  detail?: string;
+}
+
 export interface RegistryStore {
   /** Backend name for `/healthz` and logs (`sqlite` or `postgres`). */
   readonly backend: string;
+
+  /**
+   * Can the store answer and write right now? Runs a read and a write probe that changes nothing
+   * (SQLite: a `BEGIN IMMEDIATE`/`ROLLBACK` and a temp file in the blob directory; PostgreSQL:
+   * `SELECT 1` and whether the session may write — not a replica, not read-only). Never throws:
+   * `reachable: false` when it cannot even read, `writable: false` with `detail` when writes would fail.
+   */
+  health(): Promise<StoreHealth>;
 
   /** Create a namespace. Throws `E_EXISTS` when it exists. */
   createNamespace(ns: NamespaceRecord): Promise<NamespaceRecord>;
