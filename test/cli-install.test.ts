@@ -72,7 +72,7 @@ describe('install → ls → why → outdated → uninstall', () => {
     const why = await run(['why', '@acme/base']);
     expect(why.stdout).toContain('ctxpkg.json → @acme/auth@1.2.0 → @acme/base@1.1.0');
     const out = await run(['outdated', '--json']);
-    expect(out.json.packages).toEqual([{ name: '@acme/auth', range: '^1.0.0', current: '1.2.0', current_yanked: false, wanted: '1.2.0', wanted_yanked: false, latest: '2.0.0', outdated: true }]);
+    expect(out.json.packages).toEqual([{ name: '@acme/auth', range: '^1.0.0', current: '1.2.0', current_yanked: false, wanted: '1.2.0', wanted_yanked: false, latest: '2.0.0', outdated: true, note: null }]);
 
     world.log.length = 0;
     const un = await run(['uninstall', '@acme/auth', '--json']);

@@ -126,7 +126,10 @@ describe('C6: yanked versions', () => {
     expect(readJson(join(project, 'ctxpkg.lock')).packages['@acme/base'].version).toBe('1.1.0');
     const out = await run(['outdated', '--json']);
     expect(out.json.packages).toEqual([
-      { name: '@acme/base', range: '^1.1.0', current: '1.1.0', current_yanked: true, wanted: '1.1.0', wanted_yanked: true, latest: '1.0.0', outdated: true },
+      {
+        name: '@acme/base', range: '^1.1.0', current: '1.1.0', current_yanked: true, wanted: '1.1.0', wanted_yanked: true, latest: '1.0.0', outdated: true,
+        note: 'latest is older than current: the publisher yanked 1.1.0; 1.0.0 is the newest version not yanked',
+      },
     ]);
     expect((await run(['outdated'])).stdout).toContain('@acme/base  1.1.0 (yanked)  1.1.0 (yanked)  1.0.0');
     expect((await run(['ls'])).stdout).toContain('@acme/base@1.1.0 (yanked)');

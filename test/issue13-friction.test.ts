@@ -156,3 +156,23 @@ describe('item 3: a typo in the scope or the package name gets "did you mean"', 
     expect(withToken.stderr).toContain('did you mean @other/agents?');
   });
 });
+
+describe('item 8: outdated aligns its columns and explains a latest older than current', () => {
+  it('after a yank of the newest versions', async () => {
+    for (const [name, version] of [['@acme/base', '1.0.0'], ['@acme/base', '1.1.0'], ['@acme/style', '2.0.0-rc.1'], ['@acme/style', '1.9.0'], ['@acme/longer-name', '3.0.0']] as const) {
+      await putPackage(P, token, name, version, makePackage(name, version, SEED));
+    }
+    expect((await run(['init'])).code).toBe(0);
+    expect((await run(['install', '@acme/base', '@acme/style@^2.0.0-rc.1', '@acme/longer-name'])).code).toBe(0);
+    await P.store.setYanked('acme', 'base', '1.1.0', true, '2026-01-02T03:04:05Z', 'test');
+    const r = await run(['outdated']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      'package            current         wanted          latest',
+      '@acme/base         1.1.0 (yanked)  1.1.0 (yanked)  1.0.0   latest is older than current: the publisher yanked 1.1.0; 1.0.0 is the newest version not yanked',
+      '@acme/longer-name  3.0.0           3.0.0           3.0.0   up to date',
+      '@acme/style        2.0.0-rc.1      2.0.0-rc.1      1.9.0   latest is older than current: 2.0.0-rc.1 is a pre-release, and latest counts stable versions only',
+      '',
+    ]);
+  });
+});

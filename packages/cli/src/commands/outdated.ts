@@ -4,7 +4,9 @@
  * never older than a current version that still satisfies the range — update keeps a yanked
  * locked version rather than downgrade, install/resolve-step.ts) and the newest non-yanked stable
  * version ("latest"; a prerelease only when there is no stable version). A version the registry
- * lists as yanked is marked "(yanked)" (JSON: `current_yanked`, `wanted_yanked`).
+ * lists as yanked is marked "(yanked)" (JSON: `current_yanked`, `wanted_yanked`). Columns are
+ * aligned (widths in characters); a row whose latest is older than its current version says why
+ * (`note`: the current version was yanked, or it is a pre-release and latest counts stable ones).
  */
 import type { Command } from 'commander';
 import { compareVersions, maxSatisfying, satisfies } from '@ctxpkg/format';
@@ -37,6 +39,7 @@ export async function runOutdated(opts: { registry?: string }, deps: CliDeps): P
     wanted_yanked: boolean;
     latest: string | null;
     outdated: boolean;
+    note: string | null;
   }> = [];
   for (const name of Object.keys(session.manifest.dependencies).sort()) {
     const range = session.manifest.dependencies[name];
@@ -58,14 +61,41 @@ export async function runOutdated(opts: { registry?: string }, deps: CliDeps): P
       wanted_yanked: wanted !== null && yanked.has(wanted),
       latest,
       outdated: current !== wanted || current !== latest || currentYanked,
+      note: olderLatestNote(current, currentYanked, latest, [...yanked]),
     });
   }
-  const text = rows.length === 0 ? ['(no registry dependencies)'] : ['package  current  wanted  latest'];
+  if (rows.length === 0) return { text: ['(no registry dependencies)'], json: { packages: rows } };
   const mark = (v: string | null, y: boolean): string => `${v ?? '-'}${y ? ' (yanked)' : ''}`;
-  for (const r of rows) {
-    text.push(`${r.name}  ${mark(r.current, r.current_yanked)}  ${mark(r.wanted, r.wanted_yanked)}  ${r.latest ?? '-'}${r.outdated ? '' : '  (up to date)'}`);
+  const table = [
+    ['package', 'current', 'wanted', 'latest', ''],
+    ...rows.map((r) => [r.name, mark(r.current, r.current_yanked), mark(r.wanted, r.wanted_yanked), r.latest ?? '-', r.note ?? (r.outdated ? '' : 'up to date')]),
+  ];
+  return { text: alignColumns(table), json: { packages: rows } };
+}
+
+/**
+ * Why `latest` is older than `current`, or null when it is not: every newer version (the current
+ * one included) was yanked by its publisher, or the current version is a pre-release while
+ * latest counts stable versions only. `yanked` lists the index's yanked versions.
+ */
+export function olderLatestNote(current: string | null, currentYanked: boolean, latest: string | null, yanked: readonly string[]): string | null {
+  if (current === null || latest === null || compareVersions(latest, current) >= 0) return null;
+  const newer = yanked.filter((v) => compareVersions(v, latest) > 0).sort(compareVersions);
+  if (currentYanked || newer.length > 0) {
+    const shown = newer.length > 3 ? `${newer.slice(0, 3).join(', ')} and ${newer.length - 3} more` : newer.join(', ');
+    return `latest is older than current: the publisher yanked ${shown}; ${latest} is the newest version not yanked`;
   }
-  return { text, json: { packages: rows } };
+  return `latest is older than current: ${current} is a pre-release, and latest counts stable versions only`;
+}
+
+/**
+ * Pad every column but the last to its widest cell (characters), two spaces apart, trailing
+ * spaces removed: `ctxpkg outdated`'s table (npm outdated's layout).
+ */
+export function alignColumns(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd());
 }
 
 export function register(program: Command, ctx: CommandContext): void {
