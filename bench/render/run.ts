@@ -115,7 +115,7 @@ const idx = time(() => buildSearchIndex(graph, { nowMs: Date.parse(NOW) }));
 const termIdx = time(() => idx.value.terms());
 console.log(`index  (buildSearchIndex at server start):   ${f(idx.ms)} ms; term index (after the handshake): ${f(termIdx.ms)} ms, ${termIdx.value.termCount} terms`);
 const state: McpState = {
-  project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [] },
+  project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [], trust: [], trusted: new Set<string>() },
   index: idx.value,
   now: NOW,
 };

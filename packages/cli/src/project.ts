@@ -14,12 +14,12 @@
  * { "dependencies": { "@acme/auth-context": "^1.0.0" },
  *   "registry": "https://r.example/api",            // optional default
  *   "registries": { "@acme": "https://r.example/api" },
- *   "trust": { "require_signature": true } }
+ *   "trust": { "require_signature": true, "instructions": ["@acme"] } }
  * ```
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CtxpkgError, parseContextConfig } from '@ctxpkg/format';
+import { CtxpkgError, parseContextConfig, parsePackageName } from '@ctxpkg/format';
 import { inSetting, normalizeRegistryUrl, parseRegistries } from './config.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';
@@ -28,6 +28,12 @@ import { PROJECT_FILES } from './paths.js';
 export interface TrustPolicy {
   /** Refuse packages without a valid signature (default true). */
   require_signature: boolean;
+  /**
+   * Scopes (`@acme`) or packages (`@acme/rules`) that are the project's own instructions
+   * (spec/pack.md §11 "Trust"): their nodes are delivered as instructions, outside the untrusted
+   * fence — only when signed, verified and their signer is pinned in ctxpkg.lock. Sorted, unique.
+   */
+  instructions: string[];
 }
 
 export interface ProjectManifest {
@@ -45,7 +51,22 @@ const OWN_KEYS = new Set(['dependencies', 'registry', 'registries', 'trust']);
 const OTHER_KEYS = new Set(['context']);
 /** Every member ctxpkg.json may have, in documentation order. */
 export const MANIFEST_KEYS: readonly string[] = ['dependencies', 'registry', 'registries', 'trust', 'context'];
-const TRUST_KEYS: readonly string[] = ['require_signature'];
+const TRUST_KEYS: readonly string[] = ['require_signature', 'instructions'];
+
+/**
+ * Validate one `trust.instructions` entry: a scope `@ns` or a scoped package name `@ns/name`.
+ * Returns it; throws `E_INVALID_NAME`.
+ */
+export function validateTrustEntry(entry: string): string {
+  if (/^@[^/]+$/.test(entry)) parsePackageName(`${entry}/x`);
+  else parsePackageName(entry);
+  return entry;
+}
+
+/** True when `pkg` is named by a `trust.instructions` entry (its scope, or itself). */
+export function trustListed(instructions: readonly string[], pkg: string): boolean {
+  return instructions.some((e) => e === pkg || (e.startsWith('@') && !e.includes('/') && pkg.startsWith(`${e}/`)));
+}
 
 function unknownMember(what: string, path: string, valid: readonly string[]): CtxpkgError {
   return new CtxpkgError('E_MANIFEST', `${what}: unknown member "${path}"`, {
@@ -56,7 +77,7 @@ function unknownMember(what: string, path: string, valid: readonly string[]): Ct
 
 /** A fresh manifest with the defaults `ctxpkg init` writes. */
 export function defaultManifest(): ProjectManifest {
-  return { dependencies: {}, registries: {}, trust: { require_signature: true }, extra: {} };
+  return { dependencies: {}, registries: {}, trust: { require_signature: true, instructions: [] }, extra: {} };
 }
 
 /**
@@ -107,6 +128,18 @@ export function parseManifest(text: string, what: string = PROJECT_FILES.manifes
       throw new CtxpkgError('E_INVALID_JSON', `${what}: trust.require_signature must be true or false`);
     }
     m.trust.require_signature = rs ?? true;
+    const ti = o.trust.instructions;
+    if (ti !== undefined) {
+      if (!Array.isArray(ti) || ti.some((e) => typeof e !== 'string')) throw new CtxpkgError('E_INVALID_JSON', `${what}: trust.instructions must be an array of scopes (@acme) or package names (@acme/rules)`);
+      for (const e of ti as string[]) {
+        try {
+          validateTrustEntry(e);
+        } catch (err) {
+          throw new CtxpkgError('E_INVALID_JSON', `${what}: trust.instructions: ${JSON.stringify(e)} is neither a scope (@acme) nor a package name (@acme/rules): ${(err as Error).message}`);
+        }
+      }
+      m.trust.instructions = [...new Set(ti as string[])].sort();
+    }
   }
   // The owner's parser, with its own code and wording (spec/pack.md §2: `E_INVALID_JSON`
   // "ctxpkg.json: context: …", every problem listed) — the same error render/sync/mcp give.
@@ -129,7 +162,7 @@ export function serializeManifest(m: ProjectManifest): string {
       .sort()
       .map((k) => [k, m.registries[k]]),
   );
-  out.trust = { require_signature: m.trust.require_signature };
+  out.trust = { require_signature: m.trust.require_signature, ...(m.trust.instructions.length > 0 ? { instructions: [...new Set(m.trust.instructions)].sort() } : {}) };
   for (const [k, v] of Object.entries(m.extra)) out[k] = v;
   return formatJson(out);
 }

@@ -27,6 +27,7 @@ export interface CommandEntry {
 }
 
 const yank = (): Promise<CommandModule> => import('./yank.js');
+const pin = (): Promise<CommandModule> => import('./pin.js');
 
 export const COMMANDS: readonly CommandEntry[] = [
   { usage: 'convert <in> <out>', description: 'convert a package between the JSON bundle and the ZIP form (hashes and signature kept)', load: () => import('./convert.js') },
@@ -36,15 +37,18 @@ export const COMMANDS: readonly CommandEntry[] = [
   { usage: 'install [packages...]', aliases: ['i'], description: 'install packages (or, with no arguments, exactly the lockfile) into this project', load: () => import('./install.js') },
   { usage: 'keygen', description: 'create an Ed25519 signing key and print its public key and fingerprint', load: () => import('./keygen.js') },
   { usage: 'login', description: 'save a registry token (read from stdin or a prompt) for one registry', load: () => import('./login.js') },
-  { usage: 'ls', aliases: ['list'], description: 'show the installed dependency tree', load: () => import('./ls.js') },
+  { usage: 'ls [package]', aliases: ['list'], description: 'show the installed dependency tree, or with --nodes every installed node id', load: () => import('./ls.js') },
   { usage: 'mcp', description: 'serve installed context to agents over MCP (stdio): search_context, get_node, neighbors, render_pack', load: () => import('./mcp.js') },
   { usage: 'outdated', description: 'show declared dependencies with newer versions', load: () => import('./outdated.js') },
+  { usage: 'pin <id|package|heading|query>', description: 'always deliver a node, a heading (and its children) or a package to every agent; a query lists matches', load: pin },
+  { usage: 'unpin <pins...>', description: 'remove pins from "context.pins" (exactly as listed there)', load: pin },
   { usage: 'publish [file]', description: 'publish a signed .ctxpkg to the registry of its scope', load: () => import('./publish.js') },
   { usage: 'quickstart', description: 'run the whole flow on an embedded registry: AGENTS.md → signed pack → publish → install', load: () => import('./quickstart.js') },
   { usage: 'registry', group: true, description: 'run and administer a ctxpkg registry', load: () => import('./registry.js') },
   { usage: 'render', description: 'compile installed context into a budgeted pack with a receipt', load: () => import('./render.js') },
   { usage: 'search <query>', description: 'search a registry for packages (names, descriptions, tags, node content)', load: () => import('./search.js') },
   { usage: 'sync', description: 'deliver installed context to agent files (AGENTS.md, Claude Code, Cursor, Copilot, Gemini CLI, Windsurf, Kiro, Cline)', load: () => import('./sync.js') },
+  { usage: 'trust', group: true, description: "choose which scopes or packages are the project's own instructions (trust.instructions)", load: () => import('./trust.js') },
   { usage: 'uninstall <packages...>', aliases: ['remove'], description: 'remove packages from this project (ctxpkg.json, ctxpkg.lock, store, merged graph)', load: () => import('./uninstall.js') },
   { usage: 'update [packages...]', description: 'update packages to the newest versions their ranges allow', load: () => import('./update.js') },
   { usage: 'verify <files...>', description: 'verify package files: structure, content_hash, sha256, byte_size, signature', load: () => import('./verify.js') },

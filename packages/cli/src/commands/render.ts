@@ -42,6 +42,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       : opts.maxBytes !== undefined
         ? checkByteBudget(parseCount('--max-bytes', opts.maxBytes))
         : project.config.pack.max_bytes;
+  const { readPinTexts } = await import('../targets/pins-record.js');
   let pack: ReturnType<typeof compilePack>;
   try {
     pack = compilePack({
@@ -55,6 +56,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       builtHere: project.builtHere,
       // Every run writes a receipt (beside --out, or under .ctxpkg/receipts), so the pack may point to it.
       receipt: true,
+      pinTexts: readPinTexts(project.root),
     });
   } catch (err) {
     throw budgetInFlagUnits(err, opts, maxBytes);

@@ -31,6 +31,7 @@ import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { builtHereFor } from './built-here.js';
+import { trustDecisions, trustedSet, type TrustDecision } from './trust.js';
 
 /** Files larger than this are not read for freshness (their nodes stay unchecked). */
 export const MAX_WORKSPACE_FILE_BYTES = 16 * 1024 * 1024;
@@ -48,6 +49,13 @@ export interface ProjectContext {
    * `[]` unless loaded with `evidence`.
    */
   builtHere: string[];
+  /**
+   * Trust decision per installed package (trust.ts): which are delivered as instructions
+   * (`trusted`), and why a listed one stays fenced.
+   */
+  trust: TrustDecision[];
+  /** The packages delivered as instructions (`trust` where trusted). */
+  trusted: ReadonlySet<string>;
 }
 
 /**
@@ -95,7 +103,8 @@ export function loadProjectContext(
     });
   }
   const graph = text === undefined ? emptyGraph() : checkMergedGraph(parseJsonObject(text, PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);
-  const project: ProjectContext = { root, config, graph, installed: text !== undefined, read: workspaceReader(root), builtHere: [] };
+  const trust = trustDecisions(root, manifest.trust.instructions, graph, deps);
+  const project: ProjectContext = { root, config, graph, installed: text !== undefined, read: workspaceReader(root), builtHere: [], trust, trusted: trustedSet(trust) };
   if (opts.evidence && project.installed) project.builtHere = builtHereFor(project, deps, { record: opts.evidence === 'record' });
   return project;
 }

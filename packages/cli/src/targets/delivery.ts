@@ -27,6 +27,7 @@ import {
 import type { AgentTarget } from './agents/index.js';
 import { blockOverhead } from './blocks.js';
 import type { ProjectContext } from './context.js';
+import { readPinTexts } from './pins-record.js';
 
 /** A rule set with its compiled text and where each scoping target writes it. */
 export interface DeliveredRuleSet {
@@ -117,9 +118,10 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const { graph, config } = project;
   const notes: string[] = [];
   const deliverable = graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
-  const pinned = resolvePins(config.pack.pins, graph, deliverable);
+  const pinTexts = readPinTexts(project.root);
+  const pinned = resolvePins(config.pack.pins, graph, deliverable, pinTexts);
   const scopes = computeScopes(graph);
-  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
+  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, pinTexts, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
   const scoping = targets.filter((t) => t.scoped !== null);
 
   // Path-scoped tier: one pack per rule set, within every scoping target's cap.

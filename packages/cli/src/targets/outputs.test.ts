@@ -5,7 +5,7 @@
  * re-publish names its likely successor.
  */
 import { describe, expect, it } from 'vitest';
-import { makeProject, mgraph, mnode, readFile, run } from './__tests__/harness.js';
+import { makeProject, mgraph, mnode, readFile, run, writeGraph } from './__tests__/harness.js';
 
 function graph() {
   return mgraph([
@@ -92,17 +92,57 @@ describe('cap errors name the setting to change', () => {
 });
 
 describe('a pin whose node id changed (text edited, package re-published)', () => {
-  it('names the pin, the package@version and the likely successor under the same heading, and how to re-pin', async () => {
-    const root = makeProject({ graph: graph(), context: { pins: ['@acme/auth#AGENTS.md:rules~9999ffff'] } });
-    const r = await run(['sync'], root);
+  it('ranks the likely successors by similarity to the text the pin delivered, excludes pinned nodes, and says how to re-pin', async () => {
+    const g = graph();
+    const root = makeProject({ graph: g, context: { pins: ['@acme/auth#AGENTS.md:rules~1111aaaa', '@acme/style'] } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    // The publisher edits the pinned gotcha: its id changes; another node gets similar words.
+    const edited = mgraph([
+      ...g.nodes.filter((n) => !n.id.endsWith('~1111aaaa')),
+      mnode('@acme/auth', 'AGENTS.md:rules~5555eeee', { type: 'gotcha', content: 'Never log session tokens or cookies.' }),
+      mnode('@acme/auth', 'AGENTS.md:other~6666ffff', { type: 'fact', content: 'Session cookies expire after one hour.' }),
+    ]);
+    writeGraph(root, edited);
+    const r = await run(['sync', '--json'], root);
     expect(r.code).toBe(4); // E_NOT_FOUND
-    expect(r.stderr).toContain('E_NOT_FOUND');
-    expect(r.stderr).toContain('@acme/auth#AGENTS.md:rules~9999ffff (@acme/auth@1.0.0 has no node AGENTS.md:rules~9999ffff; its text probably changed');
-    expect(r.stderr).toContain('likely successors under the same heading AGENTS.md:rules: @acme/auth#AGENTS.md:rules~1111aaaa, @acme/auth#AGENTS.md:rules~2222bbbb');
-    expect(r.stderr).toContain('replace the pin in "context.pins" in ctxpkg.json');
-    expect(readFile(root, 'AGENTS.md')).toBeUndefined();
-    // render refuses the same way: never a pack silently missing a pinned node.
-    expect((await run(['render'], root)).stderr).toContain('likely successors under the same heading AGENTS.md:rules');
+    const err = JSON.parse(r.stdout || r.stderr).error;
+    expect(err.message).toContain('@acme/auth#AGENTS.md:rules~1111aaaa (@acme/auth@1.0.0 has no node AGENTS.md:rules~1111aaaa; its text probably changed — likely successors, most similar to the text it pinned: @acme/auth#AGENTS.md:rules~5555eeee, @acme/auth#AGENTS.md:other~6666ffff');
+    const successors = err.details.pins[0].successors as string[];
+    expect(successors[0]).toBe('@acme/auth#AGENTS.md:rules~5555eeee');
+    expect(successors).not.toContain('@acme/style#f1'); // already pinned (and another package)
+    expect(err.hint).toContain('`ctxpkg ls --nodes` shows every id');
+    // Listing ids works while the pin is broken, and so does fixing it.
+    const ls = await run(['ls', '--nodes', '--json'], root);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.json.nodes.map((n: { id: string }) => n.id)).toContain('@acme/auth#AGENTS.md:rules~5555eeee');
+    expect((await run(['unpin', '@acme/auth#AGENTS.md:rules~1111aaaa', '--no-sync'], root)).code).toBe(0);
+    const pinned = await run(['pin', '@acme/auth#AGENTS.md:rules'], root);
+    expect(pinned.code, pinned.stderr).toBe(0);
+    expect(pinned.stdout).toContain('pinned @acme/auth#AGENTS.md:rules: 2 items are delivered first');
+    expect(readFile(root, 'AGENTS.md')).toContain('Never log session tokens or cookies.');
+  });
+
+  it('a heading pin survives the publisher editing the text under it', async () => {
+    const root = makeProject({ graph: graph(), context: { pins: ['@acme/auth#AGENTS.md:rules'] } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    writeGraph(root, mgraph([...graph().nodes.filter((n) => !n.id.endsWith('~1111aaaa')), mnode('@acme/auth', 'AGENTS.md:rules~7777abcd', { type: 'gotcha', content: 'Rotated text.' })]));
+    const r = await run(['sync'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
+    expect(receipt.always_on.delivered.filter((d: { section: string }) => d.section === 'pinned').map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#AGENTS.md:rules~2222bbbb', '@acme/auth#AGENTS.md:rules~7777abcd']);
+  });
+
+  it('pin with a query lists matches and changes nothing; a pin that does not fit is refused', async () => {
+    const root = makeProject({ graph: graph() });
+    const q = await run(['pin', 'jwt audience', '--json'], root);
+    expect(q.code, q.stderr).toBe(0);
+    expect(q.json.pinned).toBeNull();
+    expect(q.json.matches[0].id).toBe('@acme/auth#AGENTS.md:rules~2222bbbb');
+    expect(JSON.parse(readFile(root, 'ctxpkg.json') as string).context).toBeUndefined();
+    const big = makeProject({ graph: mgraph([mnode('@acme/big', 'n', { content: 'x'.repeat(9000) })]) });
+    const refused = await run(['pin', '@acme/big#n'], big);
+    expect(refused.stderr).toMatch(/E_BUDGET: the always-on block .* "context\.sync\.max_bytes"/);
+    expect(JSON.parse(readFile(big, 'ctxpkg.json') as string).context).toBeUndefined();
   });
 
   it('a pin of a package that is not installed says so', async () => {

@@ -31,6 +31,7 @@ import { enabledTargets } from './enabled.js';
 import { outputPathProblem } from './output-path.js';
 import { desiredOutputs, type DesiredOutput } from './outputs.js';
 import { fileBlock, findOwnedOutputs, generatedDirs, type OwnedOutput } from './owned.js';
+import { recordPinTexts } from './pins-record.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
 import { writeSyncReceipt } from './receipt.js';
 
@@ -225,6 +226,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   for (const d of [...createdDirs]) if (!existsSync(join(root, d))) createdDirs.delete(d);
   writeSyncRecord(root, actions.filter((a) => a.entry && !a.delete).map((a) => a.entry as SyncEntry), createdDirs);
   if (delivery) report.receipt = writeSyncReceipt(root, opts.now, targets, delivery, wanted);
+  if (project.installed) recordPinTexts(root, project.config.pack.pins, project.graph);
   return report;
 }
 

@@ -50,6 +50,11 @@ export interface PackInput {
    * ignored; the installed ones are listed in the receipt (`policy.built_here`).
    */
   builtHere?: readonly string[];
+  /**
+   * The text each hash-suffixed pin delivered when it last resolved (pin → content; the CLI's
+   * `.ctxpkg/pins.json`): a broken pin's successors are ranked by similarity to it.
+   */
+  pinTexts?: ReadonlyMap<string, string>;
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
   /**
@@ -119,7 +124,7 @@ export function compilePack(input: PackInput): CompiledPack {
     if (STRUCTURAL_TYPES.has(n.type)) structural++;
     else deliverable.push(n);
   }
-  const pinned = resolvePins(policy.pins, graph, deliverable);
+  const pinned = resolvePins(policy.pins, graph, deliverable, input.pinTexts);
   const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
   // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
   const inScope: MergedNode[] = [];

@@ -26,15 +26,34 @@ export interface Screened {
 }
 
 /**
- * Resolve pins (qualified node ids or package names) to the set of pinned node ids among
- * `deliverable`. Throws `E_NOT_FOUND` listing every pin that names nothing installed: a pack
- * must never be silently missing a pinned node (spec/pack.md §2). Importer ids are
- * `<file>:<heading path>~<text hash>` (spec/format.md "Ids"), so editing a pinned node's text and
- * re-publishing changes its id; for such a pin the message names the package (and its installed
- * version) and the installed nodes with the same `<file>:<heading path>` prefix — the likely
- * successors — and how to re-pin (`details.pins[i].successors`).
+ * The deliverable nodes a heading pin names: `<package>#<file>:<heading path>` without a hash
+ * suffix matches the nodes of that section and its subsections (local ids starting
+ * `<file>:<heading path>~` or `<file>:<heading path>/`); `<package>#<file>` matches every node of
+ * that file. Empty when the pin is not of that form or names nothing.
  */
-export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'nodes'>, deliverable: readonly MergedNode[]): Set<string> {
+export function headingPinMatches(pin: string, byPackage: ReadonlyMap<string, readonly MergedNode[]>): MergedNode[] {
+  const hash = pin.indexOf('#');
+  if (hash <= 0) return [];
+  const local = pin.slice(hash + 1);
+  if (local === '' || local.includes('~')) return [];
+  const nodes = byPackage.get(pin.slice(0, hash)) ?? [];
+  const prefixes = local.includes(':') ? (local.endsWith(':') ? [local] : [`${local}~`, `${local}/`]) : [`${local}:`];
+  return nodes.filter((n) => prefixes.some((p) => n.local_id.startsWith(p)));
+}
+
+/**
+ * Resolve pins to the set of pinned node ids among `deliverable` (spec/pack.md §2 "Pins"). A pin
+ * is a qualified node id, a package name (all its deliverable nodes), or a heading path without
+ * the hash suffix (`headingPinMatches`: that section and its children, or a whole file). Throws
+ * `E_NOT_FOUND` listing every pin that names nothing installed: a pack must never be silently
+ * missing a pinned node. Importer ids are `<file>:<heading path>~<text hash>` (spec/format.md
+ * "Ids"), so editing a pinned node's text and re-publishing changes its id; for such a pin the
+ * message names the package (and its installed version) and the likely successors, ranked by
+ * text similarity to the text the pin last delivered (`previous`, pin → text; without it, to the
+ * pin's heading path), best first, nodes already pinned excluded (`details.pins[i].successors`),
+ * and how to re-pin.
+ */
+export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'nodes'>, deliverable: readonly MergedNode[], previous?: ReadonlyMap<string, string>): Set<string> {
   const out = new Set<string>();
   if (pins.length === 0) return out;
   const allIds = new Set(graph.nodes.map((n) => n.id));
@@ -45,23 +64,26 @@ export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'n
     else byPackage.set(n.package, [n]);
   }
   const deliverableIds = new Set(deliverable.map((n) => n.id));
-  const missing: MissingPin[] = [];
+  const broken: string[] = [];
   for (const pin of pins) {
     if (deliverableIds.has(pin)) out.add(pin);
     else if (byPackage.has(pin)) for (const n of byPackage.get(pin) as MergedNode[]) out.add(n.id);
-    else if (!allIds.has(pin)) missing.push(explainMissingPin(pin, graph.nodes, byPackage));
-    // a pin on a structural node (section/scope) of an installed package pins nothing: ignored
+    else {
+      const under = headingPinMatches(pin, byPackage);
+      if (under.length > 0) for (const n of under) out.add(n.id);
+      else if (!allIds.has(pin)) broken.push(pin);
+      // a pin on a structural node with no deliverable children pins nothing: ignored
+    }
   }
-  if (missing.length > 0) {
-    const changed = missing.some((m) => m.installed);
-    throw new CtxpkgError('E_NOT_FOUND', `${missing.length === 1 ? 'a pin in' : `${missing.length} pins in`} "context.pins" ${missing.length === 1 ? 'names' : 'name'} no installed node: ${missing.map((m) => m.text).join('; ')}`, {
-      hint: changed
-        ? 'node ids end in a hash of their text, so a pinned node whose text changed has a new id: replace the pin in "context.pins" in ctxpkg.json with the successor\'s id (listed above; `ctxpkg render --format json` shows every id), pin the whole package, or remove the pin'
-        : 'install the package that provides it, or remove the pin from "context.pins" in ctxpkg.json',
-      details: { pins: missing.map(({ pin, package: p, version, successors }) => ({ pin, package: p, version, successors })) },
-    });
-  }
-  return out;
+  if (broken.length === 0) return out;
+  const missing = broken.map((pin) => explainMissingPin(pin, graph.nodes, byPackage, out, previous?.get(pin)));
+  const changed = missing.some((m) => m.installed);
+  throw new CtxpkgError('E_NOT_FOUND', `${missing.length === 1 ? 'a pin in' : `${missing.length} pins in`} "context.pins" ${missing.length === 1 ? 'names' : 'name'} no installed node: ${missing.map((m) => m.text).join('; ')}`, {
+    hint: changed
+      ? 'node ids end in a hash of their text, so a pinned node whose text changed has a new id: `ctxpkg unpin <pin>` and `ctxpkg pin <successor id>` (listed above; `ctxpkg ls --nodes` shows every id), pin the heading path without the hash (e.g. @acme/x#AGENTS.md:security) or the whole package, or remove the pin'
+      : 'install the package that provides it, or remove the pin (`ctxpkg unpin <pin>`)',
+    details: { pins: missing.map(({ pin, package: p, version, successors }) => ({ pin, package: p, version, successors })) },
+  });
 }
 
 interface MissingPin {
@@ -76,9 +98,36 @@ interface MissingPin {
 
 /** Successors shown per missing pin (the rest are counted). */
 const MAX_SUCCESSORS = 5;
+/** Candidates ranked per missing pin (the best of a package's nodes). */
+const MAX_RANKED = 50;
 
-/** Why `pin` names nothing, with likely successors (same package, same `<file>:<heading path>`). */
-function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage: ReadonlyMap<string, MergedNode[]>): MissingPin {
+/** Lowercase word tokens (letters and digits, ≥ 2 characters) of `text`, at most 4096. */
+function words(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) ?? []).slice(0, 4096);
+}
+
+/** Dice similarity of the word multisets of `a` and `b` (0 … 1). */
+export function textSimilarity(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  const count = new Map<string, number>();
+  for (const w of a) count.set(w, (count.get(w) ?? 0) + 1);
+  let common = 0;
+  for (const w of b) {
+    const c = count.get(w) ?? 0;
+    if (c > 0) {
+      common++;
+      count.set(w, c - 1);
+    }
+  }
+  return (2 * common) / (a.length + b.length);
+}
+
+/**
+ * Why `pin` names nothing, with its likely successors: the package's unpinned nodes ranked by
+ * text similarity to `previousText` (or, unknown, to the pin's heading path words), ties broken
+ * by the same `<file>:<heading path>` first, then id.
+ */
+function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage: ReadonlyMap<string, MergedNode[]>, pinned: ReadonlySet<string>, previousText: string | undefined): MissingPin {
   const hash = pin.indexOf('#');
   if (hash <= 0) return { pin, package: null, version: null, installed: false, successors: [], text: `${pin} (no package of that name is installed)` };
   const pkg = pin.slice(0, hash);
@@ -87,15 +136,23 @@ function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage:
   if (installedNodes.length === 0) return { pin, package: pkg, version: null, installed: false, successors: [], text: `${pin} (package ${pkg} is not installed)` };
   const version = installedNodes[0]?.version ?? null;
   const tilde = local.lastIndexOf('~');
-  const prefix = tilde >= 0 ? local.slice(0, tilde + 1) : undefined;
-  const successors = prefix === undefined ? [] : installedNodes.filter((n) => n.local_id.startsWith(prefix)).map((n) => n.id).sort();
+  const heading = tilde >= 0 ? local.slice(0, tilde) : local;
+  const ref = words(previousText ?? heading.replace(/[:/.-]+/g, ' '));
+  const scored = installedNodes
+    .filter((n) => !pinned.has(n.id))
+    .map((n) => ({ id: n.id, same: n.local_id.startsWith(`${heading}~`) ? 1 : 0, score: textSimilarity(ref, words(previousText !== undefined ? n.content : `${n.local_id.replace(/[:/.~-]+/g, ' ')} ${n.content}`)) }))
+    .filter((c) => c.score > 0 || c.same > 0)
+    .sort((a, b) => b.score - a.score || b.same - a.same || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, MAX_RANKED);
+  const successors = scored.map((c) => c.id);
   const shown = successors.slice(0, MAX_SUCCESSORS).join(', ');
   const more = successors.length > MAX_SUCCESSORS ? ` (+${successors.length - MAX_SUCCESSORS} more)` : '';
   const where = `${pkg}${version ? `@${version}` : ''} has no node ${local}`;
+  const basis = previousText !== undefined ? 'most similar to the text it pinned' : 'most similar to its heading';
   const text =
     successors.length > 0
-      ? `${pin} (${where}; its text probably changed — likely ${successors.length === 1 ? 'successor' : 'successors'} under the same heading ${local.slice(0, tilde)}: ${shown}${more})`
-      : `${pin} (${where}${prefix !== undefined ? ` and no node under the heading ${local.slice(0, tilde)}` : ''})`;
+      ? `${pin} (${where}; its text probably changed — likely ${successors.length === 1 ? 'successor' : 'successors'}, ${basis}: ${shown}${more})`
+      : `${pin} (${where}${tilde >= 0 ? ` and nothing like it under the heading ${heading}` : ''})`;
   return { pin, package: pkg, version, installed: true, successors, text };
 }
 

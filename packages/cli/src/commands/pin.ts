@@ -1,0 +1,109 @@
+/**
+ * `ctxpkg pin <id|package|heading|query>` and `ctxpkg unpin <pin…>`: edit `context.pins` in
+ * ctxpkg.json (spec/pack.md §2 "Pins"). Pinned nodes are delivered first in the always-on block
+ * of every agent; a pin that would not fit `context.sync.max_bytes` is refused (nothing written),
+ * as sync would refuse it. A pin names a node id, a whole package, or a heading path without the
+ * hash suffix (`@acme/rules#AGENTS.md:security` — that section and its children, surviving
+ * edits of their text); anything else is a query: `pin` lists the matching nodes to choose from
+ * and changes nothing. After a change the agent files are synced (`context.sync.auto`).
+ */
+import type { Command } from 'commander';
+import { CtxpkgError, STRUCTURAL_TYPES, type MergedNode } from '@ctxpkg/format';
+import type { CliDeps } from '../deps.js';
+import { examples, type CommandContext, type CommandResult } from '../command.js';
+
+/** Matches listed for a query. */
+const MAX_MATCHES = 10;
+
+function oneLine(text: string, max = 100): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? t.slice(0, max - 1) + '…' : t;
+}
+
+function where(n: MergedNode): string {
+  return n.file_path ? `${n.file_path}${n.line_start ? `:${n.line_start}` : ''}` : '';
+}
+
+async function syncAfter(deps: CliDeps): Promise<{ text: string[]; warnings: string[] }> {
+  const { syncAfterChange, describeSync } = await import('../targets/index.js');
+  const report = syncAfterChange({ cwd: deps.cwd, clock: deps.clock, env: deps.env, homeDir: deps.homeDir });
+  if (!report) return { text: ['run `ctxpkg sync` to update the agent files ("context.sync.auto" is off)'], warnings: [] };
+  const d = describeSync(report);
+  return { text: d.text.map((l) => `sync: ${l}`), warnings: d.warnings };
+}
+
+/** Run `ctxpkg pin`. */
+export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDeps): Promise<CommandResult> {
+  const { loadProjectContext, computeDelivery, enabledTargets, findOwnedOutputs, agentTarget } = await import('../targets/index.js');
+  const { headingPinMatches, buildSearchIndex, searchIndex, parseNow } = await import('@ctxpkg/format');
+  const project = loadProjectContext(deps, { requireGraph: true });
+  const deliverable = project.graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
+  const byPackage = new Map<string, MergedNode[]>();
+  for (const n of deliverable) byPackage.set(n.package, [...(byPackage.get(n.package) ?? []), n]);
+  const named = deliverable.some((n) => n.id === arg) ? deliverable.filter((n) => n.id === arg) : (byPackage.get(arg) ?? headingPinMatches(arg, byPackage));
+  if (named.length === 0) {
+    const now = parseNow(deps.clock().toISOString()).ms;
+    const index = buildSearchIndex(project.graph, { nowMs: now });
+    const { total, results } = searchIndex(index, arg, MAX_MATCHES);
+    if (total === 0) throw new CtxpkgError('E_NOT_FOUND', `no installed node, package or heading is named ${JSON.stringify(arg)}, and no node matches it as a query`, { hint: '`ctxpkg ls --nodes` lists every node id' });
+    const matches = results.map((h) => index.docs[h.doc] as MergedNode);
+    return {
+      text: [
+        `no node, package or heading is named ${JSON.stringify(arg)}; ${total} ${total === 1 ? 'node matches' : 'nodes match'} it as a query${total > matches.length ? ` (best ${matches.length} shown)` : ''} — nothing pinned:`,
+        ...matches.map((n) => `  ${n.id}  (${n.type}${where(n) ? `, ${where(n)}` : ''}) ${oneLine(n.content)}`),
+        'pin one with `ctxpkg pin <id>`, or a whole heading with `ctxpkg pin <package>#<file>:<heading path>` (no hash suffix: it survives edits)',
+      ],
+      json: { pinned: null, query: arg, total, matches: matches.map((n) => ({ id: n.id, type: n.type, file_path: n.file_path ?? null, line_start: n.line_start ?? null, content: n.content })) },
+    };
+  }
+  if (project.config.pack.pins.includes(arg)) return { text: [`${arg} is already pinned (${named.length} ${named.length === 1 ? 'item' : 'items'})`], json: { pinned: arg, items: named.length, changed: false } };
+  // Refuse what sync would refuse: the pinned nodes must fit the always-on block of every target.
+  const pins = [...project.config.pack.pins, arg].sort();
+  const trial = { ...project, config: { ...project.config, pack: { ...project.config.pack, pins } } };
+  const targets = enabledTargets(project.root, project.config.sync, findOwnedOutputs(project.root)).targets.map(agentTarget);
+  computeDelivery(trial, targets, deps.clock().toISOString());
+  const { editManifest, contextOf } = await import('../manifest-edit.js');
+  await editManifest(deps.cwd, (m) => {
+    const ctx = contextOf(m);
+    ctx.pins = [...new Set([...(Array.isArray(ctx.pins) ? (ctx.pins as string[]) : []), arg])].sort();
+  });
+  const s = opts.sync === false ? { text: [], warnings: [] } : await syncAfter(deps);
+  return {
+    text: [`pinned ${arg}: ${named.length} ${named.length === 1 ? 'item is' : 'items are'} delivered first in the always-on block of every agent ("context.pins" in ctxpkg.json)`, ...s.text],
+    warnings: s.warnings,
+    json: { pinned: arg, items: named.length, ids: named.map((n) => n.id).sort(), changed: true },
+  };
+}
+
+/** Run `ctxpkg unpin`. */
+export async function runUnpin(args: string[], opts: { sync?: boolean }, deps: CliDeps): Promise<CommandResult> {
+  const { editManifest, contextOf } = await import('../manifest-edit.js');
+  const { result } = await editManifest(deps.cwd, (m) => {
+    const ctx = contextOf(m);
+    const pins = Array.isArray(ctx.pins) ? (ctx.pins as string[]) : [];
+    const unknown = args.filter((a) => !pins.includes(a));
+    if (unknown.length > 0) {
+      throw new CtxpkgError('E_NOT_FOUND', `not pinned: ${unknown.join(', ')}`, { hint: pins.length > 0 ? `"context.pins" holds: ${pins.join(', ')}` : '"context.pins" is empty', details: { pins } });
+    }
+    ctx.pins = pins.filter((p) => !args.includes(p));
+    return ctx.pins as string[];
+  });
+  const s = opts.sync === false ? { text: [], warnings: [] } : await syncAfter(deps);
+  return { text: [...args.map((a) => `unpinned ${a}`), ...s.text], warnings: s.warnings, json: { unpinned: args, pins: result } };
+}
+
+export function register(program: Command, ctx: CommandContext): void {
+  ctx
+    .command(program, 'pin <id|package|heading|query>', 'always deliver a node, a heading (and its children) or a package to every agent; a query lists matches')
+    .option('--no-sync', 'only edit ctxpkg.json; do not update the agent files')
+    .addHelpText(
+      'after',
+      examples(['ctxpkg pin @acme/rules', 'ctxpkg pin "@acme/rules#AGENTS.md:security"', 'ctxpkg pin "@acme/rules#AGENTS.md:security~3f2a9c1d"', 'ctxpkg pin "idempotency key"']),
+    )
+    .action(ctx.action(async (arg: string, opts: { sync?: boolean }) => runPin(arg, opts, ctx.deps)));
+  ctx
+    .command(program, 'unpin <pins...>', 'remove pins from "context.pins" (exactly as listed there)')
+    .option('--no-sync', 'only edit ctxpkg.json; do not update the agent files')
+    .addHelpText('after', examples(['ctxpkg unpin "@acme/rules#AGENTS.md:security"']))
+    .action(ctx.action(async (args: string[], opts: { sync?: boolean }) => runUnpin(args, opts, ctx.deps)));
+}
