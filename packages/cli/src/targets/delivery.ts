@@ -16,6 +16,8 @@ import {
   compilePack,
   computeScopes,
   CtxpkgError,
+  globProblem,
+  hasInvisible,
   isCtxpkgError,
   resolvePins,
   ruleSetsOf,
@@ -54,12 +56,12 @@ export const MAX_LISTED_RULE_SETS = 12;
 const POINTER =
   'more: everything installed is one call away: the ctxpkg MCP server (`ctxpkg mcp`: search_context, get_node, neighbors, render_pack) or `ctxpkg render --focus <path|topic>`';
 
-/** Longest scope pattern written into frontmatter (characters). */
-const MAX_PATTERN = 512;
-
-/** A pattern agents can take: no controls, line breaks or invisible characters, not too long. */
+/**
+ * A pattern agents can take: one the bounded glob matcher accepts (`globProblem`: at most 512
+ * characters, relative, no `..`, bounded braces, no controls) and without invisible characters.
+ */
 export function usablePattern(p: string): boolean {
-  return p.length > 0 && p.length <= MAX_PATTERN && !/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/.test(p) && !/\p{Default_Ignorable_Code_Point}/u.test(p);
+  return globProblem(p) === undefined && !hasInvisible(p);
 }
 
 /** The rule file path of `set` for a scoping target. */
@@ -130,7 +132,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   if (fileCap < config.sync.file_max_bytes) notes.push(`rule files capped at ${fileCap} bytes (${scoping.filter((t) => (t.limits.ruleFile?.bytes ?? Infinity) === fileCap).map((t) => t.agent).join(', ')}: ${scoping.find((t) => t.limits.ruleFile?.bytes === fileCap)?.limits.ruleFile?.text})`);
   for (const set of ruleSetsOf(graph, pinned, scopes)) {
     const patterns = set.patterns.filter(usablePattern);
-    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or over ${MAX_PATTERN} characters) not written to rule files`);
+    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or that the bounded glob matcher refuses) not written to rule files`);
     if (patterns.length === 0) continue;
     const title = `${set.package}@${set.version}: ${set.sources[0] ?? 'scoped rules'}`;
     const members = new Set(set.nodes);

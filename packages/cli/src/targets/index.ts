@@ -54,5 +54,5 @@ export function describeSync(report: SyncReport, dryRun = false): { text: string
   }
   text.push(`targets: ${report.targets.join(', ') || 'none'}${report.auto ? ` (AGENTS.md + detected${report.detected.length > 0 ? `: ${report.detected.join(', ')}` : ''}; set "context.sync.targets" or use --target/--remove to choose)` : ' (context.sync.targets)'}`);
   for (const n of report.notes) text.push(`note: ${n}`);
-  return { text, warnings: report.skipped.map((s) => `${s.path}: ${s.reason}`) };
+  return { text, warnings: [...report.warnings, ...report.skipped.map((s) => `${s.path}: ${s.reason}`)] };
 }

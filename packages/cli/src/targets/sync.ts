@@ -32,6 +32,7 @@ import { outputPathProblem } from './output-path.js';
 import { desiredOutputs, type DesiredOutput } from './outputs.js';
 import { fileBlock, findOwnedOutputs, generatedDirs, type OwnedOutput } from './owned.js';
 import { recordPinTexts } from './pins-record.js';
+import { trustWarnings } from './trust.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
 import { writeSyncReceipt } from './receipt.js';
 
@@ -56,6 +57,8 @@ export interface SyncReport {
   unchanged: string[];
   /** What was removed: `AGENTS.md (block)`, `.claude/rules/ctxpkg-….md`, `.claude/rules/ (empty folder)`. */
   removed: string[];
+  /** Problems the user should act on that did not stop the sync (a trusted package left fenced). */
+  warnings: string[];
   /** Left alone (edited by hand, not ctxpkg's, unsafe path), with the reason. */
   skipped: Array<{ path: string; reason: string }>;
   notes: string[];
@@ -158,6 +161,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     written: [],
     unchanged: [],
     removed: [],
+    warnings: [],
     skipped: [],
     notes: [],
     tiers: { always_on: 0, path_scoped: 0, rule_sets: 0, on_demand: 0 },
@@ -166,6 +170,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   const anything = project.installed && project.graph.nodes.some((n) => !STRUCTURAL_TYPES.has(n.type));
   const delivery = anything && agents.length > 0 ? computeDelivery(project, agents, opts.now) : undefined;
   if (delivery) report.notes.push(...delivery.notes);
+  if (delivery) report.warnings.push(...trustWarnings(project.trust));
   report.tiers = countTiers(project, delivery);
   const wanted = desiredOutputs(root, agents, delivery, report.notes);
   const record = readSyncRecord(root);
