@@ -131,11 +131,11 @@ describe('admin commands need an existing registry and say what to run next', ()
   it('adds hints to E_EXISTS, E_RESERVED_NAMESPACE and E_NOT_FOUND', async () => {
     const data = ['--data', 'reg'];
     await cli(['registry', 'namespace', 'create', 'hinted', ...data]);
-    expect((await cli(['registry', 'namespace', 'create', 'hinted', ...data])).err).toContain('hint: a namespace is claimed once; see the existing ones with `ctxpkg registry namespace list --data reg`');
-    expect((await cli(['registry', 'namespace', 'create', 'official', ...data])).err).toMatch(/hint: reserved names \(.*\) cannot be claimed/);
+    expect((await cli(['registry', 'namespace', 'create', 'hinted', ...data])).err).toContain('hint: a namespace is created once; see the existing ones with `ctxpkg registry namespace list --data reg`');
+    expect((await cli(['registry', 'namespace', 'create', 'official', ...data])).err).toMatch(/hint: reserved names \(.*\) cannot be created/);
     const noNs = await cli(['registry', 'token', 'create', '--namespace', 'ghost', '--scope', 'read', ...data]);
     expect(noNs.code).toBe(4);
-    expect(noNs.err).toContain('hint: claim it first: `ctxpkg registry namespace create ghost --data reg`');
+    expect(noNs.err).toContain('hint: create it first: `ctxpkg registry namespace create ghost --data reg`');
     expect((await cli(['registry', 'visibility', '@hinted/nothing', 'private', ...data])).err).toContain('hint: nothing of that name was published');
     expect((await cli(['registry', 'key', 'revoke', 'hinted', TEST_PUBLIC_KEY, ...data])).err).toContain('hint: see the registered keys with `ctxpkg registry key list hinted --data reg`');
   });
@@ -192,6 +192,17 @@ describe('registry serve: config file, environment errors (issue 12 item 5, issu
     expect(r.code).toBe(9);
     expect(r.err).toContain('error E_ENVIRONMENT: cannot reach the PostgreSQL database postgres://nobody@127.0.0.1:1/none');
     expect(r.err).toContain('hint: check that PostgreSQL runs');
+  });
+
+  it('namespace create @team / Acme: refused before anything is opened, with the spelling to use (issue 13 item 5)', async () => {
+    const at = await cli(['registry', 'namespace', 'create', '@team', '--data', 'nowhere']);
+    expect(at.code).toBe(1);
+    expect(at.err).toContain('error E_INVALID_NAME: invalid namespace "@team": a namespace is written without the @');
+    expect(at.err).toContain('hint: use `team`, e.g. `ctxpkg registry namespace create team`');
+    const upper = await cli(['registry', 'namespace', 'create', 'Acme', '--data', 'nowhere']);
+    expect(upper.err).toContain('namespaces are lower case');
+    expect(upper.err).toContain('hint: use `acme`');
+    expect((await cli(['registry', 'namespace', '--help'])).out).not.toContain('claim');
   });
 
   it('serve --help names the default host and the /api suffix login needs', async () => {

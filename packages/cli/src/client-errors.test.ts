@@ -22,6 +22,15 @@ describe('registry error answers keep their hint and details', () => {
     expect(responseError(409, { code: 'E_VERSION_EXISTS', hint: 'publish 1.0.1', details: { existing_version: '1.0.0' } }, req)).toMatchObject({ hint: 'publish 1.0.1', details: { existing_version: '1.0.0' } });
     expect(responseError(503, {}, req).code).toBe('E_REGISTRY');
   });
+  it('says "already exists" once for E_VERSION_EXISTS, and that a 404 may be a private package (issue 13 items 2, 7)', () => {
+    const req = { registry: 'http://r/api', what: 'publish @acme/kb@1.0.0', name: '@acme/kb', sentToken: true };
+    const exists = responseError(409, { code: 'E_VERSION_EXISTS', message: '@acme/kb@1.0.0 already exists; published versions are immutable' }, req);
+    expect(exists.message).toBe('registry http://r/api refused to publish @acme/kb@1.0.0: @acme/kb@1.0.0 already exists; published versions are immutable');
+    expect(exists.message.split('already exists')).toHaveLength(2);
+    const anonymous = responseError(404, { code: 'E_NOT_FOUND', message: 'package not found' }, { ...req, what: 'read @acme/kb', sentToken: false });
+    expect(anonymous.hint).toBe('check the name; if @acme/kb is private, it answers 404 until you log in with a read token of @acme: `ctxpkg login --registry http://r/api --scope @acme` (ask an owner for the token)');
+    expect(responseError(404, { code: 'E_NOT_FOUND' }, req).hint).toContain('visible only to tokens of its own namespace (@acme)');
+  });
   it('names the cause of a network failure', () => {
     const err = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }) });
     expect(networkCause(err)).toBe('ENOTFOUND');

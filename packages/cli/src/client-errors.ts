@@ -106,6 +106,20 @@ function refusedTokenHint(req: FailedRequest): string {
 }
 
 /**
+ * What to do about a 404 (spec/registry.md §9: a private package answers the same 404 as a missing
+ * one). Without a token: it may be private — log in with a read token of its namespace. With one:
+ * the token's namespace may not be the package's.
+ */
+function notFoundHint(req: FailedRequest): string {
+  const ns = /^@([a-z0-9-]+)\//.exec(req.name ?? '')?.[1];
+  if (!req.sentToken) {
+    return `check the name; if ${req.name ?? 'it'} is private, it answers 404 until you log in with a read token of ${ns ? `@${ns}` : 'its namespace'}: ` +
+      `\`ctxpkg login --registry ${req.registry}${ns ? ` --scope @${ns}` : ''}\` (ask an owner for the token)`;
+  }
+  return `check the name and the registry for its scope; a private package is visible only to tokens of its own namespace${ns ? ` (@${ns})` : ''}`;
+}
+
+/**
  * The error for a non-2xx answer with `status` and parsed `body`: 401 `E_AUTH` (hint: login),
  * 403 `E_FORBIDDEN`, 404 `E_NOT_FOUND`, 409 the registry's code or `E_VERSION_EXISTS`, 413
  * `E_TOO_LARGE`, other 4xx the registry's code or `E_REGISTRY`, 5xx `E_REGISTRY`. The registry's
@@ -130,11 +144,10 @@ export function responseError(status: number, body: ErrorBody, req: FailedReques
         body.hint ?? 'use a publish token (ctxp_…) of the namespace that owns the package, saved with `ctxpkg login`',
       ));
     case 404:
-      return new CtxpkgError('E_NOT_FOUND', `${req.name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(
-        body.hint ?? 'check the name and the registry for its scope; private packages need a token for this registry',
-      ));
+      return new CtxpkgError('E_NOT_FOUND', `${req.name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(body.hint ?? notFoundHint(req)));
     case 409:
-      return new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: it already exists${detail}`, extra(
+      // The registry's message already says what exists (E_VERSION_EXISTS: "… already exists; …").
+      return new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: ${body.message ?? 'it already exists'}`, extra(
         body.hint ?? 'published versions are immutable; bump the version',
       ));
     case 413:

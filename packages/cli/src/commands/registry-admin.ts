@@ -10,7 +10,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CtxpkgError, isCtxpkgError, RESERVED_NAMESPACES } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError, RESERVED_NAMESPACES, validateNamespaceClaim } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 
 /** The file that makes a directory a registry data directory (packages/registry/src/store/sqlite.ts). */
@@ -63,18 +63,41 @@ export function withAdminHint(err: unknown, data: DataDir | undefined): unknown 
   const m = err.message;
   let hint: string | undefined;
   if (err.code === 'E_EXISTS' && /^namespace /.test(m)) {
-    hint = `a namespace is claimed once; see the existing ones with \`ctxpkg registry namespace list ${at}\``;
+    hint = `a namespace is created once; see the existing ones with \`ctxpkg registry namespace list ${at}\``;
   } else if (err.code === 'E_RESERVED_NAMESPACE') {
-    hint = `reserved names (${RESERVED_NAMESPACES.slice(0, 6).join(', ')}, …) cannot be claimed, so nobody can pose as the registry; pick another namespace`;
+    hint = `reserved names (${RESERVED_NAMESPACES.slice(0, 6).join(', ')}, …) cannot be created, so nobody can pose as the registry; pick another namespace`;
   } else if (err.code === 'E_NOT_FOUND') {
     const ns = /^namespace (\S+) does not exist/.exec(m);
     const key = /^key \S+ is not registered for namespace (\S+)/.exec(m);
-    if (ns) hint = `claim it first: \`ctxpkg registry namespace create ${ns[1]} ${at}\``;
+    if (ns) hint = `create it first: \`ctxpkg registry namespace create ${ns[1]} ${at}\``;
     else if (key) hint = `see the registered keys with \`ctxpkg registry key list ${key[1]} ${at}\``;
     else if (/^package /.test(m) || /^@/.test(m)) hint = 'nothing of that name was published to this registry; check the @ns/name spelling';
   }
   if (hint === undefined) return err;
   return new CtxpkgError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), cause: err });
+}
+
+/**
+ * Check a namespace argument before anything is opened, with a hint for the usual slips: a
+ * leading `@` (a namespace is written without it) and capitals (namespaces are lower case).
+ * Throws `E_INVALID_NAME` (or the format's `validateNamespaceClaim` errors).
+ */
+export function namespaceArgument(name: string): string {
+  const bare = name.startsWith('@') ? name.slice(1) : name;
+  const lower = bare.toLowerCase();
+  if (bare !== name || lower !== bare) {
+    const fixed = lower;
+    const why = bare !== name ? 'a namespace is written without the @ (packages are then @' + fixed + '/<name>)' : 'namespaces are lower case';
+    throw new CtxpkgError('E_INVALID_NAME', `invalid namespace ${JSON.stringify(name)}: ${why}`, {
+      hint: `use \`${fixed}\`, e.g. \`ctxpkg registry namespace create ${fixed}\``,
+    });
+  }
+  try {
+    validateNamespaceClaim(name);
+  } catch (err) {
+    throw withAdminHint(err, undefined);
+  }
+  return name;
 }
 
 /** The `--data`/`--db` flags every `registry` subcommand takes. */

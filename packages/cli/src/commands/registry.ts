@@ -24,7 +24,7 @@ import { CtxpkgError } from '@ctxpkg/format';
 import { signerLabel } from '../signer-label.js';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { adminLocation, dataDirOf, onRegistry } from './registry-admin.js';
+import { adminLocation, dataDirOf, namespaceArgument, onRegistry } from './registry-admin.js';
 
 export { dataDirOf } from './registry-admin.js';
 
@@ -214,12 +214,13 @@ function registerServe(reg: Command, ctx: CommandContext): void {
 }
 
 function registerNamespace(reg: Command, ctx: CommandContext): void {
-  const ns = reg.command('namespace').description('claim and list namespaces');
-  dataOpt(ctx.command(ns, 'create <namespace>', 'claim a namespace (a-z, 0-9, inner dashes, 2–32 characters)'))
+  const ns = reg.command('namespace').description('create and list namespaces');
+  dataOpt(ctx.command(ns, 'create <namespace>', 'create a namespace: lower case a-z, 0-9, inner dashes, 2–32 characters, written without @'))
     .option('--owner <label>', 'who owns it (a person, team or e-mail)', 'admin')
     .addHelpText('after', examples(['ctxpkg registry namespace create acme --owner platform-team --data ./registry-data']))
     .action(
       ctx.action(async (name: string, opts: { data?: string; db?: string; owner: string }) => {
+        namespaceArgument(name);
         const rec = await onRegistry(opts, ctx.deps, async (where) => (await load()).createNamespace(where, name, opts.owner));
         return { text: [`created namespace ${rec.name} (owner ${rec.owner})`], json: rec };
       }),

@@ -114,6 +114,8 @@ export class FailureReport {
       E_RESOLVE: 'the versions named above cannot be used; require other versions',
     };
     const notFound = this.leaves.map((l) => (l.cause.kind === 'dependency' ? this.provider.get(l.cause.dep.name).notFound : undefined)).find((e) => e);
-    return new CtxpkgError(code, this.lines.join('\n'), { hint: hint[code], details: this.details(), cause: notFound });
+    // The registry client's own hint says more (e.g. that the package may be private and how to log in).
+    const notFoundHint = code === 'E_NOT_FOUND' ? (notFound as { hint?: unknown } | undefined)?.hint : undefined;
+    return new CtxpkgError(code, this.lines.join('\n'), { hint: typeof notFoundHint === 'string' ? notFoundHint : hint[code], details: this.details(), cause: notFound });
   }
 }
