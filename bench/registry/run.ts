@@ -11,6 +11,7 @@
  *     system, from /proc: less sensitive than req/s to a busy machine), server peak RSS;
  *   - publish throughput: 100 sequential publishes, and 160 publishes 16 at a time.
  * Target: registry index.json ≥ 50% of the floor's req/s with p99 < 20 ms.
+ * Then the pages section (pages.ts): server render time per page against a same-run floor.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import autocannon from 'autocannon';
 import { createNamespace, createToken } from '@ctxpkg/registry';
 import { makePackage } from '../../packages/registry/src/__tests__/support.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
+import { pagesBench } from './pages.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -241,3 +243,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// Pages for people (issue 14): server render time per page, a section of its own (pages.ts).
+await pagesBench();

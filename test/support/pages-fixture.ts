@@ -91,9 +91,15 @@ const noFetch = (async () => {
 
 /**
  * Fill `store` (served by `app`) with the page-test packages. Creates the namespaces `corpus`,
- * `acme`, `other` and `evil`; returns tokens and package names. Throws when a step fails.
+ * `acme`, `other` and `evil`; returns tokens and package names. With `small` (bench smoke runs),
+ * the one-package-per-corpus-file set and the whole-corpus package are left out (`corpus` is
+ * empty and `all` names the 1,000-node package). Throws when a step fails.
  */
-export async function fillPagesRegistry(store: RegistryStore, app: { request: (url: string, init: RequestInit) => Response | Promise<Response> }): Promise<FilledRegistry> {
+export async function fillPagesRegistry(
+  store: RegistryStore,
+  app: { request: (url: string, init: RequestInit) => Response | Promise<Response> },
+  opts: { small?: boolean } = {},
+): Promise<FilledRegistry> {
   const workDir = mkdtempSync(join(tmpdir(), 'ctxpkg-pages-'));
   const home = join(workDir, 'home');
   const keyFile = join(workDir, 'signing.key');
@@ -118,13 +124,16 @@ export async function fillPagesRegistry(store: RegistryStore, app: { request: (u
 
   const files = corpusFiles();
   const corpus: FilledRegistry['corpus'] = [];
-  for (const file of files) {
-    const name = `@corpus/${slug(file)}`;
-    await put(app, tokens.corpusPublish, name, '1.0.0', await create(CORPUS, ['--name', name, '--version', '1.0.0', '--from', file, '--tag', 'corpus']));
-    corpus.push({ name, file });
+  let all = '@corpus/big-handbook';
+  if (!opts.small) {
+    for (const file of files) {
+      const name = `@corpus/${slug(file)}`;
+      await put(app, tokens.corpusPublish, name, '1.0.0', await create(CORPUS, ['--name', name, '--version', '1.0.0', '--from', file, '--tag', 'corpus']));
+      corpus.push({ name, file });
+    }
+    all = '@corpus/all-instructions';
+    await put(app, tokens.corpusPublish, all, '1.0.0', await create(CORPUS, ['--name', all, '--from', ...files, '--description', 'Every instruction file of the corpus in one package']));
   }
-  const all = '@corpus/all-instructions';
-  await put(app, tokens.corpusPublish, all, '1.0.0', await create(CORPUS, ['--name', all, '--from', ...files, '--description', 'Every instruction file of the corpus in one package']));
 
   // Three versions of one file's package, the last with edited text.
   const changed = '@corpus/nextjs-guidelines';

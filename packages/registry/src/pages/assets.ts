@@ -35,6 +35,7 @@ header.top .who button{border-radius:6px;border:1px solid #475569;padding:.2rem 
 main{max-width:1180px;margin:0 auto;padding:1.2rem}
 footer{max-width:1180px;margin:0 auto;padding:1.5rem 1.2rem 2.5rem;color:var(--muted);font-size:.85rem}
 h1{font-size:1.6rem;margin:.2rem 0 .4rem;line-height:1.25;overflow-wrap:anywhere}
+h1.node{font-size:1.3rem}
 h2{font-size:1.15rem;margin:1.6rem 0 .6rem;padding-bottom:.3rem;border-bottom:1px solid var(--line)}
 h3{font-size:1rem;margin:1rem 0 .4rem}
 .muted{color:var(--muted)}

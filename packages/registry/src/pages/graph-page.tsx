@@ -3,6 +3,7 @@
  * inline in the page so that every node is a plain link to its node page. Colours come from the
  * fixed classes of palette.ts; every text (labels, tooltips, titles) is a JSX child, so escaped.
  */
+import { raw } from 'hono/html';
 import type { PackageRecord, VersionRecord } from '../store/types.js';
 import { plural } from './common.js';
 import type { GraphPicture, Point } from './graph-layout.js';
@@ -102,12 +103,24 @@ export function GraphSvg(p: { pic: GraphPicture; link: (id: string) => string; f
   );
 }
 
+/**
+ * The SVG of a picture rendered once to markup (escaped by JSX like any page), for the layout
+ * cache to keep beside the picture: a 1,000-node picture is ~275 KB of markup.
+ */
+export function renderGraphSvg(urls: PageUrls, pkg: PackageRecord, version: string, pic: GraphPicture): string {
+  const link = (id: string) => urls.node(pkg.namespace, pkg.name, version, id);
+  const focus = (key: string) => urls.graph(pkg.namespace, pkg.name, version, key);
+  return String(<GraphSvg pic={pic} link={link} focus={focus} label={`Knowledge graph of @${pkg.namespace}/${pkg.name} ${version}`} />);
+}
+
 export interface GraphPageProps {
   urls: PageUrls;
   viewer: Viewer;
   pkg: PackageRecord;
   v: VersionRecord;
   pic: GraphPicture;
+  /** `renderGraphSvg` of `pic`: markup JSX produced (and escaped), inserted as is. */
+  svg: string;
   nodeCount: number;
   focus: string | undefined;
   /** The focused cluster's title. */
@@ -119,8 +132,6 @@ export function GraphPage(p: GraphPageProps) {
   const full = `@${pkg.namespace}/${pkg.name}`;
   const types = [...new Set([...pic.nodes.map((n) => n.type), ...pic.clusters.flatMap((c) => c.dots.map((d) => d.type))])].sort();
   const edgeTypes = [...new Set(pic.edges.map((e) => e.type))].sort();
-  const link = (id: string) => urls.node(pkg.namespace, pkg.name, v.version, id);
-  const focus = (key: string) => urls.graph(pkg.namespace, pkg.name, v.version, key);
   const here = urls.graph(pkg.namespace, pkg.name, v.version, p.focus);
   return (
     <Frame title={`Graph · ${full}@${v.version}`} urls={urls} viewer={p.viewer} here={here}>
@@ -165,7 +176,8 @@ export function GraphPage(p: GraphPageProps) {
       </div>
       {pic.edgesOmitted > 0 ? <p class="muted small">{plural(pic.edgesOmitted, 'edge')} not drawn (only the {pic.edges.length} busiest lines are).</p> : null}
       <div class="graphwrap">
-        <GraphSvg pic={pic} link={link} focus={focus} label={`Knowledge graph of ${full} ${v.version}`} />
+        {/* Already-rendered JSX output (renderGraphSvg), never package text: inserting it unescaped is safe. */}
+        {raw(p.svg)}
       </div>
     </Frame>
   );

@@ -24,7 +24,7 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': PAGE_CSP,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
   vary: 'Cookie',
@@ -137,7 +137,6 @@ export function Frame(p: FrameProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
         <title>{p.title} · ctxpkg registry</title>
         <link rel="stylesheet" href={p.urls.asset(ASSETS.css)} />
         <link rel="icon" type="image/svg+xml" href={p.urls.asset(ASSETS.icon)} />

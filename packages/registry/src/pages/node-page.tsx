@@ -90,8 +90,8 @@ export function NodePage(p: NodePageProps) {
           </>
         ))}
       </p>
-      <h1>
-        <TypeBadge type={node.type} /> {shortText(node.content, 100)}
+      <h1 class="node">
+        <TypeBadge type={node.type} /> {shortText(node.content, 90)}
       </h1>
       <nav class="nav">
         <a href={p.treeHref}>Show in content</a>

@@ -199,6 +199,8 @@ describeBackends('registry pages', (backend: BackendName) => {
     expect(cross.status).toBe(403);
     expect(cross.headers.get('set-cookie')).toBeNull();
     expect((await post(reg.tokens.acmeRead, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await post(reg.tokens.acmeRead, { 'sec-fetch-site': 'same-site' })).status).toBe(403);
+    expect((await post(reg.tokens.acmeRead, { 'sec-fetch-site': 'same-origin', origin: 'null' })).status).toBe(303);
     const openRedirect = await reg.req('/ui/login', { method: 'POST', body: `token=${reg.tokens.acmeRead}&next=//evil.example/`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(openRedirect.headers.get('location')).toBe('/ui/');
     const out = await reg.req('/ui/logout', { method: 'POST', headers: { origin: 'http://registry.test' } });

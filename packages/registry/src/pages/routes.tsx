@@ -30,7 +30,7 @@ import { HomePage, LoginPage, NamespacePage, SearchPage } from './browse.js';
 import { ContentCache, type VersionContent } from './content.js';
 import { diffGraphs } from './diff.js';
 import { DiffPage } from './diff-page.js';
-import { GraphPage } from './graph-page.js';
+import { GraphPage, renderGraphSvg } from './graph-page.js';
 import { focusOf, layoutGraph, type GraphPicture } from './graph-layout.js';
 import { Frame, notFoundHtml, PAGES_PREFIX, pageResponse, PageUrls, renderPage, type Viewer } from './layout.js';
 import { NodePage } from './node-page.js';
@@ -48,7 +48,8 @@ export interface PagesState {
   urls: PageUrls;
   notFound: string;
   contents: ContentCache;
-  pictures: Map<string, GraphPicture | null>;
+  /** Graph layouts and their rendered SVG by artifact SHA-256 and focus (LRU, 32). */
+  pictures: Map<string, { pic: GraphPicture; svg: string } | null>;
 }
 
 /** The base path of links from a public URL (`https://h/reg/` → `/reg`; none → `''`). */
@@ -96,12 +97,16 @@ export function safeNext(next: string | undefined, urls: PageUrls): string {
   return next;
 }
 
-/** Whether a state-changing form post comes from this site (Origin / Sec-Fetch-Site checks). */
+/**
+ * Whether a state-changing form post comes from this site. Browsers send `Sec-Fetch-Site` (a
+ * header pages cannot forge): it decides when present; otherwise the `Origin`, when present, must
+ * be this server's or the public URL's origin.
+ */
 function sameSite(c: Ctx, publicUrl: string | undefined): boolean {
   const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
   const origin = c.req.header('origin');
-  if (origin === undefined || origin === 'null') return origin === undefined;
+  if (origin === undefined) return true;
   const own = new Set([new URL(c.req.url).origin]);
   if (publicUrl) {
     try {
@@ -162,15 +167,17 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
 
   const previousOf = (versions: VersionRecord[], v: VersionRecord): string | undefined => versions[versions.findIndex((x) => x.version === v.version) + 1]?.version;
 
-  function picture(content: VersionContent, focus: string | undefined): GraphPicture | null {
-    const key = `${content.artifact}\u0000${focus ?? ''}`;
+  /** A version's graph picture and its SVG, cached by artifact, package, version (the links name it) and focus. */
+  function picture(pkg: PackageRecord, v: VersionRecord, content: VersionContent, focus: string | undefined): { pic: GraphPicture; svg: string } | null {
+    const key = JSON.stringify([content.artifact, pkg.namespace, pkg.name, v.version, focus ?? null]);
     if (state.pictures.has(key)) {
       const hit = state.pictures.get(key)!;
       state.pictures.delete(key);
       state.pictures.set(key, hit);
       return hit;
     }
-    const pic = layoutGraph(content.graph, focus);
+    const laid = layoutGraph(content.graph, focus);
+    const pic = laid && { pic: laid, svg: renderGraphSvg(urls, pkg, v.version, laid) };
     state.pictures.set(key, pic);
     if (state.pictures.size > 32) state.pictures.delete(state.pictures.keys().next().value as string);
     return pic;
@@ -275,11 +282,11 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
       const v = pickVersion(ref, versions, latest, c.req.param('version'));
       const content = await state.contents.get(v);
       const focus = c.req.query('focus');
-      const pic = picture(content, focus);
-      if (!pic) throw missing(`${ref.full}@${v.version} has no group ${focus ?? ''} in its graph`);
+      const drawn = picture(pkg, v, content, focus);
+      if (!drawn) throw missing(`${ref.full}@${v.version} has no group ${focus ?? ''} in its graph`);
       const focusTitle = focus === undefined ? undefined : focusTitleOf(content, focus);
       const html = renderPage(
-        <GraphPage urls={urls} viewer={s.viewer} pkg={pkg} v={v} pic={pic} nodeCount={content.graph.nodes.length} focus={focus} focusTitle={focusTitle} />,
+        <GraphPage urls={urls} viewer={s.viewer} pkg={pkg} v={v} pic={drawn.pic} svg={drawn.svg} nodeCount={content.graph.nodes.length} focus={focus} focusTitle={focusTitle} />,
       );
       return pageResponse(200, html, cacheFor(s, pkg.visibility === 'private'), s.setCookie ? { 'set-cookie': s.setCookie } : {});
     }),
