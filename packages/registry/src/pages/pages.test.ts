@@ -3,7 +3,7 @@
  * constant 404 for private packages, sessions, escaping of hostile package text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken, revokeToken } from '../admin.js';
+import { createNamespace, createToken, revokeToken } from '../admin.js';
 import { describeBackends, makePackage, newTestRegistry, type BackendName, type TestRegistry } from '../__tests__/support.js';
 import { normaliseBasePath } from '../options.js';
 import { ASSETS } from './assets.js';
@@ -16,7 +16,12 @@ async function fill(reg: TestRegistry, withPrivate: boolean): Promise<void> {
   const ok = async (path: string, bytes: Uint8Array) => expect((await reg.put(path, bytes, reg.tokens.acmePublish)).status).toBe(201);
   await ok('/v1/packages/acme/kb/1.0.0', makePackage({ nodes: [{ content: 'Refresh tokens behind one mutex.', type: 'gotcha' }, { content: 'Keep the cache warm.', type: 'fact' }] }));
   await ok('/v1/packages/acme/kb/1.1.0', makePackage({ version: '1.1.0', nodes: [{ content: 'Refresh tokens behind one global mutex.', type: 'gotcha' }, { content: 'New rule.', type: 'convention', id: 'N3' }] }));
-  if (withPrivate) await ok('/v1/packages/acme/secret/1.0.0', makePackage({ name: '@acme/secret', visibility: 'private', description: 'hidden plans', nodes: [{ content: 'zebrafinch secret text' }] }));
+  if (withPrivate) {
+    await ok('/v1/packages/acme/secret/1.0.0', makePackage({ name: '@acme/secret', visibility: 'private', description: 'hidden plans', nodes: [{ content: 'zebrafinch secret text' }] }));
+    // A namespace whose only package is private: its page is hidden like the package.
+    const put = await reg.put('/v1/packages/other/hidden/1.0.0', makePackage({ name: '@other/hidden', visibility: 'private' }), reg.tokens.otherPublish);
+    expect(put.status).toBe(201);
+  }
   await ok('/v1/packages/acme/uses/1.0.0', makePackage({ name: '@acme/uses', dependencies: [{ name: '@acme/kb', version_req: '^1' }] }));
   for (const version of ['1.0.0', '1.1.0']) {
     await ok(
@@ -44,14 +49,18 @@ describeBackends('registry pages', (backend: BackendName) => {
   let reg: TestRegistry;
   let twin: TestRegistry;
   let otherRead: string;
-  let twinOtherRead: string;
+  let thirdRead: string;
+  let twinThirdRead: string;
   beforeAll(async () => {
     reg = await newTestRegistry({ clock: CLOCK }, backend);
     twin = await newTestRegistry({ clock: CLOCK }, backend);
     await fill(reg, true);
     await fill(twin, false);
     otherRead = (await createToken({ store: reg.store }, { namespace: 'other', scope: 'read' })).token;
-    twinOtherRead = (await createToken({ store: twin.store }, { namespace: 'other', scope: 'read' })).token;
+    // A viewer who may see neither private package: a read token of a third namespace, in both registries.
+    for (const r of [reg, twin]) await createNamespace({ store: r.store }, 'third');
+    thirdRead = (await createToken({ store: reg.store }, { namespace: 'third', scope: 'read' })).token;
+    twinThirdRead = (await createToken({ store: twin.store }, { namespace: 'third', scope: 'read' })).token;
   });
   afterAll(async () => {
     await reg.close();
@@ -87,7 +96,7 @@ describeBackends('registry pages', (backend: BackendName) => {
 
   it('catalog pages are byte-identical to a registry without the private package, for anyone who may not see it', async () => {
     for (const path of ['/ui/', '/ui/search?q=zebrafinch', '/ui/search?q=acme', '/ui/ns/acme']) {
-      for (const [mine, theirs] of [[{}, {}], [session(otherRead), session(twinOtherRead)]]) {
+      for (const [mine, theirs] of [[{}, {}], [session(thirdRead), session(twinThirdRead)]]) {
         const a = await snapshot(await get(path, mine));
         const b = await snapshot(await twin.req(path, { headers: theirs }));
         expect(a.status, path).toBe(200);
@@ -109,10 +118,15 @@ describeBackends('registry pages', (backend: BackendName) => {
       '/ui/pkg/acme/nothing/1.0.0',
       '/ui/no/such/page',
       '/ui/ns/nosuchns',
+      '/ui/ns/other',
     ];
     for (const path of paths) {
-      for (const headers of [{}, session(otherRead)]) expect(await snapshot(await get(path, headers)), path).toEqual(constant);
+      const viewers = path === '/ui/ns/other' ? [{}, session(reg.tokens.acmeRead)] : [{}, session(otherRead)];
+      for (const headers of viewers) expect(await snapshot(await get(path, headers)), path).toEqual(constant);
     }
+    const ownNs = await get('/ui/ns/other', session(otherRead));
+    expect(ownNs.status).toBe(200);
+    expect(await ownNs.text()).toContain('@other/hidden');
     const own = await get('/ui/pkg/acme/secret', session(reg.tokens.acmeRead));
     expect(own.status).toBe(200);
     expect(own.headers.get('cache-control')).toBe('private, no-store');
