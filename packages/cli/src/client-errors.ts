@@ -4,6 +4,10 @@
  * where the registry gives none, and a network failure names its cause (`ECONNREFUSED`, …).
  */
 import { CtxpkgError, ERROR_CODES, type ErrorCode } from '@ctxpkg/format';
+import { readText } from './http-limits.js';
+
+/** The most of an error answer that is read (bytes, decoded); the rest is discarded. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 function isCode(c: unknown): c is ErrorCode {
   return typeof c === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, c);
@@ -23,11 +27,13 @@ export interface ErrorBody {
 /**
  * Read an error answer: our registry's `{ error: message, code, hint?, details? }`, the nested
  * `{ error: { message, code } }` of other registries, or plain text (first 300 characters).
+ * At most `MAX_ERROR_BODY_BYTES` are read (under the request's timeouts); a larger, broken or
+ * stalled body gives `{}`.
  */
 export async function errorBody(res: Response): Promise<ErrorBody> {
   let text: string;
   try {
-    text = await res.text();
+    text = await readText(res, MAX_ERROR_BODY_BYTES, 'an error answer');
   } catch {
     return {};
   }

@@ -9,17 +9,26 @@
  *
  * Security rules we add over the reference (§12.6): a token is attached only when the request
  * goes to the registry it belongs to (`tokenFor`), redirects are followed by hand and lose the
- * token when they leave that registry, downloads are capped before they are buffered, and every
- * non-2xx answer becomes a `CtxpkgError` with a clear message.
+ * token when they leave that registry, and every non-2xx answer becomes a `CtxpkgError` with a
+ * clear message. Every request runs under the headers/idle/total timeouts of http-limits.ts
+ * (`CTXPKG_HTTP_TIMEOUT`, `CTXPKG_HTTP_TOTAL_TIMEOUT`) and every body is read through its capped
+ * reader, which counts decoded bytes while streaming: an index stops at `MAX_INDEX_BYTES`, an
+ * artifact at `MAX_DOWNLOAD_BYTES`, any other answer at `MAX_ANSWER_BYTES`, an error body at
+ * `MAX_ERROR_BODY_BYTES` (issue 11 item 6).
  */
-import { concatBytes, CtxpkgError, parsePackageName } from '@ctxpkg/format';
+import { CtxpkgError, parsePackageName } from '@ctxpkg/format';
 import { errorBody, isObject, networkCause, responseError, tokenScopeOf } from './client-errors.js';
 import { tokenFor, type RegistrySettings } from './config.js';
+import { bindDeadline, Deadline, discardBody, readBody, readText, timeoutsFromEnv, type Timeouts } from './http-limits.js';
 
 export { networkCause } from './client-errors.js';
 
-/** Largest package we download (bytes): the 10 MiB file limit of the format (FORMAT-FACTS §1.1). */
+/** Largest package we download (bytes, decoded): the 10 MiB file limit of the format (FORMAT-FACTS §1.1). */
 export const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
+/** Largest package index we read (bytes, decoded): ~25,000 versions of our registry's index. */
+export const MAX_INDEX_BYTES = 8 * 1024 * 1024;
+/** Largest other JSON answer (version document, search, catalog page, publish answer), decoded. */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 export interface IndexDependency {
   name: string;
@@ -56,6 +65,8 @@ export function splitName(name: string): { ns: string; name: string } {
 export interface ClientOptions {
   fetch: typeof fetch;
   settings: RegistrySettings;
+  /** Request timeouts; default: from `settings.env` (`timeoutsFromEnv`, `E_USAGE` for bad values). */
+  timeouts?: Timeouts;
 }
 
 export interface TransferOptions {
@@ -85,11 +96,20 @@ export interface VersionDoc {
 
 /** A client bound to injected fetch and registry settings. */
 export class RegistryClient {
-  constructor(private readonly opts: ClientOptions) {}
+  private readonly timeouts: Timeouts;
 
-  /** Low-level request: token only for `registry`, manual redirects (max 5), network errors mapped. */
+  constructor(private readonly opts: ClientOptions) {
+    this.timeouts = opts.timeouts ?? timeoutsFromEnv(opts.settings.env ?? {});
+  }
+
+  /**
+   * Low-level request: token only for `registry`, manual redirects (max 5), network errors mapped,
+   * under one deadline (http-limits.ts) whose idle and total timeouts also bound reading the body:
+   * read it with `readBody`/`readText` (`E_NETWORK` on a timeout, the request aborted).
+   */
   async request(registry: string, path: string, init: RequestInit = {}): Promise<Response> {
     const token = tokenFor(registry, this.opts.settings);
+    const deadline = new Deadline(registry, this.timeouts);
     let url = registry + path;
     for (let hop = 0; hop < 6; hop++) {
       const headers = new Headers(init.headers);
@@ -98,15 +118,18 @@ export class RegistryClient {
       else headers.delete('authorization');
       let res: Response;
       try {
-        res = await this.opts.fetch(url, { ...init, headers, redirect: 'manual' });
+        res = await deadline.race(this.opts.fetch(url, { ...init, headers, redirect: 'manual', signal: deadline.controller.signal }), this.timeouts.headersMs, 'headers', `${init.method ?? 'GET'} ${path}`);
       } catch (err) {
+        if (err instanceof CtxpkgError) throw err;
         const cause = networkCause(err);
         throw new CtxpkgError('E_NETWORK', `registry ${registry} is unreachable: ${(err as Error).message}${cause ? ` (${cause})` : ''}`, {
           hint: cause === 'ECONNREFUSED' ? 'nothing listens at that address: is the registry running, and is the port right?' : cause === 'ENOTFOUND' ? 'the host name does not resolve: check the registry URL' : 'check the registry URL and your network',
           ...(cause ? { details: { cause } } : {}),
         });
       }
+      bindDeadline(res, deadline);
       if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
+        await res.body?.cancel().catch(() => undefined);
         if (init.method && init.method !== 'GET') {
           throw new CtxpkgError('E_REGISTRY', `registry ${registry} redirected a ${init.method} request; refusing to follow`);
         }
@@ -118,22 +141,32 @@ export class RegistryClient {
     throw new CtxpkgError('E_REGISTRY', `registry ${registry} redirected too many times`);
   }
 
-  /** Turn a non-2xx answer into a `CtxpkgError` (client-errors.ts). */
-  private async fail(res: Response, registry: string, what: string, name?: string): Promise<never> {
+  /**
+   * Turn a non-2xx answer into a `CtxpkgError` (client-errors.ts). `write`: the request needs a
+   * publish token (publish, yank, unyank), which decides the advice for a refused token.
+   */
+  private async fail(res: Response, registry: string, what: string, opts: { name?: string; write?: boolean } = {}): Promise<never> {
     const token = tokenFor(registry, this.opts.settings);
-    const write = /^(publish|yank|unyank) /.test(what);
-    throw responseError(res.status, await errorBody(res), { registry, what, name, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write });
+    throw responseError(res.status, await errorBody(res), { registry, what, name: opts.name, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write: opts.write === true });
+  }
+
+  /** The JSON of a 2xx answer read under `cap` (`E_TOO_LARGE`), or undefined when it is not JSON. */
+  private async json(res: Response, cap: number, what: string): Promise<unknown> {
+    const text = await readText(res, cap, what);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Fetch and validate a package index. Throws `E_NOT_FOUND` naming the registry, `E_REGISTRY`. */
   async index(registry: string, name: string): Promise<PackageIndex> {
     const p = splitName(name);
     const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/index.json`);
-    if (!res.ok) return this.fail(res, registry, `read ${name}`, name);
-    let j: { versions?: unknown; latest?: unknown; visibility?: unknown };
-    try {
-      j = (await res.json()) as typeof j;
-    } catch {
+    if (!res.ok) return this.fail(res, registry, `read ${name}`, { name });
+    const j = (await this.json(res, MAX_INDEX_BYTES, `the index of ${name}`)) as { versions?: unknown; latest?: unknown; visibility?: unknown } | undefined;
+    if (!isObject(j)) {
       throw new CtxpkgError('E_REGISTRY', `registry ${registry} returned a non-JSON index for ${name}`);
     }
     if (!Array.isArray(j.versions)) {
@@ -171,11 +204,11 @@ export class RegistryClient {
   async download(registry: string, name: string, version: string, expectedSha?: string, t: TransferOptions = {}): Promise<Uint8Array> {
     const p = splitName(name);
     const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}/download`);
-    if (!res.ok) return this.fail(res, registry, `download ${name}@${version}`, `${name}@${version}`);
+    if (!res.ok) return this.fail(res, registry, `download ${name}@${version}`, { name: `${name}@${version}` });
     const header = res.headers.get('x-ctxpkg-sha256');
     if (expectedSha && header && header !== expectedSha) {
       const from = t.expectedFrom ?? 'the registry index';
-      await res.body?.cancel().catch(() => undefined);
+      await discardBody(res);
       throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `${name}@${version}: the registry's x-ctxpkg-sha256 response header says ${header}, but ${from} records ${expectedSha}; refusing the download`, {
         details: { package: `${name}@${version}`, expected: expectedSha, expected_from: from, found: header, header },
         hint: 'the registry (or something between you and it) is serving other bytes than the ones recorded; nothing was installed. Retry, and report it to the registry operator if it persists',
@@ -183,25 +216,10 @@ export class RegistryClient {
     }
     const declared = Number(res.headers.get('content-length') ?? '0');
     if (declared > MAX_DOWNLOAD_BYTES) {
+      await discardBody(res);
       throw new CtxpkgError('E_TOO_LARGE', `${name}@${version} is ${declared} bytes; the limit is ${MAX_DOWNLOAD_BYTES}`);
     }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    if (res.body) {
-      const reader = res.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > MAX_DOWNLOAD_BYTES) {
-          await reader.cancel();
-          throw new CtxpkgError('E_TOO_LARGE', `${name}@${version} exceeds ${MAX_DOWNLOAD_BYTES} bytes; download stopped`);
-        }
-        chunks.push(value);
-        t.onProgress?.(total, declared);
-      }
-    }
-    return concatBytes(chunks, total);
+    return readBody(res, MAX_DOWNLOAD_BYTES, `${name}@${version}`, (total) => t.onProgress?.(total, declared));
   }
 
   /** Publish bytes; returns the registry's JSON answer (201). Maps 401/403/404/409/413 clearly. */
@@ -229,12 +247,9 @@ export class RegistryClient {
     }
     init.body = body;
     const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`, init);
-    if (res.status !== 201) return this.fail(res, registry, `publish ${name}@${version}`, name);
-    try {
-      return (await res.json()) as Record<string, unknown>;
-    } catch {
-      return {};
-    }
+    if (res.status !== 201) return this.fail(res, registry, `publish ${name}@${version}`, { name, write: true });
+    const j = await this.json(res, MAX_ANSWER_BYTES, `the answer to publishing ${name}@${version}`);
+    return isObject(j) ? j : {};
   }
 
   /** Yank (`yanked = true`) or un-yank a version. */
@@ -244,7 +259,8 @@ export class RegistryClient {
     const res = yanked
       ? await this.request(registry, base, { method: 'DELETE' })
       : await this.request(registry, `${base}/unyank`, { method: 'POST' });
-    if (!res.ok) return this.fail(res, registry, `${yanked ? 'yank' : 'unyank'} ${name}@${version}`, `${name}@${version}`);
+    if (!res.ok) return this.fail(res, registry, `${yanked ? 'yank' : 'unyank'} ${name}@${version}`, { name: `${name}@${version}`, write: true });
+    await discardBody(res);
   }
 
   /**
@@ -254,9 +270,12 @@ export class RegistryClient {
   async version(registry: string, name: string, version: string): Promise<VersionDoc | undefined> {
     const p = splitName(name);
     const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`);
-    if (res.status === 404 || res.status === 405) return undefined;
-    if (!res.ok) return this.fail(res, registry, `read ${name}@${version}`, `${name}@${version}`);
-    const j = (await res.json().catch(() => undefined)) as unknown;
+    if (res.status === 404 || res.status === 405) {
+      await discardBody(res);
+      return undefined;
+    }
+    if (!res.ok) return this.fail(res, registry, `read ${name}@${version}`, { name: `${name}@${version}` });
+    const j = await this.json(res, MAX_ANSWER_BYTES, `the document of ${name}@${version}`);
     if (!isObject(j) || typeof j.version !== 'string') return undefined;
     return j as unknown as VersionDoc;
   }
@@ -274,19 +293,29 @@ export class RegistryClient {
     if (res.status === 401 || res.status === 403) return this.fail(res, registry, 'accept the token');
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!res.ok) {
-      await res.body?.cancel();
+      await discardBody(res);
       return { ok: false, answer: `HTTP ${res.status}${type ? ` (${type})` : ''}` };
     }
-    const body = (await res.json().catch(() => undefined)) as unknown;
+    const body = await this.json(res, MAX_ANSWER_BYTES, 'the registry catalog');
     if (isObject(body) && body.schema === 'ctxpkg-registry-catalog-v1') return { ok: true };
     return { ok: false, answer: `HTTP ${res.status}${type ? ` (${type})` : ''}, not the registry catalog` };
+  }
+
+  /** A catalog page (`GET /v1/index.json?after=&limit=`) as JSON, or undefined on any non-2xx answer. Throws like `request`. */
+  async catalogPage(registry: string, after: string, limit: number): Promise<unknown> {
+    const res = await this.request(registry, `/v1/index.json?after=${encodeURIComponent(after)}&limit=${limit}`);
+    if (!res.ok) {
+      await discardBody(res);
+      return undefined;
+    }
+    return this.json(res, MAX_ANSWER_BYTES, 'a registry catalog page');
   }
 
   /** Search a registry; returns its result objects. */
   async search(registry: string, query: string): Promise<Array<Record<string, unknown>>> {
     const res = await this.request(registry, `/v1/search?q=${encodeURIComponent(query)}`);
     if (!res.ok) return this.fail(res, registry, 'search');
-    const j = (await res.json().catch(() => ({}))) as { results?: unknown; packages?: unknown };
+    const j = ((await this.json(res, MAX_ANSWER_BYTES, 'search results')) ?? {}) as { results?: unknown; packages?: unknown };
     const list = Array.isArray(j.results) ? j.results : Array.isArray(j.packages) ? j.packages : [];
     return list.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null);
   }

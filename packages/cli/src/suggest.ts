@@ -74,12 +74,7 @@ export function scopeSuggestion(name: string, bound: Readonly<Record<string, str
 
 async function catalogNames(client: RegistryClient, registry: string, after: string, limit: number): Promise<string[]> {
   try {
-    const res = await client.request(registry, `/v1/index.json?after=${encodeURIComponent(after)}&limit=${limit}`);
-    if (!res.ok) {
-      await res.body?.cancel();
-      return [];
-    }
-    const body = (await res.json().catch(() => undefined)) as { packages?: unknown } | undefined;
+    const body = (await client.catalogPage(registry, after, limit)) as { packages?: unknown } | undefined;
     const list = Array.isArray(body?.packages) ? body.packages : [];
     return list.map((p) => (typeof p === 'object' && p !== null ? (p as { name?: unknown }).name : undefined)).filter((n): n is string => typeof n === 'string');
   } catch {
