@@ -102,8 +102,8 @@ describe('create → publish → info → search → yank', () => {
   it('--dry-run writes nothing and creates no key', async () => {
     const r = await run(['create', '--name', '@acme/rules', '--from', 'AGENTS.md', '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('[gotcha] Never log tokens.');
-    expect(r.stdout).toContain('[procedure] Run `npm test` before pushing.');
+    expect(r.stdout).toContain('[gotcha] - Never log tokens.');
+    expect(r.stdout).toContain('[procedure] - Run `npm test` before pushing.');
     expect(existsSync(join(dir, 'acme-rules-1.0.0.ctxpkg'))).toBe(false);
     expect(existsSync(join(dir, '.home'))).toBe(false);
   });

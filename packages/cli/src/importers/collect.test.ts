@@ -46,7 +46,7 @@ describe('collectSources', () => {
     ]);
     expect(c.warnings).toContain('CLAUDE.md:3: import @docs/missing.md names no existing file; kept as text, not imported');
     const g = buildGraph(c.files);
-    expect(g.nodes.some((n) => n.content === 'Style: @docs/missing.md')).toBe(true);
+    expect(g.nodes.some((n) => n.content === '- Style: @docs/missing.md')).toBe(true);
   });
   it('walks folders, scopes nested AGENTS.md to their subtree, refuses outside paths', () => {
     const root = project({

@@ -47,7 +47,7 @@ describe('create --from . never imports ctxpkg output', () => {
     const c = collectSources(root, root, ['.']);
     const g = buildGraph(c.files);
     expect(g.nodes.map((n) => n.content).join('\n')).not.toMatch(/billing|Installed context/);
-    expect(g.nodes.find((n) => n.content === 'Use ESM.')).toBeDefined();
+    expect(g.nodes.find((n) => n.content === '- Use ESM.')).toBeDefined();
     const end = WITH_BLOCK.split('\n').length - 1;
     expect(c.warnings).toContain(`skipped: managed block AGENTS.md:5-${end} (written by \`ctxpkg sync\` from installed packages)`);
     expect(c.skipped).toEqual([{ path: 'AGENTS.md', lines: { start: 5, end }, reason: 'written by `ctxpkg sync` from installed packages' }]);

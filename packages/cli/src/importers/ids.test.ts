@@ -14,7 +14,7 @@ describe('stable importer node ids', () => {
     const edited = BASE.replace('## Testing\n', 'Intro paragraph.\n\n## Testing\n\n- A new first bullet.\n').replace('Use tabs.', 'Use tabs.\n\nAlso wrap at 100.');
     const after = idsByContent(edited);
     for (const [content, id] of before) expect(after.get(content), content).toBe(id);
-    expect(before.get('Never skip tests.')).toMatch(/^AGENTS\.md:testing~[0-9a-f]{8}$/);
+    expect(before.get('- Never skip tests.')).toMatch(/^AGENTS\.md:testing~[0-9a-f]{8}$/);
     expect(before.get('Testing')).toBe('AGENTS.md:testing');
   });
   it('never contain line numbers, # or whitespace', () => {
@@ -28,7 +28,7 @@ describe('stable importer node ids', () => {
     const nodes = importMarkdown({ path: 'x.md', kind: 'markdown', text }).nodes;
     const ids = nodes.map((n) => n.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const same = nodes.filter((n) => n.content === 'Same.').map((n) => n.id);
+    const same = nodes.filter((n) => n.content === '- Same.').map((n) => n.id);
     expect(same[1]).toBe(`${same[0]}.2`);
     expect(same[2]).toBe(`${same[0]}.3`);
     expect(nodes.filter((n) => n.type === 'section').map((n) => n.id)).toEqual(['x.md', 'x.md:a', 'x.md:a.2']);
@@ -38,7 +38,7 @@ describe('stable importer node ids', () => {
   it('nest heading paths and hash normalized text (whitespace-only edits keep the id)', () => {
     const a = idsByContent('# T\n\n## Build & Release\n\n### CI\n\n- Pin   the\n  toolchain.\n');
     const b = idsByContent('# T\n\n## Build & Release\n\n### CI\n\n- Pin the toolchain.\n');
-    expect(a.get('Pin   the\ntoolchain.')).toBe(b.get('Pin the toolchain.'));
+    expect(a.get('- Pin   the\n  toolchain.')).toBe(b.get('- Pin the toolchain.'));
     expect(a.get('CI')).toBe('AGENTS.md:build-release/ci');
   });
   it('name frontmatter scope nodes without line numbers', () => {

@@ -8,7 +8,7 @@
  *   headings and its own, joined with `/` (`AGENTS.md:testing/fixtures`);
  * - block (list item, paragraph, quote, table, code, HTML): `<file_path>:<heading path>~<hash>`
  *   where `<hash>` is the first 8 hex characters of the SHA-256 of the block's normalized text
- *   (`normalizeText`); top-level blocks have an empty heading path (`AGENTS.md:~3f2a9c1d`). The
+ *   (`normalizeText`: a leading list marker does not count); top-level blocks have an empty heading path (`AGENTS.md:~3f2a9c1d`). The
  *   `~` (not `:`) keeps an id under a heading such as "API key" from reading as a secret
  *   assignment (`api-key:3f2a9c1d`) to the secret screens of create, the registry and packs;
  * - frontmatter scope node: `<file_path>:scope:<k>` (k-th glob, 1-based).
@@ -26,9 +26,17 @@ export const ID_HASH_CHARS = 8;
 /** Longest slug of one heading, in characters. */
 const MAX_SLUG = 48;
 
-/** The text a block id hashes: NFC, every whitespace run collapsed to one space, trimmed. */
+/**
+ * The text a block id hashes: NFC, a leading list marker (`- `, `* `, `+ `, `1. `, `1) `)
+ * removed, every whitespace run collapsed to one space, trimmed. Without the marker, a list item
+ * keeps the id it had when importers stored items without their marker.
+ */
 export function normalizeText(text: string): string {
-  return text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+  return text
+    .normalize('NFC')
+    .replace(/^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+/u, '')
+    .replace(/\s+/gu, ' ')
+    .trim();
 }
 
 /** The slug of a heading: lowercase letters/digits with `-` between words; `section` when empty. */

@@ -37,18 +37,19 @@ describe('importMarkdown', () => {
     expect(byId.get('AGENTS.md:commands')).toMatchObject({ type: 'section', content: 'Commands', line_start: 3, line_end: 6 });
     expect(r.edges).toContainEqual({ from: 'AGENTS.md', to: 'AGENTS.md:commands', type: 'contains', weight: 1.0 });
   });
-  it('types bullets, keeps continuation lines, nests items and keeps fences intact', () => {
-    expect(byId.get('AGENTS.md:commands~950ea4f3')).toMatchObject({ type: 'procedure', content: 'Install: `npm ci`' });
-    expect(byId.get('AGENTS.md:gotchas~310b316e')).toMatchObject({ type: 'gotcha', content: 'Never commit `dist/`.\nIt is generated.', line_start: 10, line_end: 11 });
-    expect(byId.get('AGENTS.md:gotchas~da9020bc')).toMatchObject({ type: 'gotcha', line_start: 12 });
-    expect(r.edges).toContainEqual({ from: 'AGENTS.md:gotchas~310b316e', to: 'AGENTS.md:gotchas~da9020bc', type: 'contains', weight: 1.0 });
+  it('keeps each list item whole — marker, continuation lines, nested items — and fences intact', () => {
+    expect(byId.get('AGENTS.md:commands~950ea4f3')).toMatchObject({ type: 'procedure', content: '1. Install: `npm ci`' });
+    const item = r.nodes.find((n) => n.content.startsWith('- Never commit'))!;
+    expect(item).toMatchObject({ type: 'gotcha', content: '- Never commit `dist/`.\n  It is generated.\n  - Nested: avoid `git add -A`.', line_start: 10, line_end: 12 });
+    expect(item.id).toMatch(/^AGENTS\.md:gotchas~[0-9a-f]{8}$/);
+    expect(r.nodes.some((n) => n.content.startsWith('Nested'))).toBe(false);
     expect(byId.get('AGENTS.md:gotchas~cb8d2084')).toMatchObject({ type: 'procedure', content: '```sh\nnpm run build\n```', line_end: 16 });
   });
   it('records provenance as the SHA-256 of the exact lines', () => {
-    const n = byId.get('AGENTS.md:gotchas~310b316e')!;
-    const expected = createHash('sha256').update('- Never commit `dist/`.\n  It is generated.').digest('hex');
+    const n = r.nodes.find((x) => x.content.startsWith('- Never commit'))!;
+    const expected = createHash('sha256').update('- Never commit `dist/`.\n  It is generated.\n  - Nested: avoid `git add -A`.').digest('hex');
     expect(n.source).toBe(`sha256:${expected}`);
-    expect(n.source).toBe(sourceHash(splitLines(AGENTS), 10, 11));
+    expect(n.source).toBe(sourceHash(splitLines(AGENTS), 10, 12));
   });
   it('reports links for reference edges', () => {
     expect(r.links).toContainEqual({ from: 'AGENTS.md:gotchas~08310f8b', url: 'spec/format.md', line: 18 });
@@ -59,6 +60,66 @@ describe('importMarkdown', () => {
   });
 });
 
+describe('chunking: a lead-in stays with the block it introduces', () => {
+  const text = [
+    '# Rules', // 1
+    '', // 2
+    '**DO NOT**:', // 3
+    '', // 4
+    '```sh', // 5
+    'git push --force', // 6
+    '```', // 7
+    '', // 8
+    'Before you commit, run:', // 9
+    '', // 10
+    '1. `npm run lint`', // 11
+    '2. `npm test`', // 12
+    '', // 13
+    'Commands:', // 14
+    '', // 15
+    '| Command | Purpose |', // 16
+    '| --- | --- |', // 17
+    '| `make` | build |', // 18
+    '', // 19
+    'This paragraph ends with a colon:', // 20
+    '', // 21
+    'but a paragraph follows, so it stands alone.', // 22
+    '', // 23
+    '**Note**', // 24
+    '- bold label with its list', // 25
+    '', // 26
+  ].join('\n');
+  const nodes = importMarkdown({ path: 'AGENTS.md', kind: 'agents-md', text }).nodes.filter((n) => n.type !== 'section');
+
+  it('joins a lead-in with its code block, ordered list, table or list (one node, exact source lines)', () => {
+    expect(nodes.map((n) => [n.line_start, n.line_end])).toEqual([
+      [3, 7],
+      [9, 12],
+      [14, 18],
+      [20, 20],
+      [22, 22],
+      [24, 25],
+    ]);
+    const lines = text.split('\n');
+    for (const n of nodes) expect(n.content).toBe(lines.slice((n.line_start as number) - 1, n.line_end).join('\n'));
+  });
+
+  it('types the joined node: a warning lead-in makes a gotcha, steps a procedure', () => {
+    expect(nodes.map((n) => n.type)).toEqual(['gotcha', 'procedure', 'fact', 'fact', 'fact', 'fact']);
+  });
+
+  it('keeps ids stable when lines are added elsewhere', () => {
+    const again = importMarkdown({ path: 'AGENTS.md', kind: 'agents-md', text: text.replace('# Rules\n', '# Rules\n\nA new intro.\n') }).nodes.filter((n) => n.type !== 'section');
+    for (const n of nodes) expect(again.some((m) => m.id === n.id && m.content === n.content), n.content).toBe(true);
+  });
+
+  it('list items keep the ids they had without their marker', () => {
+    const n = importMarkdown({ path: 'x.md', kind: 'markdown', text: '- Use tabs.\n' }).nodes.find((x) => x.type !== 'section')!;
+    expect(n.content).toBe('- Use tabs.');
+    expect(n.id).toBe(`x.md:~${createHash('sha256').update('Use tabs.').digest('hex').slice(0, 8)}`);
+  });
+});
+
 describe('frontmatter scope', () => {
   it('turns .mdc globs into scope nodes with applies_to edges', () => {
     const text = '---\ndescription: Python rules\nglobs: src/**/*.py, tests/**\nalwaysApply: false\n---\n# Py\n\n- Use type hints.\n';
@@ -66,7 +127,7 @@ describe('frontmatter scope', () => {
     const scopes = g.nodes.filter((n) => n.type === 'scope');
     expect(scopes.map((s) => [s.content, s.line_start])).toEqual([['src/**/*.py', 3], ['tests/**', 3]]);
     expect(g.edges.filter((e) => e.type === 'applies_to').map((e) => e.from)).toEqual(['.cursor/rules/py.mdc', '.cursor/rules/py.mdc']);
-    expect(g.nodes.find((n) => n.content === 'Use type hints.')?.line_start).toBe(8);
+    expect(g.nodes.find((n) => n.content === '- Use type hints.')?.line_start).toBe(8);
   });
   it('reads applyTo lists of copilot instructions', () => {
     const text = '---\napplyTo:\n  - "**/*.ts"\n  - "**/*.tsx"\n---\nUse strict mode.\n';
@@ -87,13 +148,23 @@ describe('buildGraph', () => {
     expect(g1).toEqual(g2);
     expect(g1.edges).toContainEqual({ from: 'docs/a.md:~c2428311', to: 'docs/b.md', type: 'references', weight: 1.0 });
   });
-  it('splits run-on legacy .cursorrules lines into nodes on the same line', () => {
-    const text = 'You are an expert.  Key Principles - Write concise code. - Avoid classes where possible. - Prefer iteration over duplication. - Use descriptive names with auxiliary verbs for readability of the code in all the modules and files that make up the service. - Handle errors at the beginning of functions with guard clauses and early returns.';
+  it('splits run-on legacy .cursorrules lines into ordered nodes on the same line', () => {
+    const text = 'You are an expert.  Key Principles - Write concise code. - Avoid classes where possible. - Prefer iteration over duplication.  Errors - Handle them early:  - Guard clauses first.  - Log with context.  Use descriptive names with auxiliary verbs for readability of the code in all the modules and files that make up the service.';
     expect(text.length).toBeGreaterThan(300);
     const g = buildGraph([{ path: '.cursorrules', kind: 'cursorrules', text }]);
     const kids = g.nodes.filter((n) => n.id.startsWith('.cursorrules:~'));
-    expect(kids.length).toBeGreaterThanOrEqual(5);
-    expect(kids.find((n) => n.content.startsWith('Avoid'))?.type).toBe('gotcha');
-    for (const n of kids) expect(text).toContain(n.content);
+    const byContent = new Map(kids.map((n) => [n.content, n]));
+    const pieces = [
+      'You are an expert.',
+      'Key Principles - Write concise code. - Avoid classes where possible. - Prefer iteration over duplication.',
+      'Errors - Handle them early:  - Guard clauses first.  - Log with context.',
+      'Use descriptive names with auxiliary verbs for readability of the code in all the modules and files that make up the service.',
+    ];
+    expect([...byContent.keys()].sort()).toEqual([...pieces].sort());
+    for (const n of kids) expect(n).toMatchObject({ line_start: 1, line_end: 1 });
+    expect(byContent.get(pieces[1]!)?.type).toBe('gotcha');
+    // followed_by edges keep their order (all share line 1).
+    const next = pieces.slice(1).map((p, i) => ({ from: byContent.get(pieces[i]!)!.id, to: byContent.get(p)!.id, type: 'followed_by', weight: 1.0 }));
+    for (const e of next) expect(g.edges).toContainEqual(e);
   });
 });

@@ -1,20 +1,27 @@
 /**
- * Markdown instruction files → graph nodes (spec/format.md "Importers, provenance and scope").
+ * Markdown instruction files → graph nodes (spec/format.md §16 "From Markdown to nodes").
  *
  * - The file gets a root `section` node with id `<file_path>`: its content is the title when the
  *   file has exactly one H1 and it is the first block, else the file path (category as the file's
  *   kind); its line range is the whole file.
  * - Every other heading is a `section` node spanning its heading line to the end of its section;
- *   `contains` edges go from the enclosing section to each section, bullet and paragraph.
- * - List items, paragraphs, block quotes, tables and code fences become typed nodes
- *   (`classifyBlock`); the content is the exact source text (list markers removed, continuation
- *   indentation removed, code fences intact with their fence lines). Nested list items are
- *   contained by their parent item.
+ *   `contains` edges go from the enclosing section to each section and block node.
+ * - Chunking keeps what belongs together in one node, whose content is the exact source text
+ *   (dedented to its first line's indent, trailing whitespace trimmed):
+ *   - each top-level list item with its marker, continuation lines, nested items and code;
+ *   - a paragraph that introduces a list, fenced code or a table (it ends with `:` or is a bold
+ *     label) together with that block, so a lead-in is never delivered without it;
+ *   - a table, a fenced code block (fence lines included), a paragraph, a block quote (`>`
+ *     removed) or an HTML block (comments skipped).
+ *   Typed by `classifyBlock` (list markers removed first).
+ * - A run-on legacy line (one line over 300 characters with three or more ` - `) is split at runs
+ *   of two or more spaces; each piece is a node on that line, chained in order by `followed_by`
+ *   edges so packs keep their order.
  * - Frontmatter globs become `scope` nodes with `applies_to` edges from the root section.
  * - Links are returned for the caller to turn into `references` edges between files.
  *
  * Node ids are stable under edits elsewhere in the file (they never contain line numbers), see
- * `ids.ts`: sections `<file_path>:<heading path>`, blocks `<file_path>:<heading path>:<text hash>`,
+ * `ids.ts`: sections `<file_path>:<heading path>`, blocks `<file_path>:<heading path>~<text hash>`,
  * frontmatter scope nodes `<file_path>:scope:<k>`.
  *
  * Lines in `file.excluded` (ctxpkg's own managed blocks) are treated as blank: no node comes from
@@ -113,19 +120,31 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
   /** Where a block goes: the node that contains it and the heading path of its section. */
   type Place = { parent: string; path: string };
 
+  /** One node for the source text of `first … last` (a block, or a lead-in with its block). */
+  const emitSpan = (first: Block, last: Block, at: Place, info: BlockInfo, classifyText?: string): ContextNode => {
+    const text = dedent(body.slice(first.position?.start.offset ?? 0, last.position?.end.offset ?? 0), first.position?.start.column ?? 1);
+    const n = node(classifyBlock(classifyText ?? text, info), text, startLine(first), endLine(last), blockId(file.path, at.path, text));
+    contain(at.parent, n.id);
+    return n;
+  };
+
+  /** The pieces of a run-on legacy line (`.cursorrules` flattened to one line), one node each, in order. */
+  const emitRunOn = (b: Block, at: Place, text: string): void => {
+    let prev: string | undefined;
+    for (const piece of runOnPieces(text)) {
+      const n = node(classifyBlock(piece, {}), piece, startLine(b), endLine(b), blockId(file.path, at.path, piece));
+      contain(at.parent, n.id);
+      if (prev !== undefined) edges.push({ from: prev, to: n.id, type: 'followed_by', weight: 1.0 });
+      prev = n.id;
+    }
+  };
+
   const emitText = (b: Block, at: Place, text: string, info: BlockInfo): void => {
-    const s = startLine(b);
-    const e = endLine(b);
-    if (info.codeLang === undefined && s === e && text.length > LONG_LINE && (text.match(/\s-\s/g)?.length ?? 0) >= 3) {
-      // A run-on line of pseudo-bullets (legacy .cursorrules): one node per segment.
-      const segs = text.split(/\s{2,}|\s-\s/).map((x) => x.trim()).filter((x) => x.length >= 2);
-      for (const seg of segs) {
-        const n = node(classifyBlock(seg, info), seg, s, e, blockId(file.path, at.path, seg));
-        contain(at.parent, n.id);
-      }
+    if (info.codeLang === undefined && startLine(b) === endLine(b) && text.length > LONG_LINE && (text.match(/\s-\s/g)?.length ?? 0) >= 3) {
+      emitRunOn(b, at, text);
       return;
     }
-    const n = node(classifyBlock(text, info), text, s, e, blockId(file.path, at.path, text));
+    const n = node(classifyBlock(text, info), text, startLine(b), endLine(b), blockId(file.path, at.path, text));
     contain(at.parent, n.id);
     collectLinks(n.id, b);
   };
@@ -163,37 +182,68 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
     }
   };
 
+  /**
+   * Each top-level item is one node: its marker, its own paragraphs and continuation lines, and
+   * its nested lists and code (verbatim, dedented to the list's indent), so an item is never
+   * delivered without the sub-items that complete it.
+   */
   const emitList = (list: List, at: Place): void => {
     for (const item of list.children) {
+      const text = dedent(body.slice(item.position?.start.offset ?? 0, item.position?.end.offset ?? 0), item.position?.start.column ?? 1);
       const kids = item.children as Block[];
-      let i = 0;
-      while (i < kids.length && kids[i].type !== 'list') i++;
-      const lead = kids.slice(0, i);
-      let itemId = at.parent;
-      if (lead.length > 0) {
-        const first = lead[0];
-        const lastLead = lead[lead.length - 1];
-        const text = dedent(
-          body.slice(first.position?.start.offset ?? 0, lastLead.position?.end.offset ?? 0),
-          first.position?.start.column ?? 1,
-        );
-        const s = startLine(item);
-        const e = endLine(lastLead);
-        const info: BlockInfo = { ordered: Boolean(list.ordered) };
-        if (lead.length === 1 && first.type === 'code') info.codeLang = (first.lang ?? '').toLowerCase();
-        const n = node(classifyBlock(text, info), text, s, e, blockId(file.path, at.path, text));
-        contain(at.parent, n.id);
-        for (const b of lead) collectLinks(n.id, b);
-        itemId = n.id;
-      }
-      for (const b of kids.slice(i)) emitBlock(b, { parent: itemId, path: at.path });
+      const info: BlockInfo = { ordered: Boolean(list.ordered) };
+      if (kids.length === 1 && kids[0].type === 'code') info.codeLang = (kids[0].lang ?? '').toLowerCase();
+      const n = node(classifyBlock(withoutMarker(text), info), text, startLine(item), endLine(item), blockId(file.path, at.path, text));
+      contain(at.parent, n.id);
+      for (const b of kids) collectLinks(n.id, b);
     }
   };
 
+  /**
+   * A paragraph that introduces the block right after it (it ends with `:` or is a bold label)
+   * and that block (a list, fenced code or a table) become one node, so selection never delivers
+   * the lead-in without what it introduces. Returns true when `b` was emitted with `next`.
+   */
+  const emitLeadIn = (b: Block, next: Block | undefined, at: Place): boolean => {
+    if (b.type !== 'paragraph' || next === undefined || !introduces(slice(b))) return false;
+    const isTable = (next.type === 'paragraph' || next.type === 'table') && looksLikeTable(slice(next));
+    if (next.type !== 'list' && next.type !== 'code' && !isTable) return false;
+    const lead = dedent(slice(b), b.position?.start.column ?? 1);
+    const info: BlockInfo = {};
+    if (next.type === 'list') info.ordered = Boolean(next.ordered);
+    // Fenced code keeps its own rule (shell → procedure) unless the lead-in warns.
+    let classifyText: string | undefined;
+    if (next.type === 'code') {
+      if (classifyBlock(lead, {}) === 'gotcha') classifyText = lead;
+      else info.codeLang = (next.lang ?? '').toLowerCase();
+    }
+    const n = emitSpan(b, next, at, info, classifyText ?? (next.type === 'code' ? dedent(slice(next), next.position?.start.column ?? 1) : undefined));
+    collectLinks(n.id, b);
+    collectLinks(n.id, next);
+    return true;
+  };
+
+  /** Emit the blocks of one section in order (lead-ins joined with their block). */
+  const emitFlow = (blocks: Block[], at: Place): void => {
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i] as Block;
+      if (emitLeadIn(b, blocks[i + 1], at)) i++;
+      else emitBlock(b, at);
+    }
+  };
+
+  /** Blocks of the current section not emitted yet (emitted as one flow at the next heading). */
+  let flow: Block[] = [];
+  const flush = (): void => {
+    const here = stack[stack.length - 1];
+    emitFlow(flow, { parent: here.id, path: here.path });
+    flow = [];
+  };
   for (let idx = 0; idx < top.length; idx++) {
     const b = top[idx];
     if (b === h1Root) continue;
     if (b.type === 'heading') {
+      flush();
       while (stack.length > 1 && stack[stack.length - 1].depth >= b.depth) stack.pop();
       let end = last;
       for (let j = idx + 1; j < top.length; j++) {
@@ -213,10 +263,54 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
       stack.push({ depth: b.depth, id: sec.id, path: sec.id.slice(file.path.length + 1) });
       continue;
     }
-    const here = stack[stack.length - 1];
-    emitBlock(b, { parent: here.id, path: here.path });
+    flow.push(b);
   }
+  flush();
   return { rootId: root.id, nodes, edges, links };
+}
+
+/** A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `), for the classifier. */
+function withoutMarker(text: string): string {
+  return text.replace(/^(?:[-*+]|\d{1,9}[.)])[ \t]+/, '');
+}
+
+/**
+ * True when a paragraph introduces what follows: its text ends with `:` (after closing emphasis
+ * or code marks), or it is a bold label alone (`**Note**`, `__Rules__:`).
+ */
+export function introduces(paragraph: string): boolean {
+  const t = paragraph.trim();
+  if (/:[*_`)\]]*$/.test(t)) return true;
+  return /^(\*\*|__)[^\n]+?\1:?$/.test(t);
+}
+
+/** True when a paragraph's text is a GFM table (a header row, then a delimiter row). */
+export function looksLikeTable(text: string): boolean {
+  const lines = text.trim().split('\n');
+  return lines.length >= 2 && lines[0].includes('|') && /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/.test(lines[1]) && lines[1].includes('-');
+}
+
+/**
+ * The pieces of a run-on legacy line (a `.cursorrules` file flattened to one line): groups
+ * separated by two or more spaces. A group with ` - ` separators is a label with its items and
+ * stays one piece; a group that introduces what follows (ends with `:`) takes the following
+ * groups that are list items (`- …`, `1. …`) into its piece. Each piece is a verbatim substring
+ * of the line; pieces under 2 characters are dropped. Linear in the line length.
+ */
+export function runOnPieces(line: string): string[] {
+  const groups: Array<{ start: number; end: number }> = [];
+  for (const m of line.matchAll(/\S+(?:\s\S+)*/g)) groups.push({ start: m.index as number, end: (m.index as number) + m[0].length });
+  const out: string[] = [];
+  for (let i = 0; i < groups.length; i++) {
+    const g = groups[i] as { start: number; end: number };
+    let end = g.end;
+    if (introduces(line.slice(g.start, g.end))) {
+      while (i + 1 < groups.length && /^(?:[-*+]|\d{1,9}[.)])\s/.test(line.slice((groups[i + 1] as { start: number }).start, (groups[i + 1] as { end: number }).end))) end = (groups[++i] as { end: number }).end;
+    }
+    const piece = line.slice(g.start, end);
+    if (piece.length >= 2) out.push(piece);
+  }
+  return out;
 }
 
 /** The source text of a heading without its `#` marks (ATX) or underline (setext). */
