@@ -205,6 +205,24 @@ describe('registry serve: config file, environment errors (issue 12 item 5, issu
     expect((await cli(['registry', 'namespace', '--help'])).out).not.toContain('claim');
   });
 
+  it('backup, verify and restore from the command line; a damaged backup is refused (exit 1) and writes nothing', async () => {
+    const src = join(dir, 'bk-src');
+    await (await openSqliteStore({ dataDir: src })).close();
+    expect((await cli(['registry', 'namespace', 'create', 'acme', '--data', src])).code).toBe(0);
+    const b = await cli(['registry', 'backup', '--data', src, '--out', 'bk.backup']);
+    expect(b.code).toBe(0);
+    expect(b.out).toMatch(/^wrote .*bk\.backup: \d+ rows, 0 blobs/);
+    expect((await cli(['registry', 'verify', '--data', src])).out).toContain('all intact');
+    const r = await cli(['registry', 'restore', 'bk.backup', '--data', 'bk-restored']);
+    expect([r.code, r.err]).toEqual([0, '']);
+    expect((await cli(['registry', 'namespace', 'list', '--data', 'bk-restored'])).out).toContain('acme');
+    await writeFile(join(dir, 'bad.backup'), (await import('node:fs')).readFileSync(join(dir, 'bk.backup'), 'utf8').replace('"acme"', '"acmf"'));
+    const bad = await cli(['registry', 'restore', 'bad.backup', '--data', 'bk-never']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('error E_INTEGRITY');
+    expect((await import('node:fs')).existsSync(join(dir, 'bk-never'))).toBe(false);
+  });
+
   it('serve --help names the default host and the /api suffix login needs', async () => {
     const out = (await cli(['registry', 'serve', '--help'])).out.replace(/\s+/g, ' ');
     expect(out).toContain('default 127.0.0.1, this machine only');

@@ -9,6 +9,7 @@
  *   on a data directory, also while a server runs.
  */
 export { createApp, type RegistryApp } from './app.js';
+export { BACKUP_FORMAT, backupRegistry, restoreRegistry, verifyRegistry, type BackupSummary, type VerifyProblem } from './backup.js';
 export {
   addSignerKey,
   collectGarbage,

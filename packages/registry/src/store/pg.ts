@@ -22,6 +22,8 @@ import { CtxpkgError } from '@ctxpkg/format';
 import { BlobCache, sha256OfBytes } from './blobs.js';
 import { migrate } from './pg-schema.js';
 import { pgDependents, pgNamespaceSummaries, pgRecentPublishes } from './pg-pages.js';
+import type { SnapshotItem } from './snapshot.js';
+import { pgRestore, pgSnapshot } from './pg-snapshot.js';
 import { pgCatalog, pgRefreshPackage, pgSearch } from './pg-search.js';
 import { toNamespace, toPackage, toSignerKey, toToken, toVersion, type Row } from './rows.js';
 import type {
@@ -475,6 +477,14 @@ export class PgStore implements RegistryStore {
         throw err;
       });
     return { removed: r.rowCount ?? 0 };
+  }
+
+  snapshot(): AsyncIterable<SnapshotItem> {
+    return pgSnapshot(this.pool);
+  }
+
+  async restore(items: AsyncIterable<SnapshotItem>): Promise<{ rows: number; blobs: number }> {
+    return pgRestore(this.pool, items);
   }
 
   async close(): Promise<void> {

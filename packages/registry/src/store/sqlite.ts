@@ -10,7 +10,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
 import { BlobDir, sha256OfBytes } from './blobs.js';
@@ -23,6 +23,8 @@ import * as access from './sqlite-access.js';
 import { findPublicBlob, insertVersionBlobs, isBlobReferenced } from './sqlite-blobs.js';
 import * as pages from './sqlite-pages.js';
 import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
+import type { SnapshotItem } from './snapshot.js';
+import { sqliteRestore, sqliteSnapshot } from './sqlite-snapshot.js';
 import type {
   AuditEvent,
   CatalogEntry,
@@ -380,6 +382,23 @@ export class SqliteStore implements RegistryStore {
       removed++;
     }
     return { removed };
+  }
+
+  snapshot(): AsyncIterable<SnapshotItem> {
+    return sqliteSnapshot(this.db, this.dataDir, this.blobs);
+  }
+
+  async restore(items: AsyncIterable<SnapshotItem>): Promise<{ rows: number; blobs: number }> {
+    try {
+      return await sqliteRestore(this.db, this.blobs, items);
+    } finally {
+      this.packageCache.clear();
+    }
+  }
+
+  /** The data directory (the database file's directory). */
+  get dataDir(): string {
+    return dirname(this.db.name);
   }
 
   async close(): Promise<void> {

@@ -32,6 +32,8 @@
  * Times are RFC 3339 UTC strings (`2026-01-02T03:04:05.120Z`). Hashes are lowercase hex.
  */
 
+import type { SnapshotItem } from './snapshot.js';
+
 /** Who may see a package. `private` packages are visible only to tokens of their namespace. */
 export type Visibility = 'public' | 'private';
 
@@ -340,5 +342,21 @@ export interface RegistryStore {
    * Returns how many files were removed.
    */
   collectGarbage(opts: { graceMs: number; now: number }): Promise<{ removed: number }>;
+
+  /**
+   * A consistent online snapshot (an online copy of the SQLite database; one REPEATABLE READ
+   * transaction in PostgreSQL): every row of `SNAPSHOT_TABLES` (snapshot.ts), then the bytes of
+   * each blob a version references, sorted by hash, each checked against its hash. A package blob
+   * that is missing or damaged is re-extracted from its artifact. Throws `E_INTEGRITY` when an
+   * artifact is missing or corrupt (a backup never carries bad bytes).
+   */
+  snapshot(): AsyncIterable<SnapshotItem>;
+  /**
+   * Load a snapshot into this store, which must be empty (no namespace, no package; else
+   * `E_EXISTS`). `items` is read once: blobs are stored before the rows that reference them, and
+   * the rows go in one transaction, so a failure leaves no row. Derived data (latest versions,
+   * catalog fields, search documents) is rebuilt. Returns the counts restored.
+   */
+  restore(items: AsyncIterable<SnapshotItem>): Promise<{ rows: number; blobs: number }>;
   close(): Promise<void>;
 }
