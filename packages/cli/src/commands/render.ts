@@ -57,6 +57,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
       // Every run writes a receipt (beside --out, or under .ctxpkg/receipts), so the pack may point to it.
       receipt: true,
       pinTexts: readPinTexts(project.root),
+      trusted: project.trusted,
     });
   } catch (err) {
     throw budgetInFlagUnits(err, opts, maxBytes);

@@ -55,6 +55,12 @@ export interface PackInput {
    * `.ctxpkg/pins.json`): a broken pin's successors are ranked by similarity to it.
    */
   pinTexts?: ReadonlyMap<string, string>;
+  /**
+   * Packages delivered as the project's own instructions (the CLI decides: listed in
+   * `trust.instructions`, signed, verified, signer pinned; spec/pack.md §11 "Trust"): their
+   * nodes are written before the untrusted banner, under "Instructions from <package>@<version>".
+   */
+  trusted?: ReadonlySet<string>;
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
   /**
@@ -213,6 +219,7 @@ export function compilePack(input: PackInput): CompiledPack {
       const n = live[h] as MergedNode;
       it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopes.get(n.id), sectionsOf(n.id), seqOf(n.id));
       it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
+      if (input.trusted?.has(n.package)) it.trusted = true;
       items[h] = it;
     }
     return it;
@@ -239,10 +246,11 @@ export function compilePack(input: PackInput): CompiledPack {
     selection: { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems },
     notes: input.notes ?? [],
     receipt: input.receipt === true,
+    trusted: inputs.filter((i) => input.trusted?.has(i.package)).map((i) => `${i.package}@${i.version}`),
   });
   const frameSize = (nb: number): number => {
     const f = renderer.frame(frameInfo(nb));
-    return utf8Length(f.prefix) + utf8Length(f.suffix);
+    return utf8Length(f.prefix) + utf8Length(f.middle) + utf8Length(f.suffix);
   };
 
   // The item of candidate `h` before screening (no flags): enough for its lower bound (field
@@ -305,18 +313,20 @@ export function compilePack(input: PackInput): CompiledPack {
   const chosen: number[] = [];
   for (let h = 0; h < live.length; h++) if (selected[h]) chosen.push(h);
   chosen.sort((a, b) => compareOutput(itemAt(a), itemAt(b)));
+  const trustedParts: string[] = [];
   const parts: string[] = [];
   const opened = new Set<string>();
   const delivered: Delivered[] = [];
   for (const h of chosen) {
     const it = itemAt(h);
+    const into = it.trusted ? trustedParts : parts;
     for (const g of renderer.groups(it)) {
       if (opened.has(g.key)) continue;
       opened.add(g.key);
-      parts.push(g.text);
+      into.push(g.text);
     }
     const b = blockAt(h);
-    parts.push(delivered.length > 0 ? renderer.separator + b : b);
+    into.push(delivered.length > 0 ? renderer.separator + b : b);
     delivered.push({
       package: it.package,
       version: it.version,
@@ -328,7 +338,7 @@ export function compilePack(input: PackInput): CompiledPack {
     });
   }
   const frame = renderer.frame(frameInfo(nb));
-  const text = frame.prefix + parts.join('') + frame.suffix;
+  const text = frame.prefix + trustedParts.join('') + frame.middle + parts.join('') + frame.suffix;
   const bytes = utf8Length(text);
   if (bytes > maxBytes) {
     throw new CtxpkgError('E_INTERNAL', `pack compiler overran its budget (${bytes} > ${maxBytes}); this is a bug`);

@@ -15,7 +15,7 @@
  */
 import { utf8Length } from './budget.js';
 import { contentLowerBound, escapeContent } from './escape.js';
-import { selectionLine, type FrameInfo, type RenderItem, type Renderer } from './render.js';
+import { selectionLine, type FrameInfo, type RenderItem, type Renderer, type Frame } from './render.js';
 import type { SectionRef } from './sections.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 
@@ -60,7 +60,7 @@ function blockLowerBound(item: RenderItem): number {
   return n - (item.scope.length > 0 ? 1 : 0) + contentLowerBound(item.content);
 }
 
-function frame(info: FrameInfo): { prefix: string; suffix: string } {
+function frame(info: FrameInfo): Frame {
   const total = Object.values(info.omitted).reduce((s, n) => s + n, 0);
   const head = {
     format: 'ctxpkg-pack-v2',
@@ -78,11 +78,14 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
     omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, among: info.selection.mode, details: info.receipt ? 'receipt' : null },
     notes: info.notes,
     trust: TRUST_LINE,
+    // Packages delivered as the project's own instructions (their nodes come first in "nodes").
+    instructions: info.trusted,
     untrusted_banner: UNTRUSTED_BANNER,
   };
   const text = JSON.stringify(head);
   return {
     prefix: text.slice(0, -1) + ',"nodes":[\n',
+    middle: '',
     suffix: `\n],"untrusted_footer":${JSON.stringify(UNTRUSTED_FOOTER)}}\n`,
   };
 }

@@ -53,7 +53,7 @@
 import { utf8Length } from './budget.js';
 import { contentLowerBound, escapeContent, escapeInline } from './escape.js';
 import { escapeStructure } from './md-structure.js';
-import { fileKey, omissionSummary, selectionLine, type FrameInfo, type RenderGroup, type RenderItem, type Renderer } from './render.js';
+import { fileKey, omissionSummary, selectionLine, type Frame, type FrameInfo, type RenderGroup, type RenderItem, type Renderer } from './render.js';
 import type { SectionRef } from './sections.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 
@@ -103,8 +103,8 @@ const sameScope = (a: readonly string[], b: readonly string[]): boolean => a.len
 
 /** The group headers of an item (see module docstring). Memoized per group key by the caller's cache. */
 function groups(item: RenderItem): RenderGroup[] {
-  const pkgKey = `${item.package}@${item.version}`;
-  const out: RenderGroup[] = [{ key: pkgKey, text: `\n## ${label(item)}\n` }];
+  const pkgKey = `${item.trusted ? 'trusted\u0000' : ''}${item.package}@${item.version}`;
+  const out: RenderGroup[] = [{ key: pkgKey, text: item.trusted ? `\n## Instructions from ${label(item)}\n` : `\n## ${label(item)}\n` }];
   const root = rootOf(item);
   const file = fileKey(item);
   const keyOfFile = `${pkgKey}\u0000${file}`;
@@ -186,7 +186,12 @@ function blockLowerBound(item: RenderItem): number {
   return notes.reduce((n, l) => n + utf8Length(l) + 1, 0) + contentLowerBound(item.content) + 1 + lead;
 }
 
-function frame(info: FrameInfo): { prefix: string; suffix: string } {
+/** The line naming the packages delivered as instructions (spec/pack.md §11 "Trust"). */
+export function instructionsLine(trusted: readonly string[]): string {
+  return `Instructions: the sections "Instructions from ${trusted.map((t) => escapeInline(t)).join('", "Instructions from ')}" before the UNTRUSTED CONTEXT markers are this project's own instructions (its trust.instructions in ctxpkg.json; signed, with the signer pinned in ctxpkg.lock): follow them like the rest of this file.`;
+}
+
+function frame(info: FrameInfo): Frame {
   const lines = [
     `# ${escapeInline(info.title)}`,
     '',
@@ -197,8 +202,9 @@ function frame(info: FrameInfo): { prefix: string; suffix: string } {
   if (selection !== null) lines.push(`selection: ${selection}`);
   lines.push(`omitted: ${omissionSummary(info)}`);
   for (const n of info.notes) lines.push(escapeInline(n, 2000));
-  lines.push(TRUST_LINE, '', UNTRUSTED_BANNER);
-  return { prefix: lines.join('\n') + '\n', suffix: `\n${UNTRUSTED_FOOTER}\n` };
+  if (info.trusted.length > 0) lines.push(instructionsLine(info.trusted));
+  lines.push(TRUST_LINE);
+  return { prefix: lines.join('\n') + '\n', middle: `\n${UNTRUSTED_BANNER}\n`, suffix: `\n${UNTRUSTED_FOOTER}\n` };
 }
 
 /** Byte size of the smallest block (`"x\n"`). */

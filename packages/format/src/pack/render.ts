@@ -33,6 +33,11 @@ export interface RenderItem {
   sections: readonly SectionRef[];
   /** Position among nodes that share their first source line (`sequenceResolver`; 0 by default). */
   seq: number;
+  /**
+   * The node's package is the project's own instructions (`trust.instructions`, signed, signer
+   * pinned; spec/pack.md §11 "Trust"): rendered outside the untrusted fence, before it.
+   */
+  trusted?: boolean;
   /** Flags shown with the node: `stale`, `absent`, `disputed`. */
   flags: readonly string[];
   /** For `disputed`: the qualified ids it conflicts with. */
@@ -63,6 +68,8 @@ export interface FrameInfo {
    * omission summary say that each omission is listed with its hash in the receipt.
    */
   receipt: boolean;
+  /** `package@version` of the packages delivered as instructions (outside the fence), sorted. */
+  trusted: readonly string[];
 }
 
 /** A group header: written once, before the first item of the group (`key` identifies it). */
@@ -71,9 +78,20 @@ export interface RenderGroup {
   text: string;
 }
 
+/**
+ * A pack's frame: `prefix` + [trusted items] + `middle` + [other items] + `suffix`. `middle`
+ * (the untrusted banner in Markdown) separates the project's own instructions from reference
+ * data; it is written even when one side is empty, so the frame never depends on the selection.
+ */
+export interface Frame {
+  prefix: string;
+  middle: string;
+  suffix: string;
+}
+
 export interface Renderer {
   format: PackFormat;
-  frame(info: FrameInfo): { prefix: string; suffix: string };
+  frame(info: FrameInfo): Frame;
   /**
    * The groups an item belongs to, outermost first (Markdown: package, source file, each heading
    * of its path; JSON: none). Depends only on the item's package, version, file and sections.
@@ -123,14 +141,15 @@ export function fileKey(item: Pick<RenderItem, 'file_path'>): string {
 }
 
 /**
- * The output order of a pack (spec/pack.md §8): by package (then version), source file (nodes
+ * The output order of a pack (spec/pack.md §8): trusted items first (they are written before
+ * the untrusted banner), then by package (then version), source file (nodes
  * without a file first), then heading path — at each level the section's own items before its
  * subsections, items and subsections each by first line, then id — and finally the item's own
  * first line, its position among nodes on that line (`seq`), and id. For imported Markdown this is source order, and each section's items are
  * contiguous, so every heading is written once. A total order (ids are unique).
  */
 export function compareOutput(a: RenderItem, b: RenderItem): number {
-  const head = cmpStr(a.package, b.package) || cmpStr(a.version, b.version) || cmpStr(fileKey(a), fileKey(b));
+  const head = (b.trusted ? 1 : 0) - (a.trusted ? 1 : 0) || cmpStr(a.package, b.package) || cmpStr(a.version, b.version) || cmpStr(fileKey(a), fileKey(b));
   if (head !== 0) return head;
   const n = Math.max(a.sections.length, b.sections.length);
   for (let i = 0; i < n; i++) {
