@@ -5,7 +5,7 @@
  * project, print the installed nodes, and clean up. Uses a throwaway user directory, so the
  * user's key, tokens and config are never touched.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,42 @@ function bundledAgentsMd(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'AGENTS.md');
 }
 
+/** Installed nodes listed in step 5 (the rest are counted). */
+const SHOWN_NODES = 12;
+
+/** `.claude/rules` beside `source` when it holds rule files (packaged with it), else undefined. */
+function scopedRulesBeside(source: string): string | undefined {
+  const dir = join(dirname(source), '.claude', 'rules');
+  try {
+    return statSync(dir).isDirectory() && readdirSync(dir).some((n) => n.endsWith('.md')) ? '.claude/rules' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What an agent reads in the demo project: the AGENTS.md block, and one native path-scoped rule
+ * file (the first `.claude/rules/ctxpkg-*.md`), printed whole.
+ */
+function showAgentFiles(project: string): string[] {
+  const out: string[] = [];
+  const agents = readFileSync(join(project, 'AGENTS.md'), 'utf8');
+  out.push('', '=== what an agent reads: AGENTS.md (the ctxpkg block; Codex, Cursor, Windsurf, Kiro, Cline and the other AGENTS.md readers load it) ===', agents.slice(agents.indexOf('<!-- ctxpkg:begin')).trimEnd());
+  let rules: string[] = [];
+  try {
+    rules = readdirSync(join(project, '.claude', 'rules')).filter((n) => n.startsWith('ctxpkg-')).sort();
+  } catch {
+    rules = [];
+  }
+  const first = rules[0];
+  if (first !== undefined) {
+    out.push('', `=== a native path-scoped rule file: .claude/rules/${first} (Claude Code loads it only for files matching its paths:) ===`, readFileSync(join(project, '.claude', 'rules', first), 'utf8').trimEnd());
+  } else {
+    out.push('', '(no path-scoped rules in this package: add a .claude/rules/*.md with `paths:` frontmatter beside it to see one)');
+  }
+  return out;
+}
+
 function describeSource(s: QuickstartSource): string {
   if (s.origin === 'from') return `${s.path} (--from)`;
   if (s.origin === 'cwd') return `${s.path} (./AGENTS.md)`;
@@ -63,6 +99,7 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
   const reg = await startRegistry({ dataDir, port: 0, gcIntervalMs: 0, shutdownTimeoutMs: 500 });
   const text: string[] = [];
   const steps: Record<string, unknown> = {};
+  const agentView: string[] = [];
   try {
     const registry = `${reg.url}/api`;
     await createNamespace({ store: reg.store }, 'demo');
@@ -76,7 +113,10 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
     };
     const { runCreate } = await import('./create.js');
     const pkgFile = join(work, 'demo-agents-1.0.0.ctxpkg');
-    const created = await runCreate({ name: '@demo/agents', version: '1.0.0', from: [basename(source)], out: pkgFile, description: `Contributor rules from ${basename(source)}` }, sub);
+    // Path-scoped rules beside the file (`.claude/rules/*.md` with `paths:`) go into the package too.
+    const rulesDir = src.origin === 'from' ? undefined : scopedRulesBeside(source);
+    const from = [basename(source), ...(rulesDir ? [rulesDir] : [])];
+    const created = await runCreate({ name: '@demo/agents', version: '1.0.0', from, out: pkgFile, description: `Contributor rules from ${from.join(', ')}` }, sub);
     steps.create = created.json;
     text.push(`2. created ${basename(pkgFile)} from ${source}:`, ...created.text.map((l) => `   ${l}`));
     const { runPublish } = await import('./publish.js');
@@ -84,7 +124,8 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
     steps.publish = published.json;
     text.push('3. published:', ...published.text.map((l) => `   ${l}`));
     const { runInit } = await import('./init.js');
-    await runInit({}, { ...sub, cwd: project });
+    // The demo project trusts its own scope: @demo's signed rules arrive as instructions.
+    await runInit({ trust: ['@demo'] }, { ...sub, cwd: project });
     const { runInstall } = await import('./install.js');
     const installed = await runInstall(['@demo/agents'], {}, { ...sub, cwd: project });
     steps.install = installed.json;
@@ -92,18 +133,26 @@ export async function runQuickstart(opts: QuickstartOptions, deps: CliDeps): Pro
     const { readMergedGraph } = await import('../install/merged.js');
     const graph = readMergedGraph(project);
     if (!graph) throw new CtxpkgError('E_INTERNAL', 'the merged graph was not written');
-    text.push(`5. installed nodes (${graph.nodes.length}, from .ctxpkg/graph/merged.json):`);
+    text.push(`5. installed nodes (${graph.nodes.length}, from .ctxpkg/graph/merged.json; \`ctxpkg ls --nodes\` lists them all):`);
     const nodes = [...graph.nodes].sort((a, b) => (a.file_path ?? '').localeCompare(b.file_path ?? '') || (a.line_start ?? 0) - (b.line_start ?? 0) || a.id.localeCompare(b.id));
-    for (const n of nodes) {
+    for (const n of nodes.slice(0, SHOWN_NODES)) {
       const where = n.line_start ? `${n.file_path}:${n.line_start}${n.line_end !== n.line_start ? `-${n.line_end}` : ''}` : n.file_path ?? '';
       text.push(`   [${n.type}] ${n.content.replace(/\s+/g, ' ').slice(0, 110)}  (${where})`);
     }
+    if (nodes.length > SHOWN_NODES) text.push(`   … and ${nodes.length - SHOWN_NODES} more`);
     steps.nodes = graph.nodes.map((n) => ({ id: n.id, type: n.type, content: n.content, file_path: n.file_path, line_start: n.line_start, line_end: n.line_end }));
+    // Claude Code as a second target: its native path-scoped rule files.
+    const { runSync } = await import('./sync.js');
+    const synced = await runSync({ target: ['claude'] }, { ...sub, cwd: project });
+    steps.sync = synced.json;
+    text.push('6. ctxpkg sync --target claude (AGENTS.md is always a target):', ...synced.text.map((l) => `   ${l}`));
+    agentView.push(...showAgentFiles(project));
   } finally {
     await reg.close();
     if (!opts.keep) rmSync(work, { recursive: true, force: true });
   }
   text.push(opts.keep ? `kept everything in ${work}` : 'cleaned up (the registry, its data and the temporary project are gone)');
+  text.push(...agentView);
   return { text, json: { source, source_origin: src.origin, kept: opts.keep ? work : null, ...steps } };
 }
 

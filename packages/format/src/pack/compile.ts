@@ -61,6 +61,12 @@ export interface PackInput {
    * nodes are written before the untrusted banner, under "Instructions from <package>@<version>".
    */
   trusted?: ReadonlySet<string>;
+  /**
+   * Take candidates strictly in the total order (pins, focus, priority, type rank, activation)
+   * instead of first splitting the budget across sections by `section_weights` (spec/pack.md §4):
+   * `ctxpkg sync` uses it so gotchas and conventions come before facts.
+   */
+  strictOrder?: boolean;
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
   /**
@@ -291,6 +297,7 @@ export function compilePack(input: PackInput): CompiledPack {
       frameSize,
       weights: policy.section_weights,
       minBlockBytes: minBlock,
+      strictOrder: input.strictOrder === true,
     },
   );
 

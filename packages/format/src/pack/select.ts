@@ -76,6 +76,12 @@ export interface SelectOptions {
    * (counting what the frame could still shrink), so large graphs render only what can fit.
    */
   minBlockBytes: number;
+  /**
+   * Skip the section pass (step 2): candidates are taken strictly in the total order (pins,
+   * priority, type rank, …) — the always-on block and rule files of `ctxpkg sync`, where
+   * gotchas and conventions must come before facts rather than share the budget with them.
+   */
+  strictOrder?: boolean;
 }
 
 /**
@@ -165,7 +171,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
 
   // 2. Section pass.
   const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
-  if (present.length > 0) {
+  if (present.length > 0 && !o.strictOrder) {
     const shares = splitBudget(o.maxBytes - total, present.map((s) => [s, o.weights[s] ?? 0] as const));
     for (const s of present) {
       const seq = cands.sections.get(s) as OrderedSequence;
