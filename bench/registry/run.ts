@@ -11,6 +11,8 @@
  *     system, from /proc: less sensitive than req/s to a busy machine), server peak RSS;
  *   - publish throughput: 100 sequential publishes, and 160 publishes 16 at a time.
  * Target: registry index.json ≥ 50% of the floor's req/s with p99 < 20 ms.
+ * PostgreSQL (when reachable): the same index.json and download against the same floor on one of
+ * three nodes on a fresh database, then one node against three (postgresSection).
  * Then the pages section (pages.ts): server render time per page against a same-run floor.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { createNamespace, createToken } from '@ctxpkg/registry';
+import { createNamespace, createToken, type StoreLocation } from '@ctxpkg/registry';
+import { createPgDatabase, dropPgDatabase, pgUnavailable, pgUrl } from '../../packages/registry/src/__tests__/backends.js';
 import { makePackage } from '../../packages/registry/src/__tests__/support.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
 import { pagesBench } from './pages.js';
@@ -162,6 +165,71 @@ function bigPackage(): Uint8Array {
   return makePackage({ name: '@acme/big', version: '1.0.0', nodes });
 }
 
+/** Publish the bench's packages (20 versions of @acme/kb, the 1 MiB @acme/big) through `url`. */
+async function seed(url: string, token: string): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(`${url}/v1/packages/acme/kb/1.${i}.0`, {
+      method: 'PUT',
+      body: makePackage({ version: `1.${i}.0`, dependencies: [{ name: '@acme/base', version_req: '^1' }] }),
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (res.status !== 201) throw new Error(`setup publish: ${res.status}`);
+  }
+  const putBig = await fetch(`${url}/v1/packages/acme/big/1.0.0`, { method: 'PUT', body: bigPackage(), headers: { authorization: `Bearer ${token}` } });
+  if (putBig.status !== 201) throw new Error(`setup publish big: ${putBig.status} ${await putBig.text()}`);
+}
+
+/** Sum of several autocannon runs at once (one per node), `connections` split between them. */
+async function spread(urls: string[]): Promise<{ reqPerSec: number; p99: number; errors: number }> {
+  const per = Math.max(1, Math.floor(CONNECTIONS / urls.length));
+  const rs = await Promise.all(urls.map((url) => autocannon({ url, connections: per, duration: SECONDS })));
+  return {
+    reqPerSec: rs.reduce((n, r) => n + r.requests.average, 0),
+    p99: Math.max(...rs.map((r) => r.latency.p99)),
+    errors: rs.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0),
+  };
+}
+
+/**
+ * PostgreSQL next to SQLite and the floor: three nodes on one fresh database; index.json and the
+ * 1 MiB download on one node (paired A B B A with the same floor), then one node against three
+ * (the load spread over the nodes, same total connections). Skipped without PostgreSQL.
+ */
+async function postgresSection(floorUrl: string, floorPid: number, dir: string): Promise<void> {
+  if (pgUnavailable) {
+    console.log(`postgres section skipped: ${pgUnavailable}`);
+    return;
+  }
+  const database = await createPgDatabase();
+  const db = pgUrl(database);
+  const where: StoreLocation = { db };
+  const nodes: Array<{ proc: ChildProcess; url: string }> = [];
+  try {
+    await createNamespace(where, 'acme');
+    const token = (await createToken(where, { namespace: 'acme', scope: 'publish' })).token;
+    for (let i = 0; i < 3; i++) nodes.push(await startChild(['registry', db, join(dir, `pg-requests-${i}.log`)]));
+    await seed(nodes[0]!.url, token);
+    const [n0] = nodes as [{ proc: ChildProcess; url: string }];
+    const rows: Row[] = [
+      ...(await loadPair({ name: 'floor index.json', url: `${floorUrl}/index.json`, pid: floorPid }, { name: 'postgres index.json', url: `${n0.url}/v1/packages/acme/kb/index.json`, pid: n0.proc.pid! })),
+      ...(await loadPair({ name: 'floor 1 MiB download', url: `${floorUrl}/download`, pid: floorPid }, { name: 'postgres 1 MiB download', url: `${n0.url}/v1/packages/acme/big/1.0.0/download`, pid: n0.proc.pid! })),
+    ];
+    console.table(rows.map((r) => ({ target: r.target, 'req/s': Math.round(r.reqPerSec), 'p50 ms': Number(r.p50.toFixed(1)), 'p99 ms': r.p99, errors: r.errors, 'server CPU µs/req': Number(r.cpuUsPerReq.toFixed(1)) })));
+    console.log(`postgres index.json: registry/floor = ${((rows[1]!.reqPerSec / rows[0]!.reqPerSec) * 100).toFixed(1)}%, p99 ${rows[1]!.p99} ms`);
+    const path = '/v1/packages/acme/kb/index.json';
+    const one = await spread([`${n0.url}${path}`]);
+    const three = await spread(nodes.map((n) => `${n.url}${path}`));
+    console.table([
+      { nodes: 1, 'index.json req/s': Math.round(one.reqPerSec), 'p99 ms': one.p99, errors: one.errors },
+      { nodes: 3, 'index.json req/s': Math.round(three.reqPerSec), 'p99 ms': three.p99, errors: three.errors },
+    ]);
+    console.log(`postgres three nodes/one node (index.json, same connections, one machine of ${(await import('node:os')).availableParallelism()} cores) = ${((three.reqPerSec / one.reqPerSec) * 100).toFixed(1)}%`);
+  } finally {
+    for (const n of nodes) await stop(n.proc);
+    await dropPgDatabase(database);
+  }
+}
+
 async function main(): Promise<void> {
   smokeBanner('registry');
   const dir = await mkdtemp(join(tmpdir(), 'ctxpkg-bench-reg-'));
@@ -171,17 +239,7 @@ async function main(): Promise<void> {
   const reg = await startChild(['registry', data, join(dir, 'requests.log')]);
   let floor: { proc: ChildProcess; url: string } | undefined;
   try {
-    for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${reg.url}/v1/packages/acme/kb/1.${i}.0`, {
-        method: 'PUT',
-        body: makePackage({ version: `1.${i}.0`, dependencies: [{ name: '@acme/base', version_req: '^1' }] }),
-        headers: { authorization: `Bearer ${token}` },
-      });
-      if (res.status !== 201) throw new Error(`setup publish: ${res.status}`);
-    }
-    const big = bigPackage();
-    const putBig = await fetch(`${reg.url}/v1/packages/acme/big/1.0.0`, { method: 'PUT', body: big, headers: { authorization: `Bearer ${token}` } });
-    if (putBig.status !== 201) throw new Error(`setup publish big: ${putBig.status} ${await putBig.text()}`);
+    await seed(reg.url, token);
     const indexRes = await fetch(`${reg.url}/v1/packages/acme/kb/index.json`);
     const indexBytes = new Uint8Array(await indexRes.arrayBuffer());
     const blobRes = await fetch(`${reg.url}/v1/packages/acme/big/1.0.0/download`);
@@ -235,6 +293,7 @@ async function main(): Promise<void> {
     );
     const mem = await rss(reg.proc.pid!);
     console.log(`registry server RSS after all runs: ${(mem.now / 1048576).toFixed(1)} MiB (peak ${(mem.peak / 1048576).toFixed(1)} MiB)`);
+    await postgresSection(floor.url, floor.proc.pid!, dir);
   } finally {
     if (floor) await stop(floor.proc);
     await stop(reg.proc);

@@ -1,6 +1,7 @@
 /**
  * Server process for the registry bench (bench/registry/run.ts), one per mode:
- *   registry <dataDir> <logFile>  — the real registry (startRegistry), request logs to a file
+ *   registry <dataDir | postgres-url> <logFile>
+ *                                 — the real registry (startRegistry), request logs to a file
  *   floor <indexFile> <blobFile> <headersFile>
  *                                 — a bare node:http server answering the same bytes (the floor):
  *                                   the same bodies with the same response headers the registry
@@ -11,7 +12,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bufferedLineLogger, startRegistry } from '@ctxpkg/registry';
+import { bufferedLineLogger, isPostgresUrl, startRegistry } from '@ctxpkg/registry';
 
 const [mode, a, b, c] = process.argv.slice(2);
 
@@ -19,7 +20,7 @@ if (mode === 'registry') {
   const logs = createWriteStream(b, { flags: 'a' });
   // The same batching logger `ctxpkg registry serve` uses, writing to a file.
   const logger = bufferedLineLogger((chunk) => logs.write(chunk));
-  const reg = await startRegistry({ dataDir: a, port: 0, log: logger.log });
+  const reg = await startRegistry({ ...(isPostgresUrl(a) ? { db: a } : { dataDir: a }), port: 0, log: logger.log });
   process.stdout.write(`listening on ${reg.url}\n`);
   process.on('SIGTERM', () =>
     void reg.close().then(() => {
