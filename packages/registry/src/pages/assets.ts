@@ -97,12 +97,15 @@ svg.graph .n rect{fill:color-mix(in srgb,var(--t) 12%,#fff);stroke:var(--t);stro
 svg.graph .n:hover rect,svg.graph .n:focus rect{fill:color-mix(in srgb,var(--t) 28%,#fff)}
 svg.graph .n text{font-size:12px;fill:#0f172a}
 svg.graph .n text.ty{font-size:9px;fill:var(--t);font-weight:700;text-transform:uppercase;letter-spacing:.04em}
-svg.graph .cl>rect{fill:#f8fafc;stroke:#cbd5e1;stroke-width:1}
+svg.graph .band>rect{fill:#f1f5f9;stroke:#e2e8f0;stroke-width:1}
+svg.graph .band text{font-size:13px;font-weight:700;fill:#0f172a;font-family:var(--mono)}
+svg.graph .band tspan.sub{font-weight:400;fill:#64748b;font-family:system-ui,sans-serif}
+svg.graph .cl>rect{fill:#fff;stroke:#cbd5e1;stroke-width:1}
 svg.graph .cl text{font-size:12px;fill:#0f172a;font-weight:600}
 svg.graph .cl text.sub{font-size:10px;fill:#64748b;font-weight:400}
 svg.graph a.dot rect{fill:var(--t);stroke:none}
 svg.graph a.dot:hover rect{stroke:#0f172a;stroke-width:2}
-svg.graph .ed path{fill:none;stroke:var(--e);stroke-width:1.4}
+svg.graph .ed path{fill:none;stroke:var(--e);stroke-width:1.4;stroke-opacity:.85}
 svg.graph .ed text{font-size:10px;fill:var(--e)}
 svg.graph marker path{fill:#64748b}
 .diff .item{display:block}

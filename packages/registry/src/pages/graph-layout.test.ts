@@ -40,22 +40,33 @@ describe('layoutGraph', () => {
     expect(a.width).toBeGreaterThan(0);
   });
 
-  it('clusters a 1,000-node graph by top-level section, every node one dot exactly once, edges merged between groups', () => {
+  it('clusters a 1,000-node graph by top-level section on a grid in one band per file: every node one dot exactly once, nothing overlaps', () => {
     const g = handbook(40, 24);
     expect(g.nodes.length).toBeGreaterThan(NODE_LIMIT);
     const pic = layoutGraph(g)!;
     expect(pic.mode).toBe('clusters');
     expect(pic.clusters).toHaveLength(41);
+    expect(pic.clusters[0]).toMatchObject({ key: 'f:H.md', title: 'Top level', size: 1 });
+    expect(pic.clusters.slice(1).map((c) => c.title)).toEqual(Array.from({ length: 40 }, (_, i) => `Section ${i}`));
+    expect(pic.bands).toEqual([expect.objectContaining({ title: 'H.md', count: g.nodes.length })]);
     const dots = pic.clusters.flatMap((c) => c.dots.map((d) => d.id)).sort();
     expect(dots).toEqual(g.nodes.map((n) => n.id).sort());
-    const refs = pic.edges.filter((e) => e.type === 'references');
-    expect(refs).toHaveLength(39);
-    expect(pic.edges.filter((e) => e.type === 'contains').map((e) => e.count)).toEqual(Array(40).fill(1));
-    for (const c of pic.clusters) for (const d of c.dots) {
-      expect(d.x).toBeGreaterThanOrEqual(c.x);
-      expect(d.x + 10).toBeLessThanOrEqual(c.x + c.w);
-      expect(d.y + 10).toBeLessThanOrEqual(c.y + c.h);
+    // Membership is the layout: contains edges inside the file are not drawn; references are, merged per pair.
+    expect(pic.edges.filter((e) => e.type === 'contains')).toEqual([]);
+    expect(pic.edges.filter((e) => e.type === 'references')).toHaveLength(39);
+    expect(pic.width).toBeLessThanOrEqual(1140);
+    expect(pic.height).toBeLessThan(1500);
+    const band = pic.bands[0];
+    for (const c of pic.clusters) {
+      for (const d of c.dots) {
+        expect(d.x).toBeGreaterThanOrEqual(c.x);
+        expect(d.x + 10).toBeLessThanOrEqual(c.x + c.w);
+        expect(d.y + 10).toBeLessThanOrEqual(c.y + c.h);
+      }
+      expect(c.x >= band.x && c.y >= band.y && c.x + c.w <= band.x + band.w && c.y + c.h <= band.y + band.h).toBe(true);
+      for (const o of pic.clusters) if (o !== c) expect(c.x + c.w <= o.x || o.x + o.w <= c.x || c.y + c.h <= o.y || o.y + o.h <= c.y).toBe(true);
     }
+    expect(JSON.stringify(layoutGraph(g))).toBe(JSON.stringify(pic));
   });
 
   it('focus draws one group node by node; unknown focus is null; focusOf names the group', () => {
@@ -76,6 +87,7 @@ describe('layoutGraph', () => {
     const pic = layoutGraph({ format: 'ctxpkg-graph-v2', nodes, edges })!;
     expect(pic.clusters).toHaveLength(MAX_CLUSTERS);
     expect(pic.clusters[MAX_CLUSTERS - 1]).toMatchObject({ key: 'f:*', size: 3_000 - (MAX_CLUSTERS - 1) });
+    expect(pic.bands[MAX_CLUSTERS - 1].title).toBe(`${3_000 - (MAX_CLUSTERS - 1)} more files`);
     expect(pic.clusters.reduce((n, c) => n + c.dots.length, 0)).toBeLessThanOrEqual(MAX_DOTS + MAX_CLUSTERS);
     expect(pic.edges.length).toBeLessThanOrEqual(MAX_EDGE_LINES);
     expect(pic.edgesOmitted + pic.edges.reduce((n, e) => n + e.count, 0)).toBe(MAX_CLUSTERS - 1);
@@ -87,6 +99,7 @@ describe('layoutGraph', () => {
     expect(clusterOf(g).info.size).toBeGreaterThan(MAX_CLUSTERS);
     const pic = layoutGraph(g)!;
     expect(pic.clusters.map((c) => c.key)).toEqual(['f:F0.md', 'f:F1.md', 'f:F2.md']);
+    expect(pic.bands.map((b) => b.title)).toEqual(['F0.md', 'F1.md', 'F2.md']);
     expect(focusOf(g, 'F1.md:s5')).toBe('f:F1.md');
   });
 });

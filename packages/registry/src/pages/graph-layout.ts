@@ -1,16 +1,16 @@
 /**
- * Layout of a package's knowledge graph for the graph page (spec/registry.md "Pages"). Pure and
- * deterministic: positions come from `@dagrejs/dagre` (layered layout, left to right) fed with
- * nodes and edges in a fixed order, rounded to whole pixels.
+ * Layout of a package's knowledge graph for the graph page (spec/registry.md §15). Pure and
+ * deterministic: the same graph gives the same picture, in whole pixels.
  *
  * Two pictures, chosen by size:
  * - **nodes** (at most `NODE_LIMIT` nodes, or a focused cluster): one labelled box per node,
- *   one arrow per (from, to, type), coloured by type.
- * - **clusters** (larger graphs): one box per source file's top-level section (the file itself
- *   for blocks directly under it; one box per file when there would be more than
- *   `MAX_CLUSTERS`), holding one small square per member node. Edges between boxes are merged
- *   per type and carry their count; edges inside a box are left out. A 1,000-node package stays
- *   readable and small, and every node is still one linked square.
+ *   one arrow per (from, to, type), coloured by type, placed by `@dagrejs/dagre` (layered, left
+ *   to right; nodes and edges fed in a fixed order).
+ * - **clusters** (larger graphs): one box per source file's top-level section (plus one for the
+ *   file's own top-level nodes; one box per file when there would be more than `MAX_CLUSTERS`),
+ *   holding one small square per member node, on a grid inside one band per file (see
+ *   `layoutClusters`). Edges between boxes are merged per type and carry their count. A
+ *   1,000-node package fits about one screen, and every node is still one linked square.
  *
  * A package is hostile input, so the layout's input is bounded: at most `FOCUS_LIMIT` nodes or
  * `MAX_CLUSTERS` groups, and at most `MAX_EDGE_LINES` edge lines (those carrying the most edges).
@@ -36,7 +36,7 @@ const NODE_H = 34;
 const LABEL_CHARS = 30;
 const DOT = 10;
 const DOT_GAP = 4;
-const DOTS_PER_ROW = 14;
+const DOTS_PER_ROW = 13;
 const CLUSTER_PAD = 10;
 const CLUSTER_HEAD = 38;
 const CLUSTER_MIN_W = 200;
@@ -82,6 +82,17 @@ export interface ClusterBox {
   size: number;
 }
 
+/** A source file's band in the clusters picture (top-left corner). */
+export interface Band {
+  title: string;
+  /** Nodes of the file. */
+  count: number;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
 export interface EdgeLine {
   type: string;
   /** Edges merged into this line (1 in the nodes picture). */
@@ -95,6 +106,8 @@ export interface GraphPicture {
   height: number;
   nodes: NodeBox[];
   clusters: ClusterBox[];
+  /** Source-file bands around the clusters (clusters picture only). */
+  bands: Band[];
   edges: EdgeLine[];
   /** Nodes left out of a focused picture past `FOCUS_LIMIT`. */
   omitted: number;
@@ -191,16 +204,7 @@ function layoutNodes(graph: ContextGraph, nodes: ContextNode[]): GraphPicture {
     points: (g.edge(e.from, e.to, String(i)).points ?? []).map((p: Point) => ({ x: round(p.x), y: round(p.y) })),
   }));
   const gl = g.graph();
-  return { mode: 'nodes', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: boxes, clusters: [], edges: lines, omitted: 0, edgesOmitted: omitted };
-}
-
-function clusterSize(members: number): { width: number; height: number } {
-  const cols = Math.min(members, DOTS_PER_ROW);
-  const rows = Math.ceil(members / DOTS_PER_ROW);
-  return {
-    width: Math.max(CLUSTER_MIN_W, CLUSTER_PAD * 2 + cols * (DOT + DOT_GAP) - DOT_GAP),
-    height: CLUSTER_HEAD + CLUSTER_PAD + rows * (DOT + DOT_GAP) - DOT_GAP,
-  };
+  return { mode: 'nodes', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: boxes, clusters: [], bands: [], edges: lines, omitted: 0, edgesOmitted: omitted };
 }
 
 /** The clustering the clusters picture uses: by top-level section, or by file past `MAX_CLUSTERS`. */
@@ -209,8 +213,43 @@ function pictureClusters(graph: ContextGraph): ReturnType<typeof clusterOf> {
   return c.info.size > MAX_CLUSTERS ? clusterOf(graph, true) : c;
 }
 
+/** Width of every group box: room for `DOTS_PER_ROW` squares. */
+const BOX_W = Math.max(CLUSTER_MIN_W, CLUSTER_PAD * 2 + DOTS_PER_ROW * (DOT + DOT_GAP) - DOT_GAP);
+const GAP = 16;
+const BAND_HEAD = 30;
+const BAND_PAD = 10;
+const MARGIN = 10;
+/** Widest clusters picture, px: the page's content column, so a picture needs no sideways scrolling. */
+const PICTURE_W = 1140;
+const COLS = Math.max(1, Math.floor((PICTURE_W - 2 * MARGIN - 2 * BAND_PAD + GAP) / (BOX_W + GAP)));
+
+function boxHeight(dots: number): number {
+  return CLUSTER_HEAD + CLUSTER_PAD + Math.max(1, Math.ceil(dots / DOTS_PER_ROW)) * (DOT + DOT_GAP) - DOT_GAP;
+}
+
+/** The point where the segment from the centre of `r` towards `to` leaves `r`. */
+function border(r: { x: number; y: number; w: number; h: number }, to: Point): Point {
+  const cx = r.x + r.w / 2;
+  const cy = r.y + r.h / 2;
+  const dx = to.x - cx;
+  const dy = to.y - cy;
+  if (dx === 0 && dy === 0) return { x: round(cx), y: round(cy) };
+  const t = Math.min(dx === 0 ? Infinity : r.w / 2 / Math.abs(dx), dy === 0 ? Infinity : r.h / 2 / Math.abs(dy));
+  return { x: round(cx + dx * t), y: round(cy + dy * t) };
+}
+
+const lineOf = (n: ContextNode): number => n.line_start ?? Number.MAX_SAFE_INTEGER;
+
+/**
+ * The clusters picture: one band per source file (sorted by path; nodes without a file, then the
+ * crowded `f:*` group, last), holding its groups in source order on a grid of `COLS` columns —
+ * the file's own top-level nodes first. Membership is the layout, so `contains` edges inside a
+ * band are not drawn; every other edge between groups is one straight arrow per (from, to, type)
+ * with its count.
+ */
 function layoutClusters(graph: ContextGraph): GraphPicture {
   const { keyOf, info } = pictureClusters(graph);
+  const index = new Map(graph.nodes.map((n, i) => [n, i] as const));
   const members = new Map<string, ContextNode[]>();
   for (const n of graph.nodes) {
     const k = keyOf.get(n.id)!;
@@ -218,40 +257,72 @@ function layoutClusters(graph: ContextGraph): GraphPicture {
     if (!list) members.set(k, (list = []));
     list.push(n);
   }
-  const keys = [...members.keys()];
+  for (const list of members.values()) list.sort((a, b) => lineOf(a) - lineOf(b) || index.get(a)! - index.get(b)!);
   const share = (k: string): number => {
     const n = members.get(k)!.length;
     return graph.nodes.length <= MAX_DOTS ? n : Math.min(n, Math.ceil((n * MAX_DOTS) / graph.nodes.length));
   };
-  const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 70, marginx: 10, marginy: 10 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const k of keys) g.setNode(k, clusterSize(share(k)));
-  // Edges between clusters, merged per (from, to, type); edges inside a cluster are not drawn.
-  const { lines: list, omitted } = mergeEdges(graph.edges, (id) => keyOf.get(id));
-  for (let i = list.length - 1; i >= 0; i--) g.setEdge(list[i].from, list[i].to, {}, String(i));
-  dagre.layout(g);
-  const clusters: ClusterBox[] = keys.map((k) => {
-    const p = g.node(k);
-    const x = round(p.x! - p.width / 2);
-    const y = round(p.y! - p.height / 2);
-    const dots: Dot[] = members.get(k)!.slice(0, share(k)).map((n, i) => ({
-      id: n.id,
-      type: n.type,
-      label: shortText(n.content, 60),
-      x: x + CLUSTER_PAD + (i % DOTS_PER_ROW) * (DOT + DOT_GAP),
-      y: y + CLUSTER_HEAD + Math.floor(i / DOTS_PER_ROW) * (DOT + DOT_GAP),
-    }));
-    const i = info.get(k)!;
-    return { key: k, title: i.title, file: i.file, x, y, w: p.width, h: p.height, dots, size: members.get(k)!.length };
+  // Bands: clusters grouped by file; a band's clusters in source order, its file-level group first.
+  const bandOf = (k: string): string => (k === 'f:*' ? '\u{10FFFF}*' : info.get(k)!.file ?? '\u{10FFFF}');
+  const bandKeys = new Map<string, string[]>();
+  for (const k of members.keys()) {
+    const b = bandOf(k);
+    let list = bandKeys.get(b);
+    if (!list) bandKeys.set(b, (list = []));
+    list.push(k);
+  }
+  const first = (k: string) => members.get(k)![0];
+  const bands: Band[] = [];
+  const clusters: ClusterBox[] = [];
+  const boxOf = new Map<string, ClusterBox>();
+  let y = MARGIN;
+  let width = 0;
+  for (const b of [...bandKeys.keys()].sort()) {
+    const keys = bandKeys.get(b)!.sort((p, q) => Number(q.startsWith('f:')) - Number(p.startsWith('f:')) || lineOf(first(p)) - lineOf(first(q)) || index.get(first(p))! - index.get(first(q))!);
+    const top = y;
+    let rowY = y + BAND_HEAD;
+    let cols = 0;
+    for (let r = 0; r < keys.length; r += COLS) {
+      const row = keys.slice(r, r + COLS);
+      const h = Math.max(...row.map((k) => boxHeight(share(k))));
+      row.forEach((k, c) => {
+        const x = MARGIN + BAND_PAD + c * (BOX_W + GAP);
+        const dots: Dot[] = members.get(k)!.slice(0, share(k)).map((n, i) => ({
+          id: n.id,
+          type: n.type,
+          label: shortText(n.content, 60),
+          x: x + CLUSTER_PAD + (i % DOTS_PER_ROW) * (DOT + DOT_GAP),
+          y: rowY + CLUSTER_HEAD + Math.floor(i / DOTS_PER_ROW) * (DOT + DOT_GAP),
+        }));
+        const i = info.get(k)!;
+        const title = k === 'f:*' ? i.title : k.startsWith('f:') ? 'Top level' : i.title;
+        const box: ClusterBox = { key: k, title, file: i.file, x, y: rowY, w: BOX_W, h: boxHeight(share(k)), dots, size: members.get(k)!.length };
+        clusters.push(box);
+        boxOf.set(k, box);
+      });
+      cols = Math.max(cols, row.length);
+      rowY += h + GAP;
+    }
+    const title = b === '\u{10FFFF}*' ? info.get('f:*')!.title : b === '\u{10FFFF}' ? '(no source file)' : b;
+    // Wide enough for its title (about 8 px per character plus the node count), within the picture.
+    const w = Math.min(PICTURE_W - 2 * MARGIN, Math.max(BAND_PAD * 2 + cols * (BOX_W + GAP) - GAP, [...title].length * 8 + 130));
+    bands.push({ title, count: keys.reduce((n, k) => n + members.get(k)!.length, 0), x: MARGIN, y: top, w, h: rowY - GAP + BAND_PAD - top });
+    width = Math.max(width, MARGIN * 2 + w);
+    y = rowY - GAP + BAND_PAD + GAP * 2;
+  }
+  // Edges between groups, merged per (from, to, type); `contains` inside one band is the band itself.
+  const { lines, omitted } = mergeEdges(
+    graph.edges.filter((e) => e.type !== 'contains' || bandOf(keyOf.get(e.from) ?? '') !== bandOf(keyOf.get(e.to) ?? '')),
+    (id) => keyOf.get(id),
+  );
+  const edges: EdgeLine[] = lines.map((e) => {
+    const a = boxOf.get(e.from)!;
+    const z = boxOf.get(e.to)!;
+    const ca = { x: a.x + a.w / 2, y: a.y + a.h / 2 };
+    const cz = { x: z.x + z.w / 2, y: z.y + z.h / 2 };
+    return { type: e.type, count: e.count, points: [border(a, cz), border(z, ca)] };
   });
-  const edges: EdgeLine[] = list.map((e, i) => ({
-    type: e.type,
-    count: e.count,
-    points: (g.edge(e.from, e.to, String(i)).points ?? []).map((p: Point) => ({ x: round(p.x), y: round(p.y) })),
-  }));
-  const gl = g.graph();
-  return { mode: 'clusters', width: round(gl.width ?? 0), height: round(gl.height ?? 0), nodes: [], clusters, edges, omitted: 0, edgesOmitted: omitted };
+  return { mode: 'clusters', width: round(width), height: round(y - GAP * 2 + MARGIN), nodes: [], clusters, bands, edges, omitted: 0, edgesOmitted: omitted };
 }
 
 /**

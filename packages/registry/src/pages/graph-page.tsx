@@ -47,6 +47,15 @@ export function GraphSvg(p: { pic: GraphPicture; link: (id: string) => string; f
           <path d="M0,0L10,5L0,10z"></path>
         </marker>
       </defs>
+      {pic.bands.map((b) => (
+        <g class="band">
+          <rect x={b.x} y={b.y} width={b.w} height={b.h} rx="10"></rect>
+          <text x={b.x + 10} y={b.y + 20}>
+            {fit(b.title, Math.floor((b.w - 130) / 8))}
+            <tspan class="sub"> · {plural(b.count, 'node')}</tspan>
+          </text>
+        </g>
+      ))}
       {pic.clusters.map((c) => (
         <g class="cl">
           <rect x={c.x} y={c.y} width={c.w} height={c.h} rx="8"></rect>
@@ -59,7 +68,6 @@ export function GraphSvg(p: { pic: GraphPicture; link: (id: string) => string; f
           <text class="sub" x={c.x + 10} y={c.y + 30}>
             {plural(c.size, 'node')}
             {c.dots.length < c.size ? ` (${c.dots.length} shown)` : ''}
-            {c.file !== null && c.title !== c.file ? ` · ${fit(c.file, Math.floor((c.w - 20) / 6) - 10)}` : ''}
           </text>
           {c.dots.map((d) => (
             <a class={`dot ${nodeClass(d.type)}`} href={p.link(d.id)}>
@@ -154,8 +162,8 @@ export function GraphPage(p: GraphPageProps) {
         </p>
       ) : pic.mode === 'clusters' ? (
         <p class="muted">
-          {plural(p.nodeCount, 'node')} in {plural(pic.clusters.length, 'group')}, one per top-level section of each source file. Each square is a node:
-          hover for its text, click to read it. Click a group's title to draw its nodes one by one.
+          {plural(p.nodeCount, 'node')} in {plural(pic.clusters.length, 'group')}: one band per source file, one box per top-level section. Each square is a
+          node: hover for its text, click to read it. Click a box's title to draw its nodes one by one.
         </p>
       ) : (
         <p class="muted">{plural(p.nodeCount, 'node')}. Each box is a node: click it to read it and see its edges.</p>
