@@ -2,7 +2,7 @@
  * A registry filled for the page tests and the page bench (issue 14): packages made from the real
  * instruction files in ../shared/corpus with the CLI's own `ctxpkg create`, published over HTTP,
  * plus what the pages must handle — a package with three versions (one yanked) whose text
- * changed, a private package, a 1,000-node package, a package that depends on another, and
+ * changed (one node edited, one added, one removed), a private package, a 1,000-node package, a package that depends on another, and
  * hostile packages (script tags, event attributes, `javascript:` links and SVG payloads in node
  * text, ids, types, file paths, descriptions, authors and tags).
  *
@@ -51,7 +51,7 @@ export const XSS = [
 
 const EDITS: Array<[string, string]> = [
   ['* Prefer TypeScript (`.tsx`/`.ts`) for new components and utilities.', '* Prefer TypeScript (`.tsx`/`.ts`) for all new components, hooks and utilities.'],
-  ['2. Re-start the development server so that Next.js picks up the changes.\n', ''],
+  ['Following these practices ensures that the agent-assisted development workflow stays\nfast and dependable.  When in doubt, restart the dev server rather than running the\nproduction build.\n', ''],
   ['## 4. Useful Commands Recap', '* Run `npm run lint` before every commit; CI rejects lint errors.\n\n## 4. Useful Commands Recap'],
 ];
 
