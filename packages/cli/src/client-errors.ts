@@ -3,7 +3,7 @@
  * registry's own code, hint and details are kept (the CLI prints the hint), a hint is added
  * where the registry gives none, and a network failure names its cause (`ECONNREFUSED`, …).
  */
-import { CtxpkgError, ERROR_CODES, type ErrorCode } from '@ctxpkg/format';
+import { CtxpkgError, ERROR_CODES, type ErrorCode } from '@ctxpkg/format/errors';
 import { readText } from './http-limits.js';
 
 /** The most of an error answer that is read (bytes, decoded); the rest is discarded. */

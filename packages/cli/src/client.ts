@@ -16,7 +16,8 @@
  * artifact at `MAX_DOWNLOAD_BYTES`, any other answer at `MAX_ANSWER_BYTES`, an error body at
  * `MAX_ERROR_BODY_BYTES` (issue 11 item 6).
  */
-import { CtxpkgError, parsePackageName } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import { parsePackageName } from '@ctxpkg/format/names';
 import { errorBody, isObject, networkCause, responseError, tokenScopeOf } from './client-errors.js';
 import { tokenFor, type RegistrySettings } from './config.js';
 import { bindDeadline, Deadline, discardBody, readBody, readText, timeoutsFromEnv, type Timeouts } from './http-limits.js';

@@ -13,7 +13,7 @@
  * only to requests whose registry URL equals the one it belongs to.
  */
 import { chmodSync } from 'node:fs';
-import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from './deps.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';

@@ -17,7 +17,8 @@
  * (`E_TOO_LARGE` naming what, the registry and the content encoding), so a compression bomb never
  * expands in memory past the cap.
  */
-import { concatBytes, CtxpkgError } from '@ctxpkg/format';
+import { concatBytes } from '@ctxpkg/format/bytes';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 
 export interface Timeouts {
   headersMs: number;

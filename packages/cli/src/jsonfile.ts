@@ -2,7 +2,8 @@
  * Reading the CLI's own JSON files (ctxpkg.json, the user config, merged graphs): JSON text in,
  * a plain object out, with the keys that can pollute prototypes refused (ADVERSARIAL HB-08).
  */
-import { CtxpkgError, isCtxpkgError, parseStrictJson } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
+import { parseStrictJson } from '@ctxpkg/format/json';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -9,7 +9,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import { PROJECT_FILES } from './paths.js';
 import { checkDerivedDirs } from './project-dirs.js';
 

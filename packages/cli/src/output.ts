@@ -2,7 +2,7 @@
  * The one place where command results and errors are printed (ARCHITECTURE.md "packages/cli").
  * Commands return a `CommandResult`; `--json` prints `result.json`, otherwise `result.text`.
  */
-import { CtxpkgError, exitCodeFor, isCtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, exitCodeFor, isCtxpkgError } from '@ctxpkg/format/errors';
 import type { CommandResult, GlobalFlags } from './command.js';
 import type { CliDeps, OutputStream } from './deps.js';
 

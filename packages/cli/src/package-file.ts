@@ -4,7 +4,7 @@
  * (Markdown, text, a rule file) gets the hint to run `ctxpkg create --from …` instead.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 
 /** Extensions of instruction/source files that `create` reads (never a package). */
 const SOURCE_EXT = /\.(md|markdown|mdc|txt|cursorrules)$|(^|[\\/])\.cursorrules$/i;

@@ -10,7 +10,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import { PROJECT_FILES } from './paths.js';
 
 /** Derived directories, outermost first (POSIX spelling, relative to the project root). */

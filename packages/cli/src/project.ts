@@ -19,7 +19,9 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CtxpkgError, parseContextConfig, parsePackageName } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import { parsePackageName } from '@ctxpkg/format/names';
+import { parseContextConfig } from '@ctxpkg/format/pack/policy';
 import { inSetting, normalizeRegistryUrl, parseRegistries } from './config.js';
 import { readTextIfExists, writeFileAtomic } from './fsutil.js';
 import { formatJson, isPlainObject, parseStrictJsonObject } from './jsonfile.js';

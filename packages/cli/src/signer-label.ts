@@ -4,7 +4,7 @@
  * ctxpkg.lock and `verify --json` record in full — `b465:e00a:91c2:0f3d (public key a989b44a01c3f2e7…)`
  * — so a fingerprint shown by one command can be matched to the hex shown by another.
  */
-import { keyFingerprint } from '@ctxpkg/format';
+import { keyFingerprint } from '@ctxpkg/format/keys';
 
 /** Hex characters of the public key shown after the fingerprint. */
 export const SHOWN_KEY_CHARS = 16;

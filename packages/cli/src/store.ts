@@ -7,19 +7,15 @@
  *
  * Layout: `.ctxpkg/store/sha256/<64 lowercase hex>.ctxpkg`.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import { writeFileAtomic } from './fsutil.js';
-import { PROJECT_FILES } from './paths.js';
+import { readHashed, sha256Bytes, storeDir, storeFileOf } from './hashed-file.js';
+
+export { sha256Bytes, storeDir } from './hashed-file.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
-
-/** Lowercase hex SHA-256 of bytes. */
-export function sha256Bytes(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 /** Throws `E_LOCKFILE` unless `sha` is 64 lowercase hex characters (it comes from files). */
 export function checkSha(sha: string): string {
@@ -29,14 +25,9 @@ export function checkSha(sha: string): string {
   return sha;
 }
 
-/** Directory holding the artifacts. */
-export function storeDir(root: string): string {
-  return join(root, PROJECT_FILES.store, 'sha256');
-}
-
 /** Path of the artifact with hash `sha` (validated first). */
 export function artifactPath(root: string, sha: string): string {
-  return join(storeDir(root), `${checkSha(sha)}.ctxpkg`);
+  return storeFileOf(root, checkSha(sha));
 }
 
 /** True when the artifact file exists (not re-hashed; `readArtifact` re-hashes). */
@@ -51,18 +42,14 @@ export function hasArtifact(root: string, sha: string): boolean {
  * Shared by the artifact store and the blob store (`blob-store.ts`).
  */
 export function readHashedFile(path: string, hex: string, label: string, hint: string): Uint8Array | undefined {
-  let bytes: Uint8Array;
+  let read: ReturnType<typeof readHashed>;
   try {
-    bytes = new Uint8Array(readFileSync(path));
+    read = readHashed(path, hex);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CtxpkgError('E_IO', `cannot read ${path}: ${(err as Error).message}`);
   }
-  const found = sha256Bytes(bytes);
-  if (found !== hex) {
-    throw new CtxpkgError('E_INTEGRITY', `${label} ${path} is corrupt (hashes to ${found})`, { details: { expected: hex, found }, hint });
-  }
-  return bytes;
+  if (read === undefined || 'bytes' in read) return read?.bytes;
+  throw new CtxpkgError('E_INTEGRITY', `${label} ${path} is corrupt (hashes to ${read.found})`, { details: { expected: hex, found: read.found }, hint });
 }
 
 /**

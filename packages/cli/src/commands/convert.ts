@@ -13,15 +13,8 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Command } from 'commander';
-import {
-  archiveToJsonBundle,
-  CtxpkgError,
-  isZipBytes,
-  jsonBundleToArchive,
-  readPackage,
-  type VerifiedPackage,
-  type ZstdCompressor,
-} from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import type { VerifiedPackage, ZstdCompressor } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { readIfExists, writeFileAtomic } from '../fsutil.js';
@@ -100,6 +93,7 @@ export async function runConvert(inPath: string, outPath: string, opts: ConvertO
   }
   const bytes = readIfExists(input);
   if (!bytes) throw new CtxpkgError('E_NOT_FOUND', `no such file: ${inPath}`);
+  const { archiveToJsonBundle, isZipBytes, jsonBundleToArchive, readPackage } = await import('@ctxpkg/format');
   const from = isZipBytes(bytes) ? 'zip' : 'json';
   const to = (opts.to ?? (from === 'zip' ? 'json' : 'zip')) as 'json' | 'zip';
   if (to === from) throw new CtxpkgError('E_USAGE', `${inPath} is already in the ${from === 'zip' ? 'ZIP form' : 'JSON bundle form'}`);

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 

@@ -12,7 +12,6 @@ import type { IndexEntry, VersionDoc } from '../client.js';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { sourceFileHint } from '../package-file.js';
-import { signerLabel } from '../signer-label.js';
 import { checkLines } from './verify.js';
 
 
@@ -85,6 +84,7 @@ function manifestLines(m: Manifest, c: PackageContent | undefined): string[] {
  */
 export async function describePackage(bytes: Uint8Array, label: string): Promise<CommandResult> {
   const f = await import('@ctxpkg/format');
+  const { signerLabel } = await import('../signer-label.js');
   let manifest: Manifest | undefined;
   let content: PackageContent | undefined;
   let checks: PackageChecks;
@@ -154,6 +154,7 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
   const { openSession } = await import('../session.js');
   const { boundScopes, registryFor } = await import('../config.js');
   const { sha256Bytes } = await import('../store.js');
+  const { signerLabel } = await import('../signer-label.js');
   const at = target.indexOf('@', 1);
   const name = at > 0 ? target.slice(0, at) : target;
   const pinned = at > 0 ? target.slice(at + 1) : undefined;
@@ -176,7 +177,7 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
   }
   const doc = await session.client.version(registry, name, version);
   const r = await describePackage(bytes, `${name}@${version}`);
-  const facts = registryFacts(entry, doc, found);
+  const facts = registryFacts(entry, doc, found, signerLabel);
   r.text.push(`  registry: ${registry}`, ...facts.lines.map((l) => `    ${l}`));
   r.text.push(`  versions: ${index.versions.map((v) => `${v.version}${v.yanked ? ' (yanked)' : ''}`).join(', ')}`);
   r.json = {
@@ -192,9 +193,15 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
 /**
  * What the registry says about one version (spec/registry.md §4, §6.1): artifact SHA-256 (and
  * that the download matched it), size, publish time, yank state, the signer it recorded, and a
- * summary of its trust report (checks passed/failed and what it did not check).
+ * summary of its trust report (checks passed/failed and what it did not check). `signerLabel`
+ * shows a key (signer-label.ts, loaded by the caller: the command module stays light).
  */
-export function registryFacts(entry: IndexEntry, doc: VersionDoc | undefined, downloadedSha: string): { lines: string[]; json: Record<string, unknown> } {
+export function registryFacts(
+  entry: IndexEntry,
+  doc: VersionDoc | undefined,
+  downloadedSha: string,
+  signerLabel: (publicKeyHex: string) => string,
+): { lines: string[]; json: Record<string, unknown> } {
   const sha = doc?.artifact_sha256 ?? entry.artifact_sha256;
   const size = doc?.size_bytes ?? entry.size_bytes;
   const published = doc?.published_at ?? entry.published_at;

@@ -6,13 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { normalizeRegistryUrl } from '../config.js';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { writeFileAtomic } from '../fsutil.js';
 import { PROJECT_FILES } from '../paths.js';
-import { defaultManifest, serializeManifest, validateTrustEntry } from '../project.js';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 
 export interface InitOptions {
   registry?: string;
@@ -22,6 +19,9 @@ export interface InitOptions {
 
 /** Create the project files in `deps.cwd`. */
 export async function runInit(opts: InitOptions, deps: CliDeps): Promise<CommandResult> {
+  const { normalizeRegistryUrl } = await import('../config.js');
+  const { writeFileAtomic } = await import('../fsutil.js');
+  const { defaultManifest, serializeManifest, validateTrustEntry } = await import('../project.js');
   const root = resolve(deps.cwd);
   const manifestPath = join(root, PROJECT_FILES.manifest);
   const created = !existsSync(manifestPath);

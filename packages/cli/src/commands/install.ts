@@ -9,7 +9,6 @@
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 import type { InstallOptions, InstallReport } from '../install/run.js';
 
 const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
@@ -118,6 +117,7 @@ export interface InstallCliOptions {
 /** Run `install` (also used by `quickstart` and tests). */
 export async function runInstall(specs: string[], opts: InstallCliOptions, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const pipelineOpts: InstallOptions = { specs, frozen: opts.frozenLockfile, acceptNewKey: opts.acceptNewKey };
   const report = await runPipeline(session, pipelineOpts, deps);

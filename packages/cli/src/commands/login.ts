@@ -12,9 +12,8 @@
  * text is never printed.
  */
 import type { Command } from 'commander';
-import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
-import { RegistryClient } from '../client.js';
-import { checkScope, loadUserConfig, normalizeRegistryUrl, saveUserConfig, TOKEN_SHAPE } from '../config.js';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
+import type { RegistryClient } from '../client.js';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 
@@ -64,12 +63,12 @@ async function readToken(deps: CliDeps): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Refuse text that is not a token, without echoing it. Throws `E_USAGE`. */
-function checkTokenShape(token: string, registry: string): void {
+/** Refuse text that is not a token (`shape`: config.ts `TOKEN_SHAPE`), without echoing it. Throws `E_USAGE`. */
+function checkTokenShape(token: string, registry: string, shape: RegExp): void {
   if (token === '') {
     throw new CtxpkgError('E_USAGE', 'no token given (expected one token on stdin)', { hint: `echo "$TOKEN" | ctxpkg login --registry ${registry}` });
   }
-  if (!TOKEN_SHAPE.test(token)) {
+  if (!shape.test(token)) {
     const prefix = /^ctx[pr]_/.test(token) ? 'starts like a token but has the wrong length or characters' : 'does not start with ctxp_ or ctxr_';
     throw new CtxpkgError('E_USAGE', `the text read is not a registry token: it is ${token.length} characters and ${prefix}`, {
       hint: 'tokens are ctxp_ (publish) or ctxr_ (read) followed by 43 characters, as printed once by `ctxpkg registry token create`; pipe exactly that text',
@@ -86,6 +85,7 @@ const NO_VERIFY = 'pass --no-verify to save it without checking (for a registry 
  * is not a ctxpkg registry's API (spec/registry.md catalog route).
  */
 async function verifyToken(registry: string, token: string, deps: CliDeps): Promise<string> {
+  const { RegistryClient } = await import('../client.js');
   const client = new RegistryClient({
     fetch: deps.fetch,
     settings: { project: { registries: {} }, user: { registries: {}, tokens: { [registry]: token } }, env: {} },
@@ -123,12 +123,13 @@ async function verifyToken(registry: string, token: string, deps: CliDeps): Prom
  * `E_REGISTRY` (not a registry API); nothing is saved when it throws.
  */
 export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<CommandResult> {
+  const { checkScope, loadUserConfig, normalizeRegistryUrl, saveUserConfig, TOKEN_SHAPE } = await import('../config.js');
   const raw = opts.registry ?? deps.env.CTXPKG_REGISTRY;
   if (!raw) throw new CtxpkgError('E_USAGE', 'login needs --registry URL', { hint: 'ctxpkg login --registry https://registry.example.com/api' });
   const registry = normalizeRegistryUrl(raw);
   const scope = opts.scope === undefined ? undefined : checkScope(opts.scope);
   const token = (await readToken(deps)).trim();
-  checkTokenShape(token, registry);
+  checkTokenShape(token, registry, TOKEN_SHAPE);
   const checked = opts.verify === false ? undefined : await verifyToken(registry, token, deps);
   const cfg = loadUserConfig(deps);
   cfg.tokens[registry] = token;

@@ -5,10 +5,9 @@
  * that contacted it (from the sealed `.ctxpkg/verified.json`, install/verified.ts).
  */
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { findProjectRoot, readManifest } from '../project.js';
 
 interface TreeNode {
   name: string;
@@ -55,6 +54,7 @@ export async function runLs(opts: { depth?: string; nodes?: boolean }, deps: Cli
   const { hasArtifact } = await import('../store.js');
   const { readVerified } = await import('../install/verified.js');
   const { sealKey } = await import('../install/seal.js');
+  const { findProjectRoot, readManifest } = await import('../project.js');
   const { root } = findProjectRoot(deps.cwd);
   const manifest = readManifest(root);
   const lock = readLock(root).state;

@@ -9,10 +9,9 @@
  * (`note`: the current version was yanked, or it is a pre-release and latest counts stable ones).
  */
 import type { Command } from 'commander';
-import { compareVersions, maxSatisfying, satisfies } from '@ctxpkg/format';
+import { compareVersions, maxSatisfying, satisfies } from '@ctxpkg/format/versions';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 
 /**
  * The version `outdated` calls latest: the highest non-yanked stable version; a prerelease only
@@ -28,6 +27,7 @@ export function latestOf(versions: readonly string[]): string | null {
 export async function runOutdated(opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { readLock } = await import('../install/lockio.js');
   const { registryFor } = await import('../config.js');
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const lock = readLock(session.root).state;
   const rows: Array<{

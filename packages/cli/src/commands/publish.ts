@@ -6,10 +6,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 
 export interface PublishOptions {
   registry?: string;
@@ -60,6 +59,7 @@ export async function runPublish(file: string | undefined, opts: PublishOptions,
   const version = pkg.manifest.version;
   parsePackageName(name);
   validateVersion(version);
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const registry = registryFor(name, session.settings);
   const sha = sha256Bytes(bytes);

@@ -10,7 +10,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CtxpkgError, isCtxpkgError, RESERVED_NAMESPACES, validateNamespaceClaim } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
+import { RESERVED_NAMESPACES, validateNamespaceClaim } from '@ctxpkg/format/names';
 import type { CliDeps } from '../deps.js';
 
 /** The file that makes a directory a registry data directory (packages/registry/src/store/sqlite.ts). */

@@ -20,8 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
-import { signerLabel } from '../signer-label.js';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { adminLocation, dataDirOf, namespaceArgument, onRegistry } from './registry-admin.js';
@@ -285,6 +284,7 @@ function registerKey(reg: Command, ctx: CommandContext): void {
       .action(
       ctx.action(async (ns: string, publicKey: string, opts: { data?: string }) => {
         const reg2 = await load();
+        const { signerLabel } = await import('../signer-label.js');
         const k = await onRegistry(opts, ctx.deps, (where) => (verb === 'add' ? reg2.addSignerKey(where, ns, publicKey) : reg2.revokeSignerKey(where, ns, publicKey)));
         return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${signerLabel(k.public_key, { full: true })} for namespace ${k.namespace}`], json: k };
       }),
@@ -295,6 +295,7 @@ function registerKey(reg: Command, ctx: CommandContext): void {
     .action(
     ctx.action(async (ns: string, opts: { data?: string }) => {
       const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listSignerKeys(where, ns));
+      const { signerLabel } = await import('../signer-label.js');
       return {
         text: list.length ? list.map((k) => `${signerLabel(k.public_key, { full: true })}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
         json: list,

@@ -6,7 +6,8 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BYTES_PER_TOKEN, CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
+import { BYTES_PER_TOKEN } from '@ctxpkg/format/pack/types';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 

@@ -4,10 +4,10 @@
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 
 export async function runSearch(query: string, opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { defaultRegistry } = await import('../config.js');
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const registry = defaultRegistry(session.settings);
   const results = await session.client.search(registry, query);

@@ -6,7 +6,8 @@
  * User-edited blocks and files are left alone with a warning.
  */
 import type { Command } from 'commander';
-import { CtxpkgError, SYNC_TARGETS, syncTargetOf, type SyncTarget } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import { SYNC_TARGETS, syncTargetOf, type SyncTarget } from '@ctxpkg/format/pack/policy';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 

@@ -7,11 +7,11 @@
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 import { finishPipeline } from './install.js';
 
 export async function runUninstall(names: string[], opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const report = await runPipeline(session, { remove: names }, deps);
   return finishPipeline(session.root, report, deps, 'uninstalled', report.packages.length === 0);

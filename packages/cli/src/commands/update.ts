@@ -10,7 +10,6 @@
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 import { finishPipeline } from './install.js';
 
 /**
@@ -26,6 +25,7 @@ export async function runUpdate(names: string[], opts: { registry?: string; acce
   const { runPipeline } = await import('../install/run.js');
   const { parsePackageName } = await import('@ctxpkg/format');
   for (const n of names) parsePackageName(n);
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const report = await runPipeline(session, { update: names.length > 0 ? names : true, acceptNewKey: opts.acceptNewKey }, deps);
   return finishPipeline(session.root, report, deps, 'updated');

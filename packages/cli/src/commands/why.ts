@@ -3,14 +3,15 @@
  * ctxpkg.lock (no network).
  */
 import type { Command } from 'commander';
-import { CtxpkgError, parsePackageName } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import { parsePackageName } from '@ctxpkg/format/names';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { findProjectRoot, readManifest } from '../project.js';
 
 export async function runWhy(target: string, deps: CliDeps): Promise<CommandResult> {
   parsePackageName(target);
   const { readLock } = await import('../install/lockio.js');
+  const { findProjectRoot, readManifest } = await import('../project.js');
   const { root } = findProjectRoot(deps.cwd);
   const manifest = readManifest(root);
   const lock = readLock(root).state;

@@ -3,10 +3,10 @@
  * yanked (still downloadable for lockfiles that pin it, never chosen by new resolutions) or undo it.
  */
 import type { Command } from 'commander';
-import { CtxpkgError, parsePackageName, validateVersion } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import { parsePackageName, validateVersion } from '@ctxpkg/format/names';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { openSession } from '../session.js';
 
 /** Split `@ns/name@version`. Throws `E_USAGE`/`E_INVALID_NAME`/`E_INVALID_VERSION`. */
 export function parsePinned(arg: string): { name: string; version: string } {
@@ -22,6 +22,7 @@ export function parsePinned(arg: string): { name: string; version: string } {
 export async function runYank(arg: string, yanked: boolean, opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { registryFor } = await import('../config.js');
   const { name, version } = parsePinned(arg);
+  const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const registry = registryFor(name, session.settings);
   await session.client.setYanked(registry, name, version, yanked);

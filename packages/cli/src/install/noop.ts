@@ -1,7 +1,8 @@
 /**
  * The no-op fast path of `ctxpkg install` (no arguments): when nothing that an install reads has
  * changed since the last successful install, answer "up to date" without loading the format
- * core. This module imports only `node:` built-ins so `bin.ts` can try it before anything else.
+ * core. This module and its imports (paths, hashed-file, seal) use only `node:` built-ins, so
+ * `bin.ts` can try it before anything else (test/startup-graph.test.ts pins that).
  *
  * `.ctxpkg/install-state.json` holds a fingerprint: SHA-256 over ctxpkg.json, ctxpkg.lock, the
  * user config, `CTXPKG_REGISTRY`, the merged graph and the sealed record of verified artifacts
@@ -19,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PROJECT_FILES, userConfigPath } from '../paths.js';
-import { readArtifact } from '../store.js';
+import { readHashed, storeFileOf } from '../hashed-file.js';
 import { openSealed, sealKey, sealText } from './seal.js';
 
 const STATE = join(PROJECT_FILES.dir, 'install-state.json');
@@ -128,7 +129,8 @@ export function tryNoopInstall(deps: Env & { cwd: string }): string[] | undefine
     for (const p of Object.values(lock.packages ?? {})) {
       const sha = p.artifact_sha256;
       if (typeof sha !== 'string' || !HEX64.test(sha)) return undefined;
-      if (readArtifact(root, sha) === undefined) return undefined; // missing; a corrupt file throws
+      const read = readHashed(storeFileOf(root, sha), sha);
+      if (read === undefined || !('bytes' in read)) return undefined; // missing or corrupt
     }
     const s = state.summary;
     const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
