@@ -4,7 +4,7 @@
  * uses (nothing invalid is ever written), and commit it under the project lock through the
  * project-file journal (install/txn.ts), so a concurrent install never loses the edit.
  */
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import { commitProjectFiles, recoverProjectFiles } from './install/txn.js';
 import { withProjectLock } from './lock.js';
 import { PROJECT_FILES } from './paths.js';

@@ -5,7 +5,7 @@
  * never listed, so nothing leaks). Closeness is cargo's rule for misspelled commands: an edit
  * distance (with adjacent transpositions) of at most max(length, 3) / 3.
  */
-import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 import type { RegistryClient } from './client.js';
 
 /** Longest text compared, in UTF-16 code units: names are short; anything longer is not a typo. */

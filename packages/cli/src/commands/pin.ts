@@ -8,7 +8,8 @@
  * and changes nothing. After a change the agent files are synced (`context.sync.auto`).
  */
 import type { Command } from 'commander';
-import { CtxpkgError, STRUCTURAL_TYPES, type MergedNode } from '@ctxpkg/format';
+import type { MergedNode } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 
@@ -35,7 +36,7 @@ async function syncAfter(deps: CliDeps): Promise<{ text: string[]; warnings: str
 /** Run `ctxpkg pin`. */
 export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDeps): Promise<CommandResult> {
   const { loadProjectContext, computeDelivery, enabledTargets, findOwnedOutputs, agentTarget } = await import('../targets/index.js');
-  const { headingPinMatches, buildSearchIndex, searchIndex, parseNow } = await import('@ctxpkg/format');
+  const { headingPinMatches, buildSearchIndex, searchIndex, parseNow, STRUCTURAL_TYPES } = await import('@ctxpkg/format');
   const project = loadProjectContext(deps, { requireGraph: true });
   const deliverable = project.graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
   const byPackage = new Map<string, MergedNode[]>();

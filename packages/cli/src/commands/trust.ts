@@ -5,7 +5,7 @@
  * user's ctxpkg and its signer is pinned in ctxpkg.lock; `ls` says which are and why not.
  */
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 
