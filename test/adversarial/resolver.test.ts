@@ -29,7 +29,10 @@ beforeAll(async () => {
   for (const v of [...HB02_VERSIONS].reverse()) await pub('@acme/hb02', v);
   for (const v of HB05) await pub('@acme/hb05', v);
   await pub('@acme/sib', '1.0.0');
-  await pub('@acme/uses-latest', '1.0.0', { '@acme/hb05': 'latest' });
+  // Our registry's publish gate refuses a range like "latest" (gate.ts checkDependencies); a registry
+  // without that gate (the reference's) still serves one. That registry is simulated below by
+  // rewriting the index of @acme/uses-latest, published here with a valid range.
+  await pub('@acme/uses-latest', '1.0.0', { '@acme/hb05': '^1.0.0' });
 });
 afterAll(async () => {
   await R.close();
@@ -149,7 +152,14 @@ describe('HB-05 range grammar interop and pathological ranges', () => {
   it('"latest" inside a dependency\'s own manifest makes that version unusable: the failure names the invalid range and the dependency; nothing installed (no partial install)', async () => {
     const p = project({ '@acme/sib': '^1.0.0', '@acme/uses-latest': '^1.0.0' });
     const before = projectSnapshot(p);
-    const r = await run(['install'], p);
+    const ungated = (async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await globalThis.fetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).endsWith('/acme/uses-latest/index.json')) return res;
+      const text = (await res.text()).replaceAll('"version_req":"^1.0.0"', '"version_req":"latest"');
+      expect(text).toContain('"version_req":"latest"');
+      return new Response(text, { status: res.status, headers: res.headers });
+    }) as typeof fetch;
+    const r = await cli(['install'], { cwd: p, home, fetch: ungated, env: { CTXPKG_REGISTRY: R.api } });
     expect([1, 6]).toContain(r.code);
     expect(r.stderr).toMatch(/E_INVALID_RANGE|E_RESOLVE/);
     expect(r.stderr).toMatch(/"latest" for @acme\/hb05 is invalid|E_INVALID_RANGE[^\n]*@acme\/hb05/);
