@@ -6,7 +6,8 @@
  *
  * Each function takes `{ dataDir }` or `{ db }` (opens and closes the store) or an open `{ store }`.
  */
-import { CtxpkgError, parsePackageName, validateNamespaceClaim } from '@ctxpkg/format';
+import { CtxpkgError, hexToBytes, logVerifierKey, parsePackageName, validateNamespaceClaim } from '@ctxpkg/format';
+import { verifyRegistryLog, type LogVerifyReport } from './tlog/replay.js';
 import { generateToken, hashToken, TOKEN_PATTERN } from './auth.js';
 import { isoNow } from './context.js';
 import { openStore } from './store/open.js';
@@ -157,4 +158,20 @@ export async function listEvents(target: AdminTarget, opts: { namespace?: string
 /** Remove unreferenced blobs older than `graceMs` (default 1 hour). Returns the count removed. */
 export async function collectGarbage(target: AdminTarget, graceMs = 3_600_000): Promise<{ removed: number }> {
   return withStore(target, (store, now) => store.collectGarbage({ graceMs, now: now.getTime() }));
+}
+
+/**
+ * Replay the transparency log against the database and blobs (`ctxpkg registry log verify`,
+ * spec/transparency.md §7). Returns the report; `problems` is empty when everything agrees.
+ */
+export async function verifyLog(target: AdminTarget): Promise<LogVerifyReport> {
+  return withStore(target, (store) => verifyRegistryLog(store));
+}
+
+/** The log's origin, verifier key (vkey) and size (`ctxpkg registry log key`): what clients pin. */
+export async function logKey(target: AdminTarget): Promise<{ origin: string; key: string; size: number }> {
+  return withStore(target, async (store) => {
+    const i = await store.log.info();
+    return { origin: i.origin, key: logVerifierKey(i.origin, hexToBytes(i.public_key)), size: i.size };
+  });
 }

@@ -25,15 +25,19 @@ import { registerOpsRoutes } from './routes/ops.js';
 import { registerPublishRoute } from './routes/publish.js';
 import { registerReadRoutes } from './routes/read.js';
 import { registerYankRoutes } from './routes/yank.js';
+import { registerLogRoutes } from './routes/log.js';
+import { WitnessSync } from './tlog/witnesses.js';
 
 export type RegistryApp = Hono<Env>;
 
 /** Resolve options to the dependencies every route receives. */
 export function resolveDeps(opts: AppOptions): RegistryDeps {
+  const log = opts.log ?? (() => undefined);
   return {
     store: opts.store,
     clock: opts.clock ?? (() => new Date()),
-    log: opts.log ?? (() => undefined),
+    log,
+    witnesses: new WitnessSync(opts.store.log, opts.witnesses ?? [], opts.fetch ?? fetch, log),
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     metrics: opts.metrics ?? new Metrics(),
     publicUrl: opts.publicUrl,
@@ -57,6 +61,7 @@ export function createApp(opts: AppOptions): RegistryApp {
   registerYankRoutes(api, deps);
   registerCatalogRoutes(api, deps);
   registerOpsRoutes(api, deps);
+  registerLogRoutes(api, deps);
 
   const app = new Hono<Env>();
   app.route('/', api);

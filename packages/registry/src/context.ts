@@ -8,10 +8,12 @@
 import type { Context } from 'hono';
 import { authenticate, type Principal } from './auth.js';
 import { renderIndex, buildIndex } from './index-doc.js';
+import { consistentIndexParts } from './tlog/proofs.js';
 import { andThen, type MaybePromise } from './maybe.js';
 import type { Metrics } from './metrics.js';
 import type { Logger, RegistryLimits } from './options.js';
 import type { PackageRecord, RegistryStore } from './store/types.js';
+import type { WitnessSync } from './tlog/witnesses.js';
 
 /** Per-request state (Hono's `c.env`), one fresh object per request. */
 export interface RequestState {
@@ -39,6 +41,8 @@ export interface RegistryDeps {
   indexCache: IndexCache;
   /** `draining` is set while the server shuts down (readiness answers 503). */
   lifecycle: { draining: boolean };
+  /** The registry's witnesses (spec/transparency.md §8); `enabled` is false when none is configured. */
+  witnesses: WitnessSync;
 }
 
 /**
@@ -81,8 +85,9 @@ export class IndexCache {
     const full = `@${pkg.namespace}/${pkg.name}`;
     const hit = this.entries.get(full);
     if (hit !== undefined && hit.revision === pkg.revision) return hit;
-    return andThen(store.listVersions(pkg.namespace, pkg.name), (versions) => {
-      const { body, etag } = renderIndex(buildIndex(full, pkg.visibility, versions));
+    const parts = consistentIndexParts(store, pkg.namespace, pkg.name);
+    return andThen(parts, ([versions, log]) => {
+      const { body, etag } = renderIndex(buildIndex(full, pkg.visibility, versions, log));
       const entry = { revision: pkg.revision, bytes: Buffer.from(body, 'utf8'), etag };
       if (!this.entries.has(full) && this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(full, entry);

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { orderVersions } from './ordering.js';
 import type { DependencyRecord, VersionRecord, Visibility } from './store/types.js';
+import type { IndexLog, IndexVersionLog } from './tlog/proofs.js';
 
 export const INDEX_SCHEMA = 'ctxpkg-registry-package-v1';
 
@@ -22,6 +23,8 @@ export interface IndexVersionEntry {
   published_at: string;
   integrity_sha256: string;
   dependencies: DependencyRecord[];
+  /** The version's publish entry in the transparency log (spec/transparency.md §4). */
+  log?: IndexVersionLog;
 }
 
 export interface IndexDocument {
@@ -30,10 +33,12 @@ export interface IndexDocument {
   latest: string | null;
   visibility: Visibility;
   versions: IndexVersionEntry[];
+  /** The package's checkpoint and its namespace's logged keys (spec/transparency.md §4). */
+  log?: IndexLog;
 }
 
-/** One version's index entry, fields in the documented order. */
-export function indexEntry(v: VersionRecord): IndexVersionEntry {
+/** One version's index entry, fields in the documented order (`log` last, when given). */
+export function indexEntry(v: VersionRecord, log?: IndexVersionLog): IndexVersionEntry {
   return {
     version: v.version,
     artifact_sha256: v.artifact_sha256,
@@ -43,18 +48,28 @@ export function indexEntry(v: VersionRecord): IndexVersionEntry {
     published_at: v.published_at,
     integrity_sha256: v.integrity_sha256,
     dependencies: v.dependencies.map((d) => ({ name: d.name, version_req: d.version_req, optional: d.optional })),
+    ...(log ? { log } : {}),
   };
 }
 
-/** Build the index document for `@ns/name` from all its versions (any order). */
-export function buildIndex(fullName: string, visibility: Visibility, versions: readonly VersionRecord[]): IndexDocument {
+/**
+ * Build the index document for `@ns/name` from all its versions (any order) and, when the
+ * registry has a log, the package's log members (`packageIndexLog`).
+ */
+export function buildIndex(
+  fullName: string,
+  visibility: Visibility,
+  versions: readonly VersionRecord[],
+  log?: { log: IndexLog; versions: ReadonlyMap<string, IndexVersionLog> } | null,
+): IndexDocument {
   const { latest, ordered } = orderVersions(versions);
   return {
     schema: INDEX_SCHEMA,
     name: fullName,
     latest: latest ? latest.version : null,
     visibility,
-    versions: ordered.map(indexEntry),
+    versions: ordered.map((v) => indexEntry(v, log?.versions.get(v.version))),
+    ...(log ? { log: log.log } : {}),
   };
 }
 

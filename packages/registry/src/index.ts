@@ -19,10 +19,12 @@ export {
   listNamespaces,
   listSignerKeys,
   listTokens,
+  logKey,
   parseExpiry,
   revokeSignerKey,
   revokeToken,
   setPackageVisibility,
+  verifyLog,
   type AdminTarget,
   type CreatedToken,
 } from './admin.js';
@@ -38,3 +40,5 @@ export { openPgStore, PgStore, type PgStoreOptions } from './store/pg.js';
 export { isPostgresUrl, openStore, type StoreLocation } from './store/open.js';
 export type * from './store/types.js';
 export { TRUST_REPORT_SCHEMA, type TrustReport } from './trust.js';
+export { verifyRegistryLog, type LogVerifyReport } from './tlog/replay.js';
+export { parseWitnessFlag, type WitnessConfig } from './tlog/witnesses.js';

@@ -4,6 +4,7 @@
 import { CtxpkgError } from '@ctxpkg/format';
 import type { Metrics } from './metrics.js';
 import type { RegistryStore } from './store/types.js';
+import type { WitnessConfig } from './tlog/witnesses.js';
 
 export interface RegistryLimits {
   /** Largest accepted package in bytes (default 8 MiB = 8,388,608, the hosted reference's cap). */
@@ -54,6 +55,13 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Set `draining` when the server stops accepting work: readiness then answers 503. */
   lifecycle?: { draining: boolean };
+  /**
+   * Witnesses that cosign the log's checkpoints (spec/transparency.md §8): each new checkpoint is
+   * submitted to them (c2sp.org/tlog-witness) and their cosignatures are served with it.
+   */
+  witnesses?: readonly WitnessConfig[];
+  /** The fetch used to call witnesses (default: the global fetch). */
+  fetch?: typeof fetch;
 }
 
 /** Normalise a base path: `''` or `/seg[/seg…]` without a trailing slash. Throws `E_USAGE`. */

@@ -8,6 +8,7 @@
  * the store. `serveRegistry` adds what a foreground process needs: the `listening on` line, JSON
  * request logs, and a graceful shutdown on SIGTERM/SIGINT.
  */
+import type { WitnessConfig } from './tlog/witnesses.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -44,6 +45,8 @@ export interface StartRegistryOptions {
   shutdownTimeoutMs?: number;
   /** Orphan-blob collection interval in ms (default 1 h; 0 disables the timer). */
   gcIntervalMs?: number;
+  /** Witnesses that cosign the log's checkpoints (`--witness <vkey>=<url>`; spec/transparency.md §8). */
+  witnesses?: readonly WitnessConfig[];
   /** Serve HTTPS with this certificate chain and private key (PEM bytes or text). */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Connection timeouts (`DEFAULT_TIMEOUTS`). */
@@ -123,7 +126,7 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
   const lifecycle = { draining: false };
   const app = createApp({
     store, clock: opts.clock, log, limits: opts.limits, basePath: opts.basePath, corsOrigins: opts.corsOrigins,
-    publicUrl: opts.publicUrl, lifecycle,
+    publicUrl: opts.publicUrl, lifecycle, witnesses: opts.witnesses,
   });
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
 

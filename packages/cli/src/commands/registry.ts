@@ -11,6 +11,7 @@
  *   registry visibility <@ns/name> public|private
  *   registry events [--namespace <ns>] [--limit 50]
  *   registry gc [--grace 1h]
+ *   registry log verify | log key            (registry-log.ts; spec/transparency.md)
  *
  * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`); all but `serve` refuse a
  * directory that is not an existing registry (`E_NOT_FOUND`, registry-admin.ts) and add hints to
@@ -24,6 +25,7 @@ import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { adminLocation, dataDirOf, namespaceArgument, onRegistry } from './registry-admin.js';
+import { registerRegistryLog, witnessFlags } from './registry-log.js';
 
 export { dataDirOf } from './registry-admin.js';
 
@@ -67,13 +69,14 @@ export interface ServeOptions {
   requestTimeout?: string;
   headersTimeout?: string;
   idleTimeout?: string;
+  witness?: string[];
 }
 
 /** Keys of a `--config` file: every `serve` flag, spelled as the flag without its dashes. */
 const CONFIG_KEYS: Record<string, keyof ServeOptions> = {
   data: 'data', db: 'db', host: 'host', port: 'port', 'public-url': 'publicUrl', 'max-package-bytes': 'maxPackageBytes',
   'base-path': 'basePath', 'cors-origin': 'corsOrigin', 'tls-cert': 'tlsCert', 'tls-key': 'tlsKey',
-  'request-timeout': 'requestTimeout', 'headers-timeout': 'headersTimeout', 'idle-timeout': 'idleTimeout',
+  'request-timeout': 'requestTimeout', 'headers-timeout': 'headersTimeout', 'idle-timeout': 'idleTimeout', witness: 'witness',
 };
 /** Keys whose value is a path, resolved against the config file's directory. */
 const PATH_KEYS = new Set<keyof ServeOptions>(['data', 'tlsCert', 'tlsKey']);
@@ -101,9 +104,9 @@ export function readServeConfigFile(path: string): ServeOptions {
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
     const key = CONFIG_KEYS[k];
     if (!key) throw new CtxpkgError('E_USAGE', `${path}: unknown option ${JSON.stringify(k)}`, { hint: `known options: ${Object.keys(CONFIG_KEYS).join(', ')}` });
-    if (key === 'corsOrigin') {
-      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new CtxpkgError('E_USAGE', `${path}: "cors-origin" must be an array of origins`);
-      out.corsOrigin = v as string[];
+    if (key === 'corsOrigin' || key === 'witness') {
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new CtxpkgError('E_USAGE', `${path}: ${JSON.stringify(k)} must be an array of strings`);
+      out[key] = v as string[];
     } else if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) {
       const text2 = String(v);
       (out as Record<string, string>)[key] = PATH_KEYS.has(key) ? resolve(dirname(resolve(path)), text2) : text2;
@@ -158,6 +161,7 @@ export function serveConfig(flags: ServeOptions, deps: Pick<CliDeps, 'env' | 'cw
     limits: maxBytes === undefined ? undefined : { maxPackageBytes: maxBytes },
     tlsFiles: tlsCert !== undefined && tlsKey !== undefined ? { cert: resolve(deps.cwd, tlsCert), key: resolve(deps.cwd, tlsKey) } : undefined,
     timeouts: Object.fromEntries(Object.entries(timeouts).filter(([, v]) => v !== undefined)) as { requestMs?: number; headersMs?: number; idleMs?: number },
+    witnesses: witnessFlags(flags.witness ?? (env.CTXPKG_REGISTRY_WITNESSES ? env.CTXPKG_REGISTRY_WITNESSES.split(',').map((x) => x.trim()).filter(Boolean) : undefined) ?? file.witness ?? []),
   };
 }
 
@@ -174,6 +178,9 @@ function readPem(path: string, what: string): Buffer {
 async function runServe(opts: ServeOptions, deps: CliDeps): Promise<CommandResult> {
   const { tlsFiles, ...cfg } = serveConfig(opts, deps);
   const tls = tlsFiles ? { cert: readPem(tlsFiles.cert, 'certificate'), key: readPem(tlsFiles.key, 'key') } : undefined;
+  // Checked here (the registry package is loaded lazily), so a bad --witness fails before binding.
+  const { parseWitnessFlag } = await load();
+  cfg.witnesses = cfg.witnesses.map((w) => parseWitnessFlag(`${w.vkey}=${w.url}`));
   const { serveRegistry } = await load();
   const { url } = await serveRegistry({ ...cfg, tls }, { stdout: deps.stdout });
   return { text: [`registry on ${url} stopped`], json: { stopped: true, url } };
@@ -193,6 +200,7 @@ function registerServe(reg: Command, ctx: CommandContext): void {
     .option('--max-package-bytes <n>', 'largest accepted package in bytes (CTXPKG_REGISTRY_MAX_PACKAGE_BYTES; default 8388608)')
     .option('--base-path <path>', 'extra API mount point besides the root (CTXPKG_REGISTRY_BASE_PATH; default /api — clients log in to <url>/api)')
     .option('--cors-origin <origin...>', 'origins allowed to send authorized cross-origin writes (CTXPKG_REGISTRY_CORS_ORIGINS)')
+    .option('--witness <vkey=url...>', 'a witness that cosigns the log (c2sp.org/tlog-witness): its cosigner vkey and URL (CTXPKG_REGISTRY_WITNESSES, comma-separated)')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate chain (CTXPKG_REGISTRY_TLS_CERT; needs --tls-key)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (CTXPKG_REGISTRY_TLS_KEY)')
     .option('--request-timeout <s>', 'seconds a whole request may take, body included (CTXPKG_REGISTRY_REQUEST_TIMEOUT; default 60)')
@@ -347,6 +355,7 @@ export function register(program: Command, ctx: CommandContext): void {
   registerToken(reg, ctx);
   registerKey(reg, ctx);
   registerBackup(reg, ctx);
+  registerRegistryLog(reg, ctx, dataOpt);
   dataOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)'))
     .addHelpText('after', examples(['ctxpkg registry visibility @acme/auth-context private --data ./registry-data', 'ctxpkg registry visibility @acme/auth-context public --data ./registry-data']))
     .action(

@@ -20,6 +20,7 @@ import {
   formatVerifierKey,
   noteVerifier,
   openNote,
+  parseNote,
   signNote,
   type NoteVerifier,
   type OpenedNote,
@@ -169,4 +170,23 @@ export function describeCheckpoint(cp: Pick<Checkpoint, 'origin' | 'size' | 'roo
 /** The public key of a log seed (32 bytes). */
 export function logPublicKey(seed: Uint8Array): Uint8Array {
   return ed25519PublicKey(seed);
+}
+
+/**
+ * The timestamp (POSIX seconds) of the first cosignature-shaped line (4 + 8 + 64 bytes) by key
+ * name `name` in `note`, **without verifying it** — for a log reading its own stored checkpoints
+ * (to decide when to re-date one). Undefined when there is none or the note is malformed.
+ */
+export function unverifiedCosignatureTime(note: string, name: string): number | undefined {
+  try {
+    for (const s of parseNote(note).signatures) {
+      if (s.name === name && s.signature.length === 72) {
+        const t = new DataView(s.signature.buffer, s.signature.byteOffset, 8).getBigUint64(0);
+        if (t <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(t);
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }

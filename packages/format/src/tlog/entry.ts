@@ -29,8 +29,10 @@ export const LOG_ENTRY_TAG = 'ctxpkg-log v1';
 /** A statement a consumer relies on, in clear. */
 export type LogStatement =
   | { kind: 'publish'; package: string; version: string; artifact_sha256: string; signer: string }
-  | { kind: 'yank' | 'unyank'; package: string; version: string }
-  | { kind: 'key-add' | 'key-revoke'; namespace: string; key: string }
+  | { kind: 'yank'; package: string; version: string }
+  | { kind: 'unyank'; package: string; version: string }
+  | { kind: 'key-add'; namespace: string; key: string }
+  | { kind: 'key-revoke'; namespace: string; key: string }
   | { kind: 'visibility'; package: string; visibility: 'public' | 'private' };
 
 /** What the log holds: a statement in clear, or a commitment to one about a private package. */

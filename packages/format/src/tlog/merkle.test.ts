@@ -309,3 +309,33 @@ describe('arithmetic beyond 32 bits', () => {
     expect(leafHash(a)).toEqual(refLeaf(a));
   });
 });
+
+describe('frontier appends (appendLeaves)', () => {
+  it('gives the same stored subtrees and roots as appending one leaf at a time, in any batch sizes', async () => {
+    const { appendLeaves, frontierNodes } = await import('./merkle.js');
+    const leaves = Array.from({ length: 100 }, (_, i) => leafHash(new TextEncoder().encode(`x${i}`)));
+    const mem = memoryReader(leaves);
+    let size = 0;
+    let frontier: Uint8Array[] = [];
+    const stored = new Map<string, string>();
+    for (const batch of [1, 2, 3, 7, 1, 16, 30, 40]) {
+      const r = appendLeaves(size, frontier, leaves.slice(size, size + batch));
+      for (const s of r.stored) stored.set(`${s.level}/${s.index}`, bytesToHex(s.hash));
+      size = r.size;
+      frontier = r.frontier;
+      expect(bytesToHex(r.root)).toBe(bytesToHex(treeHash(size, mem)));
+      expect(frontierNodes(size).map((n) => bytesToHex(mem(n.level, n.index)))).toEqual(frontier.map(bytesToHex));
+    }
+    expect(size).toBe(100);
+    // Exactly the complete subtrees of a 100-leaf tree: 2·100 − popcount(100).
+    expect(stored.size).toBe(200 - 3);
+    for (const [k, h] of stored) {
+      const [l, i] = k.split('/').map(Number);
+      expect(h).toBe(bytesToHex(mem(l!, i!)));
+    }
+    expect(frontierNodes(0)).toEqual([]);
+    expect(frontierNodes(13)).toEqual([{ level: 3, index: 0 }, { level: 2, index: 2 }, { level: 0, index: 12 }]);
+    expect(() => appendLeaves(3, [], [])).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    expect(appendLeaves(0, [], []).root).toEqual(EMPTY_TREE_HASH);
+  });
+});

@@ -176,6 +176,67 @@ export function appendedSubtrees(index: number, leaf: Uint8Array, read: SubtreeR
   return out;
 }
 
+/** One complete subtree: its level (0 = a leaf), index at that level, and hash. */
+export interface StoredSubtree {
+  level: number;
+  index: number;
+  hash: Uint8Array;
+}
+
+/**
+ * The complete subtrees a tree of `size` leaves decomposes into, left to right (the largest
+ * first): one per 1-bit of `size`. Their hashes — the tree's *frontier* — are all an append needs.
+ */
+export function frontierNodes(size: number): Array<{ level: number; index: number }> {
+  if (!isCount(size)) throw usage(`tree size must be a non-negative safe integer, got ${String(size)}`);
+  const out: Array<{ level: number; index: number }> = [];
+  let at = 0;
+  let p = 1;
+  while (p * 2 <= size) p *= 2;
+  for (; p >= 1; p /= 2) {
+    if (at + p <= size) {
+      out.push({ level: log2(p), index: at / p });
+      at += p;
+    }
+  }
+  return out;
+}
+
+/**
+ * Append `leaves` (leaf hashes) to the tree of `size` leaves whose frontier hashes (in
+ * `frontierNodes(size)` order) are `frontier`. Returns every complete subtree the append creates
+ * (to store: each leaf, then each parent it completes), the new frontier and the new root.
+ * Throws `E_USAGE` when `frontier` does not have one hash per 1-bit of `size`.
+ */
+export function appendLeaves(
+  size: number,
+  frontier: readonly Uint8Array[],
+  leaves: readonly Uint8Array[],
+): { stored: StoredSubtree[]; size: number; frontier: Uint8Array[]; root: Uint8Array } {
+  const nodes = frontierNodes(size);
+  if (nodes.length !== frontier.length) throw usage(`a tree of size ${size} has ${nodes.length} frontier hashes, got ${frontier.length}`);
+  const stack: StoredSubtree[] = nodes.map((n, i) => ({ ...n, hash: frontier[i]! }));
+  const stored: StoredSubtree[] = [];
+  let n = size;
+  for (const leaf of leaves) {
+    let top: StoredSubtree = { level: 0, index: n, hash: leaf };
+    stored.push(top);
+    while (stack.length > 0 && stack[stack.length - 1]!.level === top.level) {
+      const left = stack.pop()!;
+      top = { level: top.level + 1, index: left.index / 2, hash: nodeHash(left.hash, top.hash) };
+      stored.push(top);
+    }
+    stack.push(top);
+    n++;
+  }
+  let root = EMPTY_TREE_HASH;
+  if (stack.length > 0) {
+    root = stack[stack.length - 1]!.hash;
+    for (let i = stack.length - 2; i >= 0; i--) root = nodeHash(stack[i]!.hash, root);
+  }
+  return { stored, size: n, frontier: stack.map((s) => s.hash), root };
+}
+
 /**
  * A `SubtreeReader` over an in-memory list of leaf hashes (complete subtrees memoized). For
  * tests, tools and small logs; a registry reads stored hashes instead.

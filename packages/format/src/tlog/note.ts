@@ -110,9 +110,11 @@ export function formatVerifierKey(v: NoteVerifier): string {
  * match its name and key.
  */
 export function parseVerifierKey(vkey: string): NoteVerifier {
-  const parts = vkey.split('+');
-  if (parts.length !== 3) throw noteError('a verifier key is <name>+<key id>+<base64 key>');
-  const [name, id, b64] = parts as [string, string, string];
+  // The name and the key ID never contain "+"; the base64 key may.
+  const a = vkey.indexOf('+');
+  const b = a < 0 ? -1 : vkey.indexOf('+', a + 1);
+  if (a < 0 || b < 0) throw noteError('a verifier key is <name>+<key id>+<base64 key>');
+  const [name, id, b64] = [vkey.slice(0, a), vkey.slice(a + 1, b), vkey.slice(b + 1)];
   if (!/^[0-9a-f]{8}$/.test(id)) throw noteError('the key ID of a verifier key is 8 lowercase hex digits');
   const material = decodeCanonicalBase64(b64);
   if (!material || material.length !== 33) throw noteError('the key of a verifier key must be base64 of a type byte and a 32-byte Ed25519 key');

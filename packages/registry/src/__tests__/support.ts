@@ -112,6 +112,8 @@ const SNAPSHOT_TABLES: Array<[string, string]> = [
   ['packages', 'id'],
   ['versions', 'package_id, version'],
   ['version_blobs', 'package_id, version, blob_sha256'],
+  ['tlog_entries', 'idx'],
+  ['tlog_checkpoints', 'size'],
 ];
 
 /** Everything observable about storage: rows of the metadata tables and the stored blobs. */

@@ -127,6 +127,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
           for (const sha of pinned) await deps.store.releaseBlob(sha);
         }
         deps.metrics.publishAccepted();
+        void deps.witnesses.sync(); // the new checkpoint to the witnesses (never rejects)
         const path = `/v1/packages/${ref.namespace}/${ref.name}/${version}/download`;
         const location = deps.publicUrl ? deps.publicUrl.replace(/\/+$/, '') + path : path;
         return jsonResponse(

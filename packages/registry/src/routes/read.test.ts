@@ -37,8 +37,9 @@ describeBackends('read-routes', (backend) => {
         ['1.2.0', false], ['2.0.0-rc.1', false], ['1.10.0', true], ['1.0.0', false],
       ]);
       expect(Object.keys(idx.versions[0])).toEqual([
-        'version', 'artifact_sha256', 'size_bytes', 'signer_public_key', 'yanked', 'published_at', 'integrity_sha256', 'dependencies',
+        'version', 'artifact_sha256', 'size_bytes', 'signer_public_key', 'yanked', 'published_at', 'integrity_sha256', 'dependencies', 'log',
       ]);
+      expect(Object.keys(idx)).toEqual(['schema', 'name', 'latest', 'visibility', 'versions', 'log']);
       expect(idx.versions[0].artifact_sha256).toMatch(/^[0-9a-f]{64}$/);
     });
 

@@ -25,6 +25,7 @@ async function changeYank(c: Ctx, deps: RegistryDeps, yanked: boolean): Promise<
     throw err;
   }
   deps.metrics.yankChanged(yanked ? 'yank' : 'unyank');
+  void deps.witnesses.sync(); // the new checkpoint to the witnesses (never rejects)
   return jsonResponse(200, { name: ref.full, version: v.version, yanked: v.yanked, yanked_at: v.yanked_at }, 'no-store');
 }
 

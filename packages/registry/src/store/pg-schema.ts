@@ -19,6 +19,7 @@
  */
 import type { PoolClient } from 'pg';
 import { CtxpkgError } from '@ctxpkg/format';
+import { TLOG_MIGRATION } from './pg-tlog.js';
 
 /** Advisory lock key for migrations (`'ctxpkg-m'` as an int8). */
 const MIGRATION_LOCK = 0x637478706b672d6dn;
@@ -132,6 +133,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_by_namespace ON events(namespace, id);
   `,
+  // 2: the transparency log (pg-tlog.ts, spec/transparency.md).
+  TLOG_MIGRATION,
 ];
 
 /** The schema this code writes (the number of migrations). */

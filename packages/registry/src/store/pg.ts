@@ -25,6 +25,8 @@ import { pgDependents, pgNamespaceSummaries, pgRecentPublishes } from './pg-page
 import type { SnapshotItem } from './snapshot.js';
 import { pgRestore, pgSnapshot } from './pg-snapshot.js';
 import { pgCatalog, pgRefreshPackage, pgSearch } from './pg-search.js';
+import { appendLogPg, ensureLogPg, lockLogPg, PgLog } from './pg-tlog.js';
+import type { LogChange } from '../tlog/plan.js';
 import { toNamespace, toPackage, toSignerKey, toToken, toVersion, type Row } from './rows.js';
 import type {
   AuditEvent,
@@ -113,6 +115,12 @@ export async function openPgStore(opts: PgStoreOptions): Promise<PgStore> {
     throw err;
   }
   client.release();
+  try {
+    await ensureLogPg(pool, new Date().toISOString().replace(/\.000Z$/, 'Z'));
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
   return new PgStore(pool, opts);
 }
 
@@ -123,9 +131,11 @@ export class PgStore implements RegistryStore {
   /** Verified bytes of blobs already read (immutable, so never stale). */
   private readonly cache: BlobCache;
   private closed = false;
+  readonly log: PgLog;
 
   constructor(readonly pool: pg.Pool, readonly opts: PgStoreOptions) {
     this.cache = new BlobCache(opts.blobCacheBytes);
+    this.log = new PgLog(pool);
   }
 
   private async q(sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -213,23 +223,47 @@ export class PgStore implements RegistryStore {
     return rows.map(toToken);
   }
 
+  /** Register a key; a key that was not active is logged (`key-add`) in the same transaction. */
   async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    await this.requireNamespace(this.pool, namespace);
-    const [r] = await this.q(
-      `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES ($1, $2, $3, 'admin', NULL)
-       ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL RETURNING *`,
-      [namespace, publicKey, at],
-    );
-    return toSignerKey(r as Row);
+    return this.keyChange(namespace, publicKey, at, 'key-add', async (c) => {
+      await this.requireNamespace(c, namespace);
+      const r = await c.query(
+        `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES ($1, $2, $3, 'admin', NULL)
+         ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL RETURNING *`,
+        [namespace, publicKey, at],
+      );
+      return toSignerKey(r.rows[0] as Row);
+    });
   }
 
+  /** Revoke a key; an active key's revocation is logged (`key-revoke`) in the same transaction. */
   async revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    const [r] = await this.q(
-      'UPDATE signer_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE namespace = $1 AND public_key = $2 RETURNING *',
-      [namespace, publicKey, at],
-    );
-    if (!r) throw new CtxpkgError('E_NOT_FOUND', `key ${publicKey} is not registered for namespace ${namespace}`);
-    return toSignerKey(r);
+    return this.keyChange(namespace, publicKey, at, 'key-revoke', async (c) => {
+      const r = await c.query(
+        'UPDATE signer_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE namespace = $1 AND public_key = $2 RETURNING *',
+        [namespace, publicKey, at],
+      );
+      if (r.rowCount === 0) throw new CtxpkgError('E_NOT_FOUND', `key ${publicKey} is not registered for namespace ${namespace}`);
+      return toSignerKey(r.rows[0] as Row);
+    });
+  }
+
+  /**
+   * A key change and its log entry in one transaction (the log lock first). The namespace's index
+   * documents list its logged keys, so every package of the namespace gets a new revision.
+   */
+  private keyChange(namespace: string, publicKey: string, at: string, kind: 'key-add' | 'key-revoke', change: (c: Q) => Promise<SignerKeyRecord>): Promise<SignerKeyRecord> {
+    return this.tx(async (c) => {
+      await lockLogPg(c);
+      const before = (await c.query('SELECT revoked_at FROM signer_keys WHERE namespace = $1 AND public_key = $2', [namespace, publicKey])).rows[0] as Row | undefined;
+      const rec = await change(c);
+      const wasActive = before !== undefined && before.revoked_at === null;
+      if (wasActive !== (kind === 'key-add')) {
+        await appendLogPg(c, [{ statement: { kind, namespace: `@${namespace}`, key: publicKey }, private: false }], at);
+        await c.query('UPDATE packages SET revision = revision + 1 WHERE namespace = $1', [namespace]);
+      }
+      return rec;
+    });
   }
 
   async listSignerKeys(namespace: string): Promise<SignerKeyRecord[]> {
@@ -244,12 +278,17 @@ export class PgStore implements RegistryStore {
 
   async setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord> {
     return this.tx(async (c) => {
+      await lockLogPg(c);
+      const before = (await c.query('SELECT visibility FROM packages WHERE namespace = $1 AND name = $2', [namespace, name])).rows[0] as Row | undefined;
       const r = await c.query(
         'UPDATE packages SET visibility = $1, updated_at = $2, revision = revision + 1 WHERE namespace = $3 AND name = $4 RETURNING *',
         [visibility, at, namespace, name],
       );
       if (r.rowCount === 0) throw new CtxpkgError('E_NOT_FOUND', `package @${namespace}/${name} does not exist`);
       await insertEvent(c, { at, action: `visibility:${visibility}`, namespace, name, version: null, actor, detail: null });
+      if (before?.visibility !== visibility) {
+        await appendLogPg(c, [{ statement: { kind: 'visibility', package: `@${namespace}/${name}`, visibility }, private: visibility === 'private' }], at);
+      }
       return toPackage(r.rows[0] as Row);
     });
   }
@@ -349,6 +388,7 @@ export class PgStore implements RegistryStore {
   async commitPublish(rec: PublishRecord): Promise<PublishOutcome> {
     const full = `@${rec.namespace}/${rec.name}`;
     const signer = await this.tx(async (c) => {
+      await lockLogPg(c);
       const ns = await c.query('SELECT 1 FROM namespaces WHERE name = $1', [rec.namespace]);
       if (ns.rowCount === 0) throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
       const signer = await checkSigner(c, rec.namespace, rec.signer_public_key, rec.published_at);
@@ -397,6 +437,13 @@ export class PgStore implements RegistryStore {
         at: rec.published_at, action: 'publish', namespace: rec.namespace, name: rec.name, version: rec.version,
         actor: rec.published_by, detail: rec.artifact_sha256,
       });
+      const changes: LogChange[] = [];
+      if (signer === 'first-publish') changes.push({ statement: { kind: 'key-add', namespace: `@${rec.namespace}`, key: rec.signer_public_key }, private: false });
+      changes.push({
+        statement: { kind: 'publish', package: full, version: rec.version, artifact_sha256: rec.artifact_sha256, signer: rec.signer_public_key },
+        private: rec.visibility === 'private',
+      });
+      await appendLogPg(c, changes, rec.published_at);
       return signer;
     });
     const version = (await this.getVersion(rec.namespace, rec.name, rec.version)) as VersionRecord;
@@ -405,7 +452,8 @@ export class PgStore implements RegistryStore {
 
   async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {
     await this.tx(async (c) => {
-      const pkg = (await c.query('SELECT id FROM packages WHERE namespace = $1 AND name = $2 FOR UPDATE', [namespace, name])).rows[0] as Row | undefined;
+      await lockLogPg(c);
+      const pkg = (await c.query('SELECT id, visibility FROM packages WHERE namespace = $1 AND name = $2 FOR UPDATE', [namespace, name])).rows[0] as Row | undefined;
       const row = pkg
         ? ((await c.query('SELECT yanked FROM versions WHERE package_id = $1 AND version = $2', [pkg.id, version])).rows[0] as Row | undefined)
         : undefined;
@@ -414,6 +462,7 @@ export class PgStore implements RegistryStore {
       await c.query('UPDATE versions SET yanked = $1, yanked_at = $2 WHERE package_id = $3 AND version = $4', [yanked, yanked ? at : null, pkg.id, version]);
       await pgRefreshPackage(c, Number(pkg.id), at);
       await insertEvent(c, { at, action: yanked ? 'yank' : 'unyank', namespace, name, version, actor, detail: null });
+      await appendLogPg(c, [{ statement: { kind: yanked ? 'yank' : 'unyank', package: `@${namespace}/${name}`, version }, private: pkg.visibility === 'private' }], at);
     });
     return (await this.getVersion(namespace, name, version)) as VersionRecord;
   }

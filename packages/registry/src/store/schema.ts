@@ -6,7 +6,9 @@
  * code path deletes a version row. The same DDL translates directly to PostgreSQL (the FTS table
  * becomes a tsvector column with a GIN index).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+// Schema 4: the transparency log tables (sqlite-tlog.ts `TLOG_SCHEMA_SQL`, spec/transparency.md);
+// an older ctxpkg would change state without logging it.
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from './schema.js';
 import { openSqliteStore, type SqliteStore } from './sqlite.js';
 import { COLUMN_WEIGHTS, rankCandidates } from './sqlite-rank.js';
 import { ftsQuery, queryWords, VISIBLE_SQL } from './sqlite-search.js';
@@ -119,7 +120,7 @@ describe('schema 3 migration', () => {
     store.db.exec("DELETE FROM search_terms; DELETE FROM search_docs; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
     await store.close();
     store = await openSqliteStore({ dataDir: dir });
-    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
     expect(store.db.prepare('SELECT count(*) FROM search_docs').pluck().get()).toBe(2);
     expect(await store.search({ namespaces: [] }, 'alpha beta', { limit: 50 })).toEqual(before);
   });

@@ -22,6 +22,8 @@ import { backfillSearchTerms, needsSearchBackfill } from './sqlite-rank.js';
 import * as access from './sqlite-access.js';
 import { findPublicBlob, insertVersionBlobs, isBlobReferenced } from './sqlite-blobs.js';
 import * as pages from './sqlite-pages.js';
+import { appendLogSqlite, ensureLogSqlite, SqliteLog, TLOG_SCHEMA_SQL } from './sqlite-tlog.js';
+import type { LogChange } from '../tlog/plan.js';
 import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
 import type { SnapshotItem } from './snapshot.js';
 import { sqliteRestore, sqliteSnapshot } from './sqlite-snapshot.js';
@@ -76,13 +78,15 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.exec(SCHEMA_SQL);
+  db.exec(TLOG_SCHEMA_SQL);
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as Row | undefined;
   if (!row) db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   else if (Number(row.value) < SCHEMA_VERSION) {
     // Schema 1 → 2 adds the version_blobs table (created above); an older ctxpkg must not open
     // the directory afterwards, since its garbage collection would not know package blobs.
     // Schema 2 → 3 adds the search term counts (created above, filled below); an older ctxpkg
-    // would publish without maintaining them.
+    // would publish without maintaining them. Schema 3 → 4 adds the transparency log (created
+    // above, started below by logging the current state); an older ctxpkg would not log changes.
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
   } else if (Number(row.value) > SCHEMA_VERSION) {
     db.close();
@@ -91,6 +95,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
     });
   }
   if (needsSearchBackfill(db)) db.transaction(() => backfillSearchTerms(db)).immediate();
+  ensureLogSqlite(db, new Date().toISOString().replace(/\.000Z$/, 'Z'));
   return new SqliteStore(db, blobs);
 }
 
@@ -102,9 +107,11 @@ export class SqliteStore implements RegistryStore {
   private readonly packageCache = new Map<string, PackageRecord | null>();
   /** Commits by other connections (the admin CLI, another process): drop `packageCache`. */
   readonly commits: CommitProbe;
+  readonly log: SqliteLog;
 
   constructor(readonly db: Database.Database, readonly blobs: BlobDir) {
     this.commits = new CommitProbe(db, `${db.name}-shm`);
+    this.log = new SqliteLog(db);
   }
 
   async health(): Promise<StoreHealth> {
@@ -157,12 +164,36 @@ export class SqliteStore implements RegistryStore {
     return access.listTokens(this.db, namespace);
   }
 
+  /** Register a key; a key that was not active is logged (`key-add`) in the same transaction. */
   async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    return access.addSignerKey(this.db, namespace, publicKey, at);
+    return this.keyChange(namespace, publicKey, at, 'key-add', () => access.addSignerKey(this.db, namespace, publicKey, at));
   }
 
+  /** Revoke a key; an active key's revocation is logged (`key-revoke`) in the same transaction. */
   async revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    return access.revokeSignerKey(this.db, namespace, publicKey, at);
+    return this.keyChange(namespace, publicKey, at, 'key-revoke', () => access.revokeSignerKey(this.db, namespace, publicKey, at));
+  }
+
+  /**
+   * A key change and its log entry in one transaction. The namespace's index documents list its
+   * logged keys, so every package of the namespace gets a new revision.
+   */
+  private keyChange(namespace: string, publicKey: string, at: string, kind: 'key-add' | 'key-revoke', change: () => SignerKeyRecord): SignerKeyRecord {
+    const tx = this.db.transaction(() => {
+      const before = access.listSignerKeys(this.db, namespace).find((k) => k.public_key === publicKey);
+      const rec = change();
+      const wasActive = before !== undefined && before.revoked_at === null;
+      if (wasActive !== (kind === 'key-add')) {
+        appendLogSqlite(this.db, [{ statement: { kind, namespace: `@${namespace}`, key: publicKey }, private: false }], at);
+        prepared(this.db, 'UPDATE packages SET revision = revision + 1 WHERE namespace = ?').run(namespace);
+      }
+      return rec;
+    });
+    try {
+      return tx.immediate();
+    } finally {
+      this.packageCache.clear();
+    }
   }
 
   async listSignerKeys(namespace: string): Promise<SignerKeyRecord[]> {
@@ -189,9 +220,13 @@ export class SqliteStore implements RegistryStore {
 
   async setPackageVisibility(namespace: string, name: string, visibility: Visibility, at: string, actor: string): Promise<PackageRecord> {
     const tx = this.db.transaction(() => {
+      const before = prepared(this.db, 'SELECT visibility FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
       const info = prepared(this.db, 'UPDATE packages SET visibility = ?, updated_at = ?, revision = revision + 1 WHERE namespace = ? AND name = ?').run(visibility, at, namespace, name);
       if (info.changes === 0) throw new CtxpkgError('E_NOT_FOUND', `package @${namespace}/${name} does not exist`);
       this.insertEvent({ at, action: `visibility:${visibility}`, namespace, name, version: null, actor, detail: null });
+      if (before?.visibility !== visibility) {
+        appendLogSqlite(this.db, [{ statement: { kind: 'visibility', package: `@${namespace}/${name}`, visibility }, private: visibility === 'private' }], at);
+      }
     });
     try {
       tx.immediate();
@@ -308,6 +343,13 @@ export class SqliteStore implements RegistryStore {
         at: rec.published_at, action: 'publish', namespace: rec.namespace, name: rec.name, version: rec.version,
         actor: rec.published_by, detail: rec.artifact_sha256,
       });
+      const changes: LogChange[] = [];
+      if (signer === 'first-publish') changes.push({ statement: { kind: 'key-add', namespace: `@${rec.namespace}`, key: rec.signer_public_key }, private: false });
+      changes.push({
+        statement: { kind: 'publish', package: full, version: rec.version, artifact_sha256: rec.artifact_sha256, signer: rec.signer_public_key },
+        private: rec.visibility === 'private',
+      });
+      appendLogSqlite(this.db, changes, rec.published_at);
       return signer;
     });
     let signer: PublishOutcome['signer'];
@@ -322,7 +364,7 @@ export class SqliteStore implements RegistryStore {
 
   async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {
     const tx = this.db.transaction(() => {
-      const pkg = prepared(this.db, 'SELECT id FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
+      const pkg = prepared(this.db, 'SELECT id, visibility FROM packages WHERE namespace = ? AND name = ?').get(namespace, name) as Row | undefined;
       const row = pkg
         ? (prepared(this.db, 'SELECT yanked FROM versions WHERE package_id = ? AND version = ?').get(pkg.id, version) as Row | undefined)
         : undefined;
@@ -332,6 +374,7 @@ export class SqliteStore implements RegistryStore {
         .run(yanked ? 1 : 0, yanked ? at : null, pkg.id, version);
       refreshPackage(this.db, Number(pkg.id), at);
       this.insertEvent({ at, action: yanked ? 'yank' : 'unyank', namespace, name, version, actor, detail: null });
+      appendLogSqlite(this.db, [{ statement: { kind: yanked ? 'yank' : 'unyank', package: `@${namespace}/${name}`, version }, private: pkg.visibility === 'private' }], at);
     });
     try {
       tx.immediate();

@@ -228,6 +228,11 @@ export interface StoreHealth {
 export interface RegistryStore {
   /** Backend name for `/healthz` and logs (`sqlite` or `postgres`). */
   readonly backend: string;
+  /**
+   * The transparency log (spec/transparency.md). Its writes happen inside the transactions of
+   * `commitPublish`, `setYanked`, `setPackageVisibility`, `addSignerKey` and `revokeSignerKey`.
+   */
+  readonly log: LogStore;
 
   /**
    * Can the store answer and write right now? Runs a read and a write probe that changes nothing
@@ -359,4 +364,60 @@ export interface RegistryStore {
    */
   restore(items: AsyncIterable<SnapshotItem>): Promise<{ rows: number; blobs: number }>;
   close(): Promise<void>;
+}
+
+/** One entry of the transparency log as the registry keeps it (spec/transparency.md §2, §9). */
+export interface LogEntryRecord {
+  index: number;
+  /** The logged bytes (the leaf input): a statement, or a commitment for a private package. */
+  entry: Uint8Array;
+  namespace: string;
+  /** Package name without the namespace; null for key statements. */
+  name: string | null;
+  version: string | null;
+  /** The statement kind (`publish`, `yank`, `unyank`, `key-add`, `key-revoke`, `visibility`). */
+  kind: string;
+  /** For a commitment: the statement entry text and its nonce (64 hex); null for a statement in clear. */
+  opening: { entry: string; nonce: string } | null;
+  /** The tree size after the transaction that appended this entry. */
+  tree_size: number;
+  at: string;
+}
+
+/** A stored checkpoint: tree size, root hash and the signed note. */
+export interface LogCheckpointRecord {
+  size: number;
+  root: Uint8Array;
+  note: string;
+}
+
+/**
+ * Reads of the transparency log and the few writes that are not state changes (re-dated
+ * checkpoints, witness cosignatures). Appends happen only inside the store's own transactions.
+ */
+export interface LogStore {
+  /** The log's origin, its Ed25519 public key (64 hex) and its size. */
+  info(): Promise<{ origin: string; public_key: string; size: number }>;
+  /** The origin and the 32-byte seed of the log key (to re-date checkpoints). Never served. */
+  signer(): Promise<{ origin: string; seed: Uint8Array }>;
+  /** The latest checkpoint, or the one stored for tree size `size`; null when there is none. */
+  checkpoint(size?: number): Promise<LogCheckpointRecord | null>;
+  /** Replace the note of the checkpoint of `size` (same tree, a newer timestamp). */
+  redate(size: number, note: string): Promise<void>;
+  /** The hashes of complete subtrees (same order). Throws `E_INTERNAL` when one is not stored. */
+  nodes(list: ReadonlyArray<{ level: number; index: number }>): Promise<Uint8Array[]>;
+  /** Hashes at `level` for indexes `start … start+count−1` (fewer when the tree ends sooner). */
+  hashRange(level: number, start: number, count: number): Promise<Uint8Array[]>;
+  /** Entries `start … start+count−1` (fewer when the log ends sooner), in index order. */
+  entries(start: number, count: number): Promise<LogEntryRecord[]>;
+  /** The entries about package `@namespace/name` and the key entries of its namespace, in index order. */
+  packageEntries(namespace: string, name: string): Promise<LogEntryRecord[]>;
+  /** The commitments of a namespace from index `from` on, in index order, at most `limit`. */
+  commitments(namespace: string, from: number, limit: number): Promise<LogEntryRecord[]>;
+  /** Store a witness cosignature line for tree size `size` (one per witness key). */
+  addCosignature(size: number, key: string, line: string): Promise<void>;
+  /** The stored cosignature lines for tree size `size`. */
+  cosignatures(size: number): Promise<string[]>;
+  /** A namespace's commitment secret (32 bytes), or null; for `registry log verify` only, never served. */
+  secret(namespace: string): Promise<Uint8Array | null>;
 }
