@@ -9,8 +9,7 @@
  */
 import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format';
-import type { CommandContext } from '../program.js';
-import { examples } from '../session.js';
+import { examples, type CommandContext } from '../command.js';
 import { onRegistry } from './registry-admin.js';
 
 const load = () => import('@ctxpkg/registry');
