@@ -10,7 +10,8 @@ import type pg from 'pg';
 import { CtxpkgError } from '@ctxpkg/format';
 import { sha256OfBytes } from './blobs.js';
 import { pgRefreshPackage } from './pg-search.js';
-import { normaliseRow, SNAPSHOT_ORDER, SNAPSHOT_TABLES, type SnapshotItem, type SnapshotTable } from './snapshot.js';
+import { LOG_TABLES, normaliseRow, restoreValue, SNAPSHOT_ORDER, SNAPSHOT_TABLES, type SnapshotItem, type SnapshotTable } from './snapshot.js';
+import { ensureLogPg } from './pg-tlog.js';
 import { snapshotBlobs } from './snapshot-blobs.js';
 
 /** The snapshot of the database behind `pool`. */
@@ -51,6 +52,8 @@ export async function pgRestore(pool: pg.Pool, items: AsyncIterable<SnapshotItem
     await c.query('BEGIN');
     const used = (await c.query('SELECT (SELECT count(*) FROM namespaces) + (SELECT count(*) FROM packages) AS n')).rows[0] as { n: string };
     if (Number(used.n) > 0) throw new CtxpkgError('E_EXISTS', 'the target registry database is not empty; restore into an empty database');
+    // The store opened with a new, empty log; the snapshot's log (if any) replaces it.
+    for (const t of LOG_TABLES) await c.query(`DELETE FROM ${t}`);
     const pending: Array<{ table: SnapshotTable; row: Record<string, unknown> }> = [];
     const now = Date.now();
     for await (const item of items) {
@@ -65,7 +68,7 @@ export async function pgRestore(pool: pg.Pool, items: AsyncIterable<SnapshotItem
     }
     for (const { table, row } of pending) {
       const cols = SNAPSHOT_TABLES[table] as readonly string[];
-      await c.query(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((col) => row[col]));
+      await c.query(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((col) => restoreValue(table, col, row[col])));
       rows++;
     }
     for (const { table, row } of pending) if (table === 'packages') await pgRefreshPackage(c, Number(row.id), String(row.updated_at));
@@ -73,6 +76,8 @@ export async function pgRestore(pool: pg.Pool, items: AsyncIterable<SnapshotItem
       await c.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`);
     }
     await c.query('COMMIT');
+    // A backup made before the log existed: start it now, by logging the restored state.
+    await ensureLogPg(pool, new Date().toISOString().replace(/\.000Z$/, 'Z'));
     return { rows, blobs };
   } catch (err) {
     await c.query('ROLLBACK').catch(() => undefined);

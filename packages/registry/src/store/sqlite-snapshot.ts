@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { BlobDir } from './blobs.js';
-import { normaliseRow, SNAPSHOT_ORDER, SNAPSHOT_TABLES, type SnapshotItem, type SnapshotTable } from './snapshot.js';
+import { LOG_TABLES, normaliseRow, restoreValue, SNAPSHOT_ORDER, SNAPSHOT_TABLES, type SnapshotItem, type SnapshotTable } from './snapshot.js';
+import { ensureLogSqlite, forgetLogState } from './sqlite-tlog.js';
 import { snapshotBlobs } from './snapshot-blobs.js';
 import { refreshPackage } from './sqlite-search.js';
 
@@ -57,12 +58,17 @@ export async function sqliteRestore(db: Database.Database, blobs: BlobDir, items
     }
   }
   db.transaction(() => {
+    // The store opened with a new, empty log; the snapshot's log (if any) replaces it.
+    for (const t of LOG_TABLES) db.prepare(`DELETE FROM ${t}`).run();
     for (const { table, row } of rows) {
       const cols = SNAPSHOT_TABLES[table] as readonly string[];
-      const values = cols.map((c) => (c === 'yanked' ? (row[c] ? 1 : 0) : row[c]));
+      const values = cols.map((c) => (c === 'yanked' ? (row[c] ? 1 : 0) : restoreValue(table, c, row[c])));
       db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...values);
     }
     for (const { table, row } of rows) if (table === 'packages') refreshPackage(db, Number(row.id), String(row.updated_at));
   }).immediate();
+  // A backup made before the log existed: start it now, by logging the restored state.
+  forgetLogState(db);
+  ensureLogSqlite(db, new Date().toISOString().replace(/\.000Z$/, 'Z'));
   return { rows: rows.length, blobs: blobCount };
 }

@@ -65,6 +65,11 @@ CREATE TABLE IF NOT EXISTS tlog_secrets (
 
 const metaCache = new WeakMap<Db, { origin: string; seed: Uint8Array }>();
 
+/** Forget the cached origin and key of `db` (a restore replaced the log). */
+export function forgetLogState(db: Db): void {
+  metaCache.delete(db);
+}
+
 function meta(db: Db): { origin: string; seed: Uint8Array; size: number } | undefined {
   const r = prepared(db, 'SELECT origin, seed, size FROM tlog_meta WHERE id = 1').get() as Row | undefined;
   if (!r) return undefined;

@@ -24,6 +24,14 @@ import { describeBackends, makePackage, newTestRegistry, rawSql, TEST_PUBLIC_KEY
 import { openTestStore } from '../__tests__/backends.js';
 import { SqliteStore } from '../store/sqlite.js';
 import { verifyRegistryLog } from './replay.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backupRegistry, restoreRegistry } from '../backup.js';
+import { openStore } from '../store/open.js';
+import { createApp } from '../app.js';
+import { createToken } from '../admin.js';
+import { BACKENDS, freshPgUrl } from '../__tests__/backends.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { openPgStore } from '../store/pg.js';
 
@@ -201,6 +209,43 @@ describeBackends('transparency log start', (backend: BackendName) => {
       }
     } finally {
       await r.close().catch(() => undefined);
+    }
+  });
+});
+
+describeBackends('transparency log across backup and restore', (backend: BackendName) => {
+  it('a restored registry keeps its log: same origin and key, same checkpoint, proofs still hold, replay agrees', async () => {
+    const r = await newTestRegistry({}, backend);
+    const tmp = await mkdtemp(join(tmpdir(), 'ctxpkg-tlog-backup-'));
+    try {
+      await r.put('/v1/packages/acme/kb/1.0.0', makePackage(), r.tokens.acmePublish);
+      await r.put('/v1/packages/acme/secret/1.0.0', makePackage({ name: '@acme/secret', visibility: 'private' }), r.tokens.acmePublish);
+      const before = await r.store.log.info();
+      const cpBefore = await r.store.log.checkpoint();
+      const file = join(tmp, 'backup.jsonl');
+      await backupRegistry({ store: r.store }, file);
+      for (const target of BACKENDS) {
+        const where = target === 'sqlite' ? { dataDir: join(tmp, `restored-${backend}`) } : { db: await freshPgUrl() };
+        await restoreRegistry(file, where);
+        const store = await openStore(where);
+        try {
+          expect(await store.log.info()).toEqual(before);
+          expect((await store.log.checkpoint())!.root).toEqual(cpBefore!.root);
+          expect((await verifyRegistryLog(store)).problems).toEqual([]);
+          // Publishing into the restored registry extends the same log.
+          const app = createApp({ store });
+          const tok = (await createToken({ store }, { namespace: 'acme', scope: 'publish' })).token;
+          const res = await app.request('http://r/v1/packages/acme/kb/1.1.0', { method: 'PUT', body: makePackage({ version: '1.1.0' }), headers: { authorization: `Bearer ${tok}` } });
+          expect(res.status).toBe(201);
+          expect((await store.log.info()).size).toBe(before.size + 1);
+          expect((await verifyRegistryLog(store)).problems).toEqual([]);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      await r.close();
+      await rm(tmp, { recursive: true, force: true });
     }
   });
 });
