@@ -8,7 +8,7 @@
  * imported only inside the actions.
  */
 import type { Command } from 'commander';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import { examples, type CommandContext } from '../command.js';
 import { onRegistry } from './registry-admin.js';
 
