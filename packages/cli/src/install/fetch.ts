@@ -10,9 +10,7 @@
  *    name/version, pinned signer). A store file the record does not vouch for (e.g. committed to
  *    the repository) is never trusted: the registry is not bypassed.
  */
-import { readFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { createProgress } from '../progress.js';
 import type { Session } from '../session.js';
@@ -21,6 +19,7 @@ import { downloadLocked } from './checksum.js';
 import { mapBounded } from './pool.js';
 import type { LockState, Planned, VerifiedEntry } from './types.js';
 import { trustedFacts, type ArtifactFacts, type VerifiedRecord } from './verified.js';
+import { allowOutsideFiles, readLocalFile } from './local-file.js';
 import { verifyArtifact } from './verify.js';
 
 export interface FetchInput {
@@ -93,9 +92,10 @@ export async function fetchAndVerify(input: FetchInput): Promise<FetchResult> {
       if (p.fetchFrom.startsWith('file:')) {
         // The hash check below refuses the file if it changed since it was locked.
         try {
-          bytes = new Uint8Array(readFileSync(resolvePath(root, p.fetchFrom.slice(5))));
+          bytes = readLocalFile(root, p.fetchFrom.slice(5), { allowOutside: allowOutsideFiles(input.session.settings.env), label: p.fetchFrom });
         } catch (err) {
-          throw new CtxpkgError('E_NOT_FOUND', `${p.name} is locked from ${p.fetchFrom}, which cannot be read: ${(err as Error).message}`);
+          if (isCtxpkgError(err) && err.code === 'E_NOT_FOUND') throw new CtxpkgError('E_NOT_FOUND', `${p.name} is locked from ${p.fetchFrom}, which cannot be read: ${err.message}`);
+          throw err;
         }
         localReads++;
       } else {

@@ -4,12 +4,12 @@
  * with the origin `file:<path relative to the project root>` (POSIX separators). Their required
  * dependencies become roots of the resolution.
  */
-import { readFileSync } from 'node:fs';
 import { relative, resolve as resolvePath } from 'node:path';
 import { CtxpkgError, parsePackageName, readPackage } from '@ctxpkg/format';
 import { sha256Bytes } from '../store.js';
 import type { Dep } from './source.js';
 import type { LockState, VerifiedEntry } from './types.js';
+import { readLocalFile } from './local-file.js';
 import { verifyArtifact } from './verify.js';
 
 export interface LocalPackage {
@@ -19,23 +19,20 @@ export interface LocalPackage {
 }
 
 /**
- * Read and verify the package file `rel` (relative to `root`). With `name`, the file must contain
- * that package (ctxpkg.json declares it so). Throws `E_NOT_FOUND` (unreadable), `E_NAME_MISMATCH`,
+ * Read and verify the package file `rel` (relative to `root`) through `readLocalFile` (regular
+ * files only, inside the project unless `allowOutside`, size-capped; `label` names it). With
+ * `name`, the file must contain that package (ctxpkg.json declares it so). Throws `E_NOT_FOUND`,
+ * `E_UNSAFE_PATH`, `E_TOO_LARGE`, `E_IO` (local-file.ts), `E_NAME_MISMATCH`,
  * `E_INVALID_NAME`, and every verification code of `verifyArtifact` (incl. `E_SIGNER_CHANGED`
  * against the signer `before` pins for the name).
  */
 export async function readLocalPackage(
   root: string,
   rel: string,
-  opts: { name?: string; before: LockState; requireSignature: boolean; acceptNewKey: boolean },
+  opts: { name?: string; before: LockState; requireSignature: boolean; acceptNewKey: boolean; allowOutside: boolean; label?: string },
 ): Promise<LocalPackage> {
   const abs = resolvePath(root, rel);
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(readFileSync(abs));
-  } catch (err) {
-    throw new CtxpkgError('E_NOT_FOUND', `cannot read ${rel}: ${(err as Error).message}`);
-  }
+  const bytes = readLocalFile(root, rel, { allowOutside: opts.allowOutside, label: opts.label ?? rel });
   const pkg = await readPackage(bytes, { requireSignature: opts.requireSignature });
   const m = pkg.manifest as { name: string; version: string; dependencies?: Array<{ name: string; version_req: string; optional?: boolean }> };
   parsePackageName(m.name);

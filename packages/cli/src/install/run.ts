@@ -26,6 +26,7 @@ import type { Session } from '../session.js';
 import { checkEdges } from './edges.js';
 import { fetchAndVerify } from './fetch.js';
 import { readLocalPackage, type LocalPackage } from './local.js';
+import { allowOutsideFiles } from './local-file.js';
 import { readLock } from './lockio.js';
 import type { MergeSummary } from './merged.js';
 import { checkLockRegistries, lockClosure, lockDrift } from './plan.js';
@@ -169,7 +170,8 @@ async function readLocalFiles(inputs: Inputs): Promise<Map<string, LocalPackage>
   const { root, before, requireSignature, acceptNewKey } = inputs;
   const local = new Map<string, LocalPackage>();
   for (const path of inputs.fileSpecs) {
-    const lp = await readLocalPackage(root, path, { before, requireSignature, acceptNewKey });
+    // A path typed on the command line is the user's own choice: it may lie outside the project.
+    const lp = await readLocalPackage(root, path, { before, requireSignature, acceptNewKey, allowOutside: true });
     inputs.declared[lp.entry.name] = lp.entry.registry;
     delete inputs.exactNow[lp.entry.name];
     local.set(lp.entry.name, lp);
@@ -206,7 +208,7 @@ async function planInstall(session: Session, opts: InstallOptions, inputs: Input
   }
   if (nothingToResolve) return { planned: lockClosure(declared, before).map(fromLock), edgesFrom: 'lock', source };
   for (const [name, range] of Object.entries(declared)) {
-    if (range.startsWith('file:') && !local.has(name)) local.set(name, await readLocalPackage(root, range.slice(5), { name, before, requireSignature, acceptNewKey }));
+    if (range.startsWith('file:') && !local.has(name)) local.set(name, await readLocalPackage(root, range.slice(5), { name, before, requireSignature, acceptNewKey, allowOutside: allowOutsideFiles(session.settings.env), label: range }));
   }
   const registryDeclared = Object.fromEntries(Object.entries(declared).filter(([, r]) => !r.startsWith('file:')));
   const fileRoots = [...local.values()].flatMap((l) => l.required);
