@@ -6,6 +6,7 @@
  * part stays well under 200 KB; each node links to its own page with the full text.
  */
 import { createHash } from 'node:crypto';
+import { raw } from 'hono/html';
 import { keyFingerprint } from '@ctxpkg/format';
 import type { DependentRecord, PackageRecord, SignerKeyRecord, VersionRecord } from '../store/types.js';
 import { bytesText, plural, readableText, TypeBadge, When } from './common.js';
@@ -133,6 +134,21 @@ function FileBlock(p: { c: Ctx; slice: TreePart['files'][number] }) {
   );
 }
 
+/**
+ * One part of the tree rendered to markup (escaped by JSX like any page). It depends only on the
+ * version and the part, not on the viewer, so the routes cache it beside the parsed version.
+ */
+export function renderTreePart(urls: PageUrls, pkg: PackageRecord, v: VersionRecord, part: TreePart): string {
+  const c: Ctx = { urls, pkg, v };
+  return String(
+    <>
+      {part.files.map((slice) => (
+        <FileBlock c={c} slice={slice} />
+      ))}
+    </>,
+  );
+}
+
 interface TrustEntry {
   check: string;
   result?: string;
@@ -179,6 +195,8 @@ export interface PackagePageProps {
   parts: TreePart[];
   /** 1-based part shown. */
   part: number;
+  /** `renderTreePart` of that part: markup JSX produced (and escaped), inserted as is. */
+  treeHtml: string;
   /** Whether this page is the package's default URL (no version in the path). */
   isDefault: boolean;
 }
@@ -186,7 +204,6 @@ export interface PackagePageProps {
 export function PackagePage(p: PackagePageProps) {
   const { urls, pkg, v, content } = p;
   const full = `@${pkg.namespace}/${pkg.name}`;
-  const c: Ctx = { urls, pkg, v };
   const here = p.isDefault ? urls.pkg(pkg.namespace, pkg.name) : urls.pkg(pkg.namespace, pkg.name, v.version);
   const install = v.version === p.latest ? `ctxpkg install ${full}` : `ctxpkg install ${full}@${v.version}`;
   const previous = p.versions[p.versions.findIndex((x) => x.version === v.version) + 1];
@@ -248,9 +265,8 @@ export function PackagePage(p: PackagePageProps) {
             </p>
           ) : null}
           {content.graph.nodes.length === 0 ? <p class="muted">This package has no nodes.</p> : null}
-          {p.parts[p.part - 1].files.map((slice) => (
-            <FileBlock c={c} slice={slice} />
-          ))}
+          {/* Already-rendered JSX output (renderTreePart), never package text: inserting it unescaped is safe. */}
+          {raw(p.treeHtml)}
           {p.parts.length > 1 && p.part < p.parts.length ? (
             <p class="pager">
               <a href={selfUrl(p.part + 1)}>Next part ({p.part + 1} of {p.parts.length}) →</a>

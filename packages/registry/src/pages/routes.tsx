@@ -34,7 +34,7 @@ import { GraphPage, renderGraphSvg } from './graph-page.js';
 import { focusOf, layoutGraph, type GraphPicture } from './graph-layout.js';
 import { Frame, notFoundHtml, PAGES_PREFIX, pageResponse, PageUrls, renderPage, type Viewer } from './layout.js';
 import { NodePage } from './node-page.js';
-import { nodeAnchor, PackagePage, partOf, splitTree } from './package-page.js';
+import { nodeAnchor, PackagePage, partOf, renderTreePart, splitTree, type TreePart } from './package-page.js';
 import { checkLoginToken, clearedCookie, secureRequest, sessionCookie, sessionOf, type Session } from './session.js';
 
 const NAMESPACE_PAGE = 100;
@@ -42,6 +42,8 @@ const RECENT = 20;
 const DEPENDENTS = 100;
 const LOGIN_BODY_BYTES = 4096;
 const NOT_FOUND_CACHE = 'no-store';
+/** Entries of each rendering cache (graph pictures, tree parts, tree markup). */
+const CACHE_ENTRIES = 32;
 
 /** What the pages need besides the API's deps. */
 export interface PagesState {
@@ -50,6 +52,9 @@ export interface PagesState {
   contents: ContentCache;
   /** Graph layouts and their rendered SVG by artifact SHA-256 and focus (LRU, 32). */
   pictures: Map<string, { pic: GraphPicture; svg: string } | null>;
+  /** Tree parts (by artifact) and their rendered markup (by artifact, version and part), LRU, 32 each. */
+  trees: Map<string, TreePart[]>;
+  treeHtml: Map<string, string>;
 }
 
 /** The base path of links from a public URL (`https://h/reg/` → `/reg`; none → `''`). */
@@ -121,7 +126,7 @@ function sameSite(c: Ctx, publicUrl: string | undefined): boolean {
 /** Register every page route on `app` (the root app, not the API mount). */
 export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesState {
   const urls = new PageUrls(linkBase(deps.publicUrl));
-  const state: PagesState = { urls, notFound: notFoundHtml(urls), contents: new ContentCache(deps.store), pictures: new Map() };
+  const state: PagesState = { urls, notFound: notFoundHtml(urls), contents: new ContentCache(deps.store), pictures: new Map(), trees: new Map(), treeHtml: new Map() };
 
   const page = (name: string, handler: Handler) => async (c: Ctx): Promise<Response> => {
     c.env.route = `page_${name}`;
@@ -169,18 +174,15 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
 
   /** A version's graph picture and its SVG, cached by artifact, package, version (the links name it) and focus. */
   function picture(pkg: PackageRecord, v: VersionRecord, content: VersionContent, focus: string | undefined): { pic: GraphPicture; svg: string } | null {
-    const key = JSON.stringify([content.artifact, pkg.namespace, pkg.name, v.version, focus ?? null]);
-    if (state.pictures.has(key)) {
-      const hit = state.pictures.get(key)!;
-      state.pictures.delete(key);
-      state.pictures.set(key, hit);
-      return hit;
-    }
-    const laid = layoutGraph(content.graph, focus);
-    const pic = laid && { pic: laid, svg: renderGraphSvg(urls, pkg, v.version, laid) };
-    state.pictures.set(key, pic);
-    if (state.pictures.size > 32) state.pictures.delete(state.pictures.keys().next().value as string);
-    return pic;
+    return cached(state.pictures, JSON.stringify([content.artifact, pkg.namespace, pkg.name, v.version, focus ?? null]), () => {
+      const laid = layoutGraph(content.graph, focus);
+      return laid && { pic: laid, svg: renderGraphSvg(urls, pkg, v.version, laid) };
+    });
+  }
+
+  /** The tree parts of a version (cached by artifact). */
+  function partsOf(content: VersionContent): TreePart[] {
+    return cached(state.trees, content.artifact, () => splitTree(content.tree));
   }
 
   const toPages = (c: Ctx) => c.redirect(urls.home(), 302);
@@ -251,9 +253,10 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
       deps.store.dependents(visibilityFilter(s.principal), ref.full, { limit: DEPENDENTS }),
       deps.store.listSignerKeys(ref.namespace),
     ]);
-    const parts = splitTree(content.tree);
+    const parts = partsOf(content);
     const partRaw = c.req.query('part');
     const part = partRaw !== undefined && /^[0-9]{1,4}$/.test(partRaw) ? Math.min(Math.max(Number(partRaw), 1), parts.length) : 1;
+    const treeHtml = cached(state.treeHtml, JSON.stringify([content.artifact, ref.namespace, ref.name, v.version, part]), () => renderTreePart(urls, pkg, v, parts[part - 1]));
     const html = renderPage(
       <PackagePage
         urls={urls}
@@ -267,6 +270,7 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
         keys={keys}
         parts={parts}
         part={part}
+        treeHtml={treeHtml}
         isDefault={raw === undefined}
       />,
     );
@@ -301,8 +305,7 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
       const id = c.req.query('id') ?? '';
       const node = content.byId.get(id);
       if (!node) throw missing(`${ref.full}@${v.version} has no node with this id`);
-      const parts = splitTree(content.tree);
-      const n = partOf(parts, id);
+      const n = partOf(partsOf(content), id);
       const treeHref = `${urls.pkg(ref.namespace, ref.name, v.version, n === 1 ? '' : `?part=${n}`)}#${nodeAnchor(id)}`;
       const graphHref = urls.graph(ref.namespace, ref.name, v.version, focusOf(content.graph, id));
       const html = renderPage(
@@ -365,6 +368,20 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
   );
 
   return state;
+}
+
+/** `map.get(key)`, else `make()` stored under `key`; the map is an LRU of `CACHE_ENTRIES` entries. */
+function cached<T>(map: Map<string, T>, key: string, make: () => T): T {
+  if (map.has(key)) {
+    const hit = map.get(key)!;
+    map.delete(key);
+    map.set(key, hit);
+    return hit;
+  }
+  const value = make();
+  map.set(key, value);
+  if (map.size > CACHE_ENTRIES) map.delete(map.keys().next().value as string);
+  return value;
 }
 
 function focusTitleOf(content: VersionContent, focus: string): string {
