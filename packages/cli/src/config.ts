@@ -217,7 +217,21 @@ export function tokenFor(registryUrl: string, s: RegistrySettings): string | und
   const envTok = s.env.CTXPKG_TOKEN;
   if (envTok && envTok.trim() !== '') {
     const bound = s.flag ?? envRegistry(s.env);
-    if (bound === url) return envTok.trim();
+    if (bound === url) return checkedToken(envTok.trim(), 'the token in CTXPKG_TOKEN', 'set CTXPKG_TOKEN to exactly the token text (one line, no spaces)');
   }
-  return s.user.tokens[url];
+  const saved = s.user.tokens[url];
+  return saved === undefined ? undefined : checkedToken(saved, `the token saved for ${url} in config.json (your ctxpkg user directory)`, `run \`ctxpkg login --registry ${url}\` again`);
+}
+
+/** A token as it may travel in an `Authorization` header: printable ASCII, no spaces. */
+const TOKEN_TEXT = /^[\x21-\x7e]+$/;
+
+/**
+ * `token` when it is printable ASCII without spaces (issue 11 item 8: a CR/LF would inject a
+ * header, and the runtime's error about it printed the value); else `E_AUTH` naming `source` but
+ * never showing the token, before any request.
+ */
+function checkedToken(token: string, source: string, fix: string): string {
+  if (TOKEN_TEXT.test(token)) return token;
+  throw new CtxpkgError('E_AUTH', `${source} is not a valid token: it has a line break, control character, space or non-ASCII character; it was not sent`, { hint: fix });
 }

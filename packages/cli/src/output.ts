@@ -5,6 +5,7 @@
 import { CtxpkgError, exitCodeFor, isCtxpkgError } from '@ctxpkg/format/errors';
 import type { CommandResult, GlobalFlags } from './command.js';
 import type { CliDeps, OutputStream } from './deps.js';
+import { loadUserConfig } from './config.js';
 
 /** C0/C1 controls (not tab or line feed), DEL, and bidi embedding/override/isolate characters. */
 const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -49,15 +50,50 @@ export function emitError(err: unknown, flags: GlobalFlags, deps: CliDeps): numb
         hint: flags.debug ? undefined : 'this is a bug in ctxpkg; re-run with --debug for a stack trace',
         cause: err,
       });
+  const redact = tokenRedactor(deps);
   if (flags.json) {
-    deps.stdout.write(JSON.stringify({ error: e.toJSON() }, null, 2) + '\n');
+    deps.stdout.write(redact(JSON.stringify({ error: e.toJSON() }, null, 2)) + '\n');
   } else {
-    deps.stderr.write(`error ${e.code}: ${terminalSafe(e.message)}\n`);
-    if (e.hint) deps.stderr.write(`hint: ${terminalSafe(e.hint)}\n`);
+    deps.stderr.write(`error ${e.code}: ${terminalSafe(redact(e.message))}\n`);
+    if (e.hint) deps.stderr.write(`hint: ${terminalSafe(redact(e.hint))}\n`);
   }
   if (flags.debug) {
     const stackOf = isCtxpkgError(err) ? err : (err as Error);
-    if (stackOf && (stackOf as Error).stack) deps.stderr.write(String((stackOf as Error).stack) + '\n');
+    if (stackOf && (stackOf as Error).stack) deps.stderr.write(terminalSafe(redact(String((stackOf as Error).stack))) + '\n');
   }
   return exitCodeFor(e.code);
+}
+
+/** Registry tokens of our shape (spec/registry.md §9), wherever they appear. */
+const TOKEN_SHAPE = /ctx[pr]_[A-Za-z0-9_-]{20,}/g;
+
+/**
+ * The redaction of the error boundary (issue 11 item 8): every token this process knows
+ * (`CTXPKG_TOKEN`, the tokens saved in the user config) and every run of 8+ printable characters
+ * of one, plus anything shaped like a registry token, becomes `[REDACTED:token]`. An error must
+ * never print a token, whatever code produced its message.
+ */
+export function tokenRedactor(deps: Pick<CliDeps, 'env' | 'homeDir'>): (text: string) => string {
+  const known = new Set<string>();
+  const add = (t: string | undefined): void => {
+    if (!t) return;
+    for (const piece of [t, t.trim(), ...t.split(/[^\x21-\x7e]+/)]) if (piece.length >= 8) known.add(piece);
+  };
+  add(deps.env.CTXPKG_TOKEN);
+  try {
+    for (const t of Object.values(loadUserConfig(deps).tokens)) add(t);
+  } catch {
+    /* an unreadable config holds no token we could print */
+  }
+  const pieces = [...known].sort((a, b) => b.length - a.length);
+  return (text: string): string => {
+    let out = text;
+    for (const p of pieces) if (out.includes(p)) out = out.split(p).join('[REDACTED:token]');
+    // JSON escapes control characters: redact the escaped forms of tokens too.
+    for (const p of pieces) {
+      const j = JSON.stringify(p).slice(1, -1);
+      if (j !== p && out.includes(j)) out = out.split(j).join('[REDACTED:token]');
+    }
+    return out.replace(TOKEN_SHAPE, '[REDACTED:token]');
+  };
 }
