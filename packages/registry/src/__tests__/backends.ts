@@ -84,13 +84,15 @@ export async function dropPgDatabase(name: string): Promise<void> {
 
 /** This test file's database (created on first use, dropped when the file's tests end). */
 function testFileDatabase(): Promise<string> {
-  if (!fileDb) {
-    fileDb = createPgDatabase();
-    const made = fileDb;
-    afterAll(async () => dropPgDatabase(await made));
-  }
+  fileDb ??= createPgDatabase();
   return fileDb;
 }
+
+// Registered while the test file is collected (a hook registered later, from inside a test or a
+// hook, would never run), so the file's database is dropped however its tests end.
+afterAll(async () => {
+  if (fileDb) await dropPgDatabase(await fileDb);
+});
 
 /** A connection URL of a fresh, empty schema in this file's database. */
 export async function freshPgUrl(): Promise<string> {
