@@ -4,7 +4,7 @@
  * `bench:<name>` npm script runs it (the command is read from package.json, so the node flags
  * stay in step), and must exit 0 and print its main figure line. Timing is never asserted.
  *
- * The seven benches run at most two at a time (2-core machine); each is killed after
+ * The benches run at most two at a time (2-core machine); each is killed after
  * BENCH_TIMEOUT_MS. Measured: ~25 s of wall time for all seven on an idle 2-core machine.
  */
 import { spawn } from 'node:child_process';
@@ -19,6 +19,7 @@ const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 /** Bench name → a stable substring of its main figure line. */
 const BENCHES: Record<string, string> = {
   format: 'verify:',
+  hostile: 'worst/honest',
   resolve: 'resolve: first (cold) run',
   merge: 'merge median',
   archive: '× floor',

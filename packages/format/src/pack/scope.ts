@@ -117,7 +117,15 @@ export function computeBreadcrumbs(graph: Pick<MergedGraph, 'nodes' | 'edges'>):
 }
 
 /** A parsed `--focus`: a path glob (compiled, glob.ts), or a free-text query (lowercased terms). */
-export type Focus = { kind: 'glob'; glob: string; compiled: CompiledGlob } | { kind: 'query'; terms: string[] };
+export type Focus =
+  | {
+      kind: 'glob';
+      glob: string;
+      compiled: CompiledGlob;
+      /** Overlap answers per scope glob: many nodes share one scope, each glob is matched once. */
+      overlaps: Map<string, boolean>;
+    }
+  | { kind: 'query'; terms: string[] };
 
 /**
  * Parse `--focus`: text containing `/`, `*`, `?`, `{` or `[`, or ending in a file extension, and no
@@ -129,7 +137,7 @@ export function parseFocus(text: string): Focus | undefined {
   if (t === '') return undefined;
   if (!/\s/.test(t) && (/[/*?{[]/.test(t) || /\.[A-Za-z0-9]{1,8}$/.test(t))) {
     const glob = t.replace(/^\.\//, '');
-    return { kind: 'glob', glob, compiled: compileGlob(glob) };
+    return { kind: 'glob', glob, compiled: compileGlob(glob), overlaps: new Map() };
   }
   const terms = [...new Set(t.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length >= 2))].sort();
   return terms.length > 0 ? { kind: 'query', terms } : undefined;
@@ -164,7 +172,17 @@ export function focusScore(
   if (focus.kind === 'glob') {
     if (node.file_path && focus.compiled.test(node.file_path)) return 2;
     if (!scope || scope.length === 0) return 1;
-    return scope.some((g) => globsOverlap(g, focus.compiled)) ? 2 : 0;
+    return scope.some((g) => {
+      let o = focus.overlaps.get(g);
+      if (o === undefined) {
+        if (focus.overlaps.size >= 10_000) focus.overlaps.clear();
+        o = globsOverlap(g, focus.compiled);
+        focus.overlaps.set(g, o);
+      }
+      return o;
+    })
+      ? 2
+      : 0;
   }
   const hay = `${node.content}\n${node.id}\n${node.category ?? ''}\n${node.file_path ?? ''}`.toLowerCase();
   let n = 0;
