@@ -77,6 +77,8 @@ export interface TransferOptions {
    * `'the registry index'`; the install pipeline passes `'ctxpkg.lock'` when installing the lock).
    */
   expectedFrom?: string;
+  /** `download`: called with the registry's `x-ctxpkg-yanked` answer (`true`/`false`) when it sends one. */
+  onYanked?: (yanked: boolean) => void;
 }
 
 /** A registry version document (`GET …/{version}`, spec/registry.md §4), the fields the CLI shows. */
@@ -206,6 +208,8 @@ export class RegistryClient {
     const p = splitName(name);
     const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}/download`);
     if (!res.ok) return this.fail(res, registry, `download ${name}@${version}`, { name: `${name}@${version}` });
+    const yankedHeader = res.headers.get('x-ctxpkg-yanked');
+    if (yankedHeader === 'true' || yankedHeader === 'false') t.onYanked?.(yankedHeader === 'true');
     const header = res.headers.get('x-ctxpkg-sha256');
     if (expectedSha && header && header !== expectedSha) {
       const from = t.expectedFrom ?? 'the registry index';

@@ -72,12 +72,12 @@ export function lockedChecksumError(f: ChecksumFacts): CtxpkgError {
  * lockfile; on any disagreement read the registry index (and, when the header already disagreed,
  * the bytes) and throw `lockedChecksumError`. Throws the client's codes otherwise.
  */
-export async function downloadLocked(client: RegistryClient, p: Planned): Promise<Uint8Array> {
+export async function downloadLocked(client: RegistryClient, p: Planned, onYanked?: (yanked: boolean) => void): Promise<Uint8Array> {
   const id = `${p.name}@${p.version}`;
   let bytes: Uint8Array | undefined;
   let header: string | undefined;
   try {
-    bytes = await client.download(p.fetchFrom, p.name, p.version, p.expectedSha, { expectedFrom: 'ctxpkg.lock' });
+    bytes = await client.download(p.fetchFrom, p.name, p.version, p.expectedSha, { expectedFrom: 'ctxpkg.lock', onYanked });
   } catch (err) {
     if (!isCtxpkgError(err) || err.code !== 'E_ARTIFACT_CHECKSUM') throw err;
     header = (err.details as { header?: string } | undefined)?.header;

@@ -20,6 +20,7 @@ import { mapBounded } from './pool.js';
 import type { LockState, Planned, VerifiedEntry } from './types.js';
 import { trustedFacts, type ArtifactFacts, type VerifiedRecord } from './verified.js';
 import { allowOutsideFiles, readLocalFile } from './local-file.js';
+import type { RegistrySource } from './source.js';
 import { verifyArtifact } from './verify.js';
 
 export interface FetchInput {
@@ -32,6 +33,8 @@ export interface FetchInput {
   acceptNewKey: boolean;
   concurrency: number;
   stderr: CliDeps['stderr'];
+  /** Receives the registry's yanked answer of each download (install/yanked.ts). */
+  source?: RegistrySource;
 }
 
 export interface FetchResult {
@@ -88,6 +91,7 @@ export async function fetchAndVerify(input: FetchInput): Promise<FetchResult> {
       if (stored) return fromFacts(p, facts, stored);
     }
     let bytes = p.bytes;
+    const onYanked = (y: boolean): void => input.source?.noteYanked(p.name, p.version, y);
     if (!bytes) {
       if (p.fetchFrom.startsWith('file:')) {
         // The hash check below refuses the file if it changed since it was locked.
@@ -102,8 +106,8 @@ export async function fetchAndVerify(input: FetchInput): Promise<FetchResult> {
         downloads++;
         bytes =
           p.expectedFrom === 'lockfile'
-            ? await downloadLocked(input.session.client, p)
-            : await input.session.client.download(p.fetchFrom, p.name, p.version, p.expectedSha);
+            ? await downloadLocked(input.session.client, p, onYanked)
+            : await input.session.client.download(p.fetchFrom, p.name, p.version, p.expectedSha, { onYanked });
       }
       bar.update(++done, toFetch);
     }

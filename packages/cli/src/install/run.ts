@@ -120,7 +120,7 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
   // 4. Fetch and verify; then every recorded edge against the verified manifests.
   const fetched = await fetchAndVerify({
     root: inputs.root, session, planned: plan.planned, before: inputs.before, record: inputs.record,
-    requireSignature: inputs.requireSignature, acceptNewKey: inputs.acceptNewKey, concurrency: opts.concurrency ?? 8, stderr: deps.stderr,
+    requireSignature: inputs.requireSignature, acceptNewKey: inputs.acceptNewKey, concurrency: opts.concurrency ?? 8, stderr: deps.stderr, source: plan.source,
   });
   checkEdges(fetched.entries, plan.edgesFrom);
   const all = [...fetched.entries, ...[...local.values()].map((l) => l.entry).filter((f) => !fetched.entries.some((v) => v.name === f.name))].sort(byName);

@@ -59,12 +59,20 @@ export class RegistrySource {
   }
 
   /**
-   * Whether `name@version` is yanked according to an index fetched in this run; undefined when
-   * this run did not fetch that index (or it does not list the version).
+   * Whether `name@version` is yanked according to an index fetched in this run, else to the
+   * registry's answer on its download in this run; undefined when this run saw neither.
    */
   yanked(name: string, version: string): boolean | undefined {
-    return this.fetched.get(name)?.versions.find((v) => v.version === version)?.yanked;
+    return this.fetched.get(name)?.versions.find((v) => v.version === version)?.yanked ?? this.observed.get(`${name}@${version}`);
   }
+
+  /** Record the registry's yanked answer on a download of `name@version` (`x-ctxpkg-yanked`). */
+  noteYanked(name: string, version: string, yanked: boolean): void {
+    this.observed.set(`${name}@${version}`, yanked);
+  }
+
+  /** Yanked answers seen on downloads in this run, by `name@version`. */
+  private readonly observed = new Map<string, boolean>();
 
   async listVersions(name: string): Promise<Array<{ version: string; yanked: boolean }>> {
     const idx = await this.index(name);

@@ -3,9 +3,12 @@
  * (issue 5 acceptance check: after `unyank`, a later install still warned "is yanked" from the
  * record of an earlier run).
  *
- * The source of truth is the registry index as fetched in this run. When the run contacted a
- * registry anyway (it resolved, or downloaded), the index of every package that the record last
- * saw yanked is read too, so the status is current. When the run made no registry request (the
+ * The source of truth is the registry as contacted in this run: its index, or its
+ * `x-ctxpkg-yanked` answer on a download (source.ts `noteYanked`; issue 11 item 9: a fresh clone
+ * restoring a yanked version from ctxpkg.lock downloads it, has no record yet, and must warn).
+ * When the run contacted a registry anyway (it resolved, or downloaded), the index of every
+ * package whose status is still unknown and that the record does not know as not yanked is read
+ * too, so the status is current and recorded for `ls` and later offline runs. When the run made no registry request (the
  * lock is satisfied and the store complete: no network by design), only the record knows, and the
  * report says so (`as_of: 'last_check'`: "was yanked when the registry was last checked").
  */
@@ -32,7 +35,7 @@ export async function yankedStatus(
 ): Promise<Map<string, YankedStatus>> {
   const registryPkgs = all.filter((v) => !v.registry.startsWith('file:'));
   if (contacted) {
-    const stale = registryPkgs.filter((v) => source.yanked(v.name, v.version) === undefined && record.artifacts.get(v.artifact_sha256)?.yanked === true);
+    const stale = registryPkgs.filter((v) => source.yanked(v.name, v.version) === undefined && record.artifacts.get(v.artifact_sha256)?.yanked !== false);
     await Promise.all(stale.map((v) => source.index(v.name).catch(() => undefined)));
   }
   const out = new Map<string, YankedStatus>();
