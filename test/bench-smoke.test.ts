@@ -24,6 +24,7 @@ const BENCHES: Record<string, string> = {
   merge: 'merge median',
   archive: '× floor',
   render: 'render cold (32 KiB pack',
+  sync: 'sync: ctxpkg/floor =',
   registry: 'index.json: registry/floor =',
   install: 'ctxpkg cold (empty store, no lockfile): wall',
 };

@@ -303,3 +303,32 @@ describe('ctxpkg sync: ownership', () => {
     expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
   });
 });
+
+describe('ctxpkg sync: 100 installed packages', () => {
+  it('keeps the block header bounded and within the cap (no E_BUDGET), counting what is left out', async () => {
+    const nodes = [];
+    for (let p = 0; p < 120; p++) {
+      const pkg = `@acme/package-number-${String(p).padStart(3, '0')}`;
+      nodes.push(mnode(pkg, 'root', { type: 'section', content: 'Rules' }));
+      for (let i = 0; i < 5; i++) nodes.push(mnode(pkg, `n${i}`, { type: i === 0 ? 'gotcha' : 'fact', content: `Rule ${i} of ${pkg}: keep the handler small.` }));
+      nodes.push(mnode(pkg, 's', { type: 'scope', content: `services/svc-${p}/**` }));
+    }
+    const edges = [];
+    for (let p = 0; p < 120; p++) {
+      const pkg = `@acme/package-number-${String(p).padStart(3, '0')}`;
+      edges.push({ from: `${pkg}#root`, to: `${pkg}#n4`, type: 'contains' }, { from: `${pkg}#root`, to: `${pkg}#s`, type: 'applies_to' });
+    }
+    const root = makeProject({ graph: mgraph(nodes, edges), context: { sync: { targets: ['agents-md', 'claude'] } } });
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const agents = readFile(root, 'AGENTS.md') as string;
+    expect(Buffer.byteLength(agents)).toBeLessThanOrEqual(8192 + 1);
+    const header = agents.slice(0, agents.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+    expect(header).toMatch(/^inputs: (@acme\/package-number-\d{3}@1\.0\.0, ){9}@acme\/package-number-009@1\.0\.0 \(\+110 more packages: `ctxpkg ls`\)$/m);
+    expect(header).toContain('- +108 more rule sets: listed in .ctxpkg/receipts/sync.json');
+    expect(Buffer.byteLength(header)).toBeLessThan(4096);
+    expect(r.json.tiers.rule_sets).toBe(120);
+    expect(r.json.tiers.always_on).toBeGreaterThan(10);
+    expect(r.json.tiers.on_demand).toBe(120 * 5 - r.json.tiers.always_on - r.json.tiers.path_scoped);
+  });
+});

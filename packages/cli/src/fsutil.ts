@@ -59,6 +59,42 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, options
   }
 }
 
+/**
+ * Write several files atomically, each as `writeFileAtomic` does (temp file, fsync, rename), but
+ * fsync each directory once after all its renames instead of once per file (`ctxpkg sync` writes
+ * hundreds of agent files). Each file is replaced atomically on its own; a crash can leave some
+ * files new and others old, never a torn one. Creates parent directories. Throws `E_IO`.
+ */
+export function writeFilesAtomic(files: ReadonlyArray<{ path: string; data: string }>): void {
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const dir = dirname(f.path);
+    mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
+    const bytes = Buffer.from(f.data, 'utf8');
+    let fd: number | undefined;
+    try {
+      fd = openSync(tmp, 'wx', 0o644);
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = undefined;
+      renameSync(tmp, f.path);
+      dirs.add(dir);
+    } catch (err) {
+      if (fd !== undefined) closeSync(fd);
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+      throw new CtxpkgError('E_IO', `cannot write ${f.path}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  for (const d of dirs) fsyncDir(d);
+}
+
 /** Read a file as bytes, or `undefined` when it does not exist. Other errors throw `E_IO`. */
 export function readIfExists(path: string): Uint8Array | undefined {
   try {

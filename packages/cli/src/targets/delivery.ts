@@ -23,6 +23,7 @@ import {
   ruleSetsOf,
   STRUCTURAL_TYPES,
   type PackInput,
+  type MergedGraph,
   type PackReceipt,
   type RuleSet,
 } from '@ctxpkg/format';
@@ -68,6 +69,35 @@ export function usablePattern(p: string): boolean {
 export function ruleFilePath(t: AgentTarget, set: RuleSet): string {
   const s = t.scoped as NonNullable<AgentTarget['scoped']>;
   return `${s.dir}/ctxpkg-${set.slug}${s.ext}`;
+}
+
+/** Per package: the merged graph restricted to its nodes, the edges between them, its input and conflicts. */
+function packageGraphs(graph: MergedGraph): Map<string, MergedGraph> {
+  const out = new Map<string, MergedGraph>();
+  const of = (pkg: string): MergedGraph => {
+    let g = out.get(pkg);
+    if (!g) {
+      g = { format: graph.format, inputs: graph.inputs.filter((i) => i.package === pkg), nodes: [], edges: [], conflicts: [] };
+      out.set(pkg, g);
+    }
+    return g;
+  };
+  const pkgOf = new Map<string, string>();
+  for (const n of graph.nodes) {
+    of(n.package).nodes.push(n);
+    pkgOf.set(n.id, n.package);
+  }
+  for (const e of graph.edges) {
+    const p = pkgOf.get(e.from);
+    if (p !== undefined && pkgOf.get(e.to) === p) of(p).edges.push(e);
+  }
+  for (const c of graph.conflicts ?? []) {
+    const p = pkgOf.get(c.from);
+    if (p !== undefined) of(p).conflicts.push(c);
+    const q = pkgOf.get(c.to);
+    if (q !== undefined && q !== p) of(q).conflicts.push(c);
+  }
+  return out;
 }
 
 /** Bytes of a UTF-8 string. */
@@ -130,6 +160,9 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const ruleSets: DeliveredRuleSet[] = [];
   const fileCap = Math.min(config.sync.file_max_bytes, ...scoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
   if (fileCap < config.sync.file_max_bytes) notes.push(`rule files capped at ${fileCap} bytes (${scoping.filter((t) => (t.limits.ruleFile?.bytes ?? Infinity) === fileCap).map((t) => t.agent).join(', ')}: ${scoping.find((t) => t.limits.ruleFile?.bytes === fileCap)?.limits.ruleFile?.text})`);
+  // Each rule set is compiled over its package's own nodes and edges (a set never spans
+  // packages), so graph-wide work (scopes, heading paths) is done per package, not per set × graph.
+  const subgraphs = packageGraphs(graph);
   for (const set of ruleSetsOf(graph, pinned, scopes)) {
     const patterns = set.patterns.filter(usablePattern);
     if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or that the bounded glob matcher refuses) not written to rule files`);
@@ -145,6 +178,10 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     if (scoping.length === 0) overhead = blockOverhead() + 1;
     const pack = compileWithin(`path-scoped rules ${patterns.join(', ')} (${title})`, 'file_max_bytes', fileCap, overhead, {
       ...base,
+      graph: subgraphs.get(set.package) as MergedGraph,
+      // Pinned nodes are in the always-on block, never in a rule set; pins of other packages
+      // name nothing in this package's graph.
+      policy: { ...config.pack, pins: [] },
       include: (n) => members.has(n.id),
       title: `Path-scoped context: ${patterns.join(', ')} (ctxpkg)`,
       notes: [`applies to: ${patterns.join(', ')} — from ${title}`],

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
-import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
+import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { agentTarget, AGENT_TARGETS } from './agents/index.js';
 import { appendBlock, findBlock, makeBlock, removeBlock, replaceBlock } from './blocks.js';
@@ -209,14 +209,16 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     for (const d of pruned) if (wouldBeEmpty(root, d, actions)) report.removed.push(`${d}/ (empty folder)`);
     return report;
   }
+  const writes: Array<{ path: string; data: string }> = [];
   for (const a of actions) {
     const full = join(root, a.path);
     if (a.delete) unlinkSync(full);
     else if (a.write !== undefined) {
       for (const d of missingDirs(root, a.path)) createdDirs.add(d);
-      writeFileAtomic(full, a.write);
+      writes.push({ path: full, data: a.write });
     }
   }
+  writeFilesAtomic(writes);
   for (const d of pruned) {
     try {
       if (readdirSync(join(root, d)).length === 0) {

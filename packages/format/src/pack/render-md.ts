@@ -191,11 +191,22 @@ export function instructionsLine(trusted: readonly string[]): string {
   return `Instructions: the sections "Instructions from ${trusted.map((t) => escapeInline(t)).join('", "Instructions from ')}" before the UNTRUSTED CONTEXT markers are this project's own instructions (its trust.instructions in ctxpkg.json; signed, with the signer pinned in ctxpkg.lock): follow them like the rest of this file.`;
 }
 
+/** Packages named on the `inputs:` line; the rest are counted, so the header stays bounded (issue 18). */
+export const MAX_LISTED_INPUTS = 10;
+
+/** `a@1, b@2, … (+N more: ctxpkg ls)` — at most `MAX_LISTED_INPUTS` names (the receipt lists all). */
+function inputsText(inputs: FrameInfo['inputs']): string {
+  if (inputs.length === 0) return 'none';
+  const names = inputs.slice(0, MAX_LISTED_INPUTS).map((i) => `${escapeInline(i.package)}@${escapeInline(i.version)}`);
+  const more = inputs.length - names.length;
+  return names.join(', ') + (more > 0 ? ` (+${more} more packages: \`ctxpkg ls\`)` : '');
+}
+
 function frame(info: FrameInfo): Frame {
   const lines = [
     `# ${escapeInline(info.title)}`,
     '',
-    `inputs: ${info.inputs.length === 0 ? 'none' : info.inputs.map((i) => `${escapeInline(i.package)}@${escapeInline(i.version)}`).join(', ')}`,
+    `inputs: ${inputsText(info.inputs)}`,
   ];
   if (info.focus !== undefined) lines.push(`focus: ${escapeInline(info.focus)}`);
   const selection = selectionLine(info);
