@@ -63,3 +63,17 @@ describe('collectSources', () => {
     expect(() => collectSources(root, root, ['../'])).toThrow(/outside the source root/);
   });
 });
+
+describe('document paths with bidi controls or invisible characters (issue 11 item 5)', () => {
+  it('are refused with E_SOURCE before anything is imported', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { collectSources } = await import('./collect.js');
+    for (const name of ['rules\u202egnp.md', 'ru\u200bles.md', 'x\u{e0041}.md']) {
+      const root = mkdtempSync(join(tmpdir(), 'ctxpkg-bidi-'));
+      writeFileSync(join(root, name), '- a rule\n');
+      expect(() => collectSources(root, root, [name])).toThrow(expect.objectContaining({ code: 'E_SOURCE', message: expect.stringContaining('bidi control or invisible') }));
+    }
+  });
+});

@@ -18,7 +18,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CtxpkgError, escapeGlob } from '@ctxpkg/format';
+import { CtxpkgError, escapeGlob, hasBidiControl, hasInvisible } from '@ctxpkg/format';
 import { findProjectRoot } from '../project.js';
 import { blankLines, inCtxpkgDir, looksGenerated, managedBlockRanges, recordedGeneratedFiles, type LineRange } from './generated.js';
 import { detectKind } from './index.js';
@@ -158,6 +158,11 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
   };
 
   const addFile = (abs: string, rel: string, explicit: boolean): SourceFile | undefined => {
+    // A document path becomes provenance every agent reads: no bidi controls (they reorder what
+    // a reader sees) and no invisible characters (issue 11 item 5).
+    if (hasBidiControl(rel) || hasInvisible(rel)) {
+      throw new CtxpkgError('E_SOURCE', `${JSON.stringify(rel)} has bidi control or invisible characters in its path; rename it`, { hint: 'document paths are shown to agents: use visible characters only' });
+    }
     const kind = detectKind(rel);
     if (kind === undefined) {
       if (explicit) throw new CtxpkgError('E_SOURCE', `no importer reads ${rel}`, { hint: 'supported: AGENTS.md, CLAUDE.md, *.mdc, .cursorrules, copilot instructions, *.md, ctxpkg-source-v1 JSON' });
