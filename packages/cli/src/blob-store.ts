@@ -8,9 +8,10 @@
  *
  * Names come only from hashes (a blob_ref is validated before it becomes a path).
  */
-import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format';
+import { unlinkPinned } from './fsutil.js';
 import { PROJECT_FILES } from './paths.js';
 import { readHashedFile, sha256Bytes, writeHashedFile } from './store.js';
 
@@ -97,7 +98,7 @@ export function pruneBlobs(root: string, keep: ReadonlySet<string>): string[] {
   const removed: string[] = [];
   for (const hex of listBlobs(root)) {
     if (keep.has(hex)) continue;
-    unlinkSync(join(blobDir(root), hex));
+    unlinkPinned(join(blobDir(root), hex));
     removed.push(hex);
   }
   return removed;

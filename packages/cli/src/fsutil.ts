@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format/errors';
+import { withPinnedPath } from './pinned.js';
 
 export interface AtomicWriteOptions {
   /** File mode of the new file (default 0o644). The mode is set at creation, before any byte. */
@@ -34,29 +35,37 @@ export function fsyncDir(dir: string): void {
  * Throws `E_IO` on failure (the temp file is removed).
  */
 export function writeFileAtomic(path: string, data: Uint8Array | string, options: AtomicWriteOptions = {}): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  let fd: number | undefined;
-  try {
-    fd = openSync(tmp, 'wx', options.mode ?? 0o644);
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
-    fsyncDir(dir);
-  } catch (err) {
-    if (fd !== undefined) closeSync(fd);
+  // Under .ctxpkg/ the temp file, the rename and the fsync go through pinned directory handles
+  // (pinned.ts, issue 11 item 10); elsewhere `file` is `path`.
+  withPinnedPath(path, (file, dir) => {
+    if (file === path) mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
+    let fd: number | undefined;
     try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
+      fd = openSync(tmp, 'wx', options.mode ?? 0o644);
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = undefined;
+      renameSync(tmp, file);
+      fsyncDir(dir);
+    } catch (err) {
+      if (fd !== undefined) closeSync(fd);
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+      throw new CtxpkgError('E_IO', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
     }
-    throw new CtxpkgError('E_IO', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
-  }
+  });
+}
+
+/** `unlinkSync(path)`, through pinned directory handles under `.ctxpkg/` (pinned.ts). */
+export function unlinkPinned(path: string): void {
+  withPinnedPath(path, (file) => unlinkSync(file));
 }
 
 /**

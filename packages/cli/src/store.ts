@@ -7,10 +7,10 @@
  *
  * Layout: `.ctxpkg/store/sha256/<64 lowercase hex>.ctxpkg`.
  */
-import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CtxpkgError } from '@ctxpkg/format/errors';
-import { writeFileAtomic } from './fsutil.js';
+import { unlinkPinned, writeFileAtomic } from './fsutil.js';
 import { readHashed, sha256Bytes, storeDir, storeFileOf } from './hashed-file.js';
 
 export { sha256Bytes, storeDir } from './hashed-file.js';
@@ -64,7 +64,7 @@ export function writeHashedFile(path: string, hex: string, bytes: Uint8Array): v
     } catch {
       /* corrupt or unreadable: replaced below */
     }
-    unlinkSync(path);
+    unlinkPinned(path);
   }
   writeFileAtomic(path, bytes, { mode: 0o444 });
 }
@@ -93,7 +93,7 @@ export function pruneStore(root: string, keep: Set<string>): string[] {
     const m = /^([0-9a-f]{64})\.ctxpkg$/.exec(f);
     if (!m) continue;
     if (!keep.has(m[1])) {
-      unlinkSync(join(dir, f));
+      unlinkPinned(join(dir, f));
       removed.push(m[1]);
     }
   }
