@@ -201,7 +201,7 @@ describe('large packages as archives: create → publish → install → render 
     expect(pack).toContain('Never deploy on Fridays.');
 
     const state = stateLoader({ cwd: project, clock: () => new Date('2026-01-02T03:04:05Z'), env, homeDir: project })();
-    const answer = getNode(state, '@acme/handbook#runbook-1-1');
+    const answer = getNode(state, '@acme/handbook#runbook-1-1').text;
     expect(answer).toContain('Runbook 1.1');
     expect(answer).toMatch(/\[blob sha256-[0-9a-f]{64}: \d+ bytes of text, the first \d+ shown; the rest is in \.ctxpkg\/store\/blobs\/sha256\/[0-9a-f]{64}\]/);
   });

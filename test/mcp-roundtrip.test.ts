@@ -1,12 +1,18 @@
 /**
- * The MCP server over stdio with the SDK's real client, spawning our binary from source
- * (`node --conditions=source --import tsx packages/cli/src/bin.ts mcp`, which works on a clean
- * clone after `npm ci` without a build).
+ * The MCP server over stdio with the official SDK client (`@modelcontextprotocol/sdk`), spawning
+ * our binary from source (`node --conditions=source --import tsx packages/cli/src/bin.ts mcp`,
+ * which works on a clean clone after `npm ci` without a build). The client validates every
+ * tool's `structuredContent` against the `outputSchema` the server advertises (it throws on a
+ * mismatch, and on a tool with a schema that returns no structured content), so every call here
+ * is a schema check; `call` also asserts the structured content is there.
  */
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homeDeps, makeProject, mgraph, mnode, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
 import { REPO_ROOT } from './support/shared.js';
@@ -14,121 +20,236 @@ import { REPO_ROOT } from './support/shared.js';
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
 const BIN = join(REPO_ROOT, 'packages', 'cli', 'src', 'bin.ts');
 const LEAK = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+const AGENTS = ['# Auth rules', '', '## Tokens', '', '- Never log session tokens.', '- Validate the JWT audience on every request.', '', '## CI', '', '- Install with `npm ci --frozen-lockfile` in CI.'].join('\n');
 
 function graph(extra: ReturnType<typeof mnode>[] = []) {
   const many = Array.from({ length: 2000 }, (_, i) => mnode('@acme/bulk', `n${String(i).padStart(4, '0')}`, { content: `Bulk note ${i} about caching layers and cache invalidation. `.repeat(3) }));
+  const at = (local: string, type: string, a: number, b: number, content: string) => mnode('@acme/auth', local, { type, content, file_path: 'AGENTS.md', line_start: a, line_end: b });
   return mgraph(
     [
-      mnode('@acme/auth', 'root', { type: 'section', content: 'Auth rules' }),
-      mnode('@acme/auth', 'g1', { type: 'gotcha', content: 'Never log session tokens.', file_path: 'AGENTS.md', line_start: 3, line_end: 3 }),
-      mnode('@acme/auth', 'c1', { type: 'convention', content: 'Validate the JWT audience on every request.' }),
+      at('AGENTS.md', 'section', 1, 10, 'Auth rules'),
+      at('AGENTS.md:tokens', 'section', 3, 6, 'Tokens'),
+      at('AGENTS.md:ci', 'section', 8, 10, 'CI'),
+      at('AGENTS.md:tokens~1', 'gotcha', 5, 5, '- Never log session tokens.'),
+      at('AGENTS.md:tokens~2', 'convention', 6, 6, '- Validate the JWT audience on every request.'),
+      at('AGENTS.md:ci~1', 'procedure', 10, 10, '- Install with `npm ci --frozen-lockfile` in CI.'),
+      mnode('@acme/auth', 'lockfile-words', { type: 'fact', content: 'The lockfile is frozen during releases; frozen files are never edited by hand.' }),
       mnode('@acme/auth', 'leak', { type: 'fact', content: `The deploy token is ${LEAK}` }),
       ...many,
       ...extra,
     ],
     [
-      { from: '@acme/auth#root', to: '@acme/auth#g1', type: 'contains' },
-      { from: '@acme/auth#root', to: '@acme/auth#c1', type: 'contains' },
+      { from: '@acme/auth#AGENTS.md', to: '@acme/auth#AGENTS.md:tokens', type: 'contains' },
+      { from: '@acme/auth#AGENTS.md', to: '@acme/auth#AGENTS.md:ci', type: 'contains' },
+      { from: '@acme/auth#AGENTS.md:tokens', to: '@acme/auth#AGENTS.md:tokens~1', type: 'contains' },
+      { from: '@acme/auth#AGENTS.md:tokens', to: '@acme/auth#AGENTS.md:tokens~2', type: 'contains' },
+      { from: '@acme/auth#AGENTS.md:ci', to: '@acme/auth#AGENTS.md:ci~1', type: 'contains' },
     ],
   );
 }
 
-type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
-const text = (r: unknown): string => (r as TextResult).content.map((c) => c.text).join('');
+type Result = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
+const text = (r: Result): string => r.content.map((c) => c.text).join('');
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-describe('ctxpkg mcp (stdio, real SDK client)', () => {
+/** Spawn `ctxpkg mcp` (from source) in `cwd` and connect the SDK client. */
+async function connect(cwd: string, opts: { args?: string[]; roots?: string[]; env?: Record<string, string> } = {}): Promise<{ client: Client; stderr: () => string }> {
+  let stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--conditions=source', '--import', TSX, BIN, 'mcp', ...(opts.args ?? [])],
+    cwd,
+    env: { ...getDefaultEnvironment(), ...homeDeps(cwd).env, ...(opts.env ?? {}) } as Record<string, string>,
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'ctxpkg-test', version: '1.0.0' }, opts.roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  if (opts.roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: opts.roots!.map((r) => ({ uri: pathToFileURL(r).href })) }));
+  await client.connect(transport);
+  await client.listTools(); // caches the output schemas: every callTool below is validated against them
+  return { client, stderr: () => stderr };
+}
+
+describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () => {
   let client: Client;
   let root: string;
-  let stderr = '';
+  let stderr: () => string;
+  const call = async (name: string, args: Record<string, unknown>): Promise<Result> => {
+    const r = (await client.callTool({ name, arguments: args })) as Result;
+    if (!r.isError) expect(r.structuredContent, `${name} returns structured content`).toBeTypeOf('object');
+    return r;
+  };
 
   beforeAll(async () => {
     root = makeProject({ graph: graph() });
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--conditions=source', '--import', TSX, BIN, 'mcp'], cwd: root, env: { ...getDefaultEnvironment(), ...homeDeps(root).env } as Record<string, string>, stderr: 'pipe' });
-    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    client = new Client({ name: 'ctxpkg-test', version: '1.0.0' });
-    await client.connect(transport);
+    ({ client, stderr } = await connect(root, { env: { CTXPKG_MCP_POLL_MS: '100' } }));
   });
 
   afterAll(async () => {
     await client?.close();
   });
 
-  it('lists the four read-only tools', async () => {
+  it('lists five read-only tools, each with an input and an output schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_node', 'neighbors', 'render_pack', 'search_context']);
-    for (const t of tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_node', 'get_section', 'neighbors', 'render_pack', 'search_context']);
+    for (const t of tools) {
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.outputSchema?.type, t.name).toBe('object');
+    }
   });
 
-  it('search_context answers with provenance inside the untrusted block, within max_bytes', async () => {
-    const r = await client.callTool({ name: 'search_context', arguments: { query: 'session tokens', max_bytes: 3000 } });
+  it('search_context: the top 5 hits by default, structured and as compact text within 4 KiB', async () => {
+    const r = await call('search_context', { query: 'session tokens' });
+    const s = r.structuredContent as { total: number; limit: number; max_bytes: number; hits: Array<Record<string, unknown>> };
+    expect(s).toMatchObject({ limit: 5, max_bytes: 4096 });
+    expect(s.hits[0]).toMatchObject({
+      rank: 1,
+      id: '@acme/auth#AGENTS.md:tokens~1',
+      package: '@acme/auth',
+      version: '1.0.0',
+      file: 'AGENTS.md',
+      lines: [5, 5],
+      heading_path: ['Auth rules', 'Tokens'],
+      section: '@acme/auth#AGENTS.md:tokens',
+      trust: 'reference',
+      type: 'gotcha',
+      text: '- Never log session tokens.',
+      excerpt: false,
+    });
+    expect(s.hits[0]!.score).toBeGreaterThan(0);
     const t = text(r);
-    expect((r as TextResult).isError).toBeFalsy();
-    expect(bytes(t)).toBeLessThanOrEqual(3000);
-    expect(t).toContain('<!-- @acme/auth#g1 · @acme/auth@1.0.0 AGENTS.md:3 -->\nNever log session tokens.');
-    expect(t.indexOf('--- BEGIN UNTRUSTED CONTEXT')).toBeLessThan(t.indexOf('<!-- @acme/auth#g1'));
+    expect(bytes(t)).toBeLessThanOrEqual(4096);
+    expect(t).toContain('\n### Tokens\n<!-- #1 @acme/auth#AGENTS.md:tokens~1 line 5 -->\n- Never log session tokens.\n');
+    expect(t.indexOf('--- BEGIN UNTRUSTED CONTEXT')).toBeLessThan(t.indexOf('<!-- #1 '));
     expect(t.trimEnd().endsWith('--- END UNTRUSTED CONTEXT ---')).toBe(true);
     expect(t).not.toContain(LEAK);
+    const many = await call('search_context', { query: 'cache invalidation' });
+    expect((many.structuredContent as { hits: unknown[]; total: number }).hits).toHaveLength(5);
+    expect((many.structuredContent as { total: number }).total).toBe(2000);
   });
 
-  it('keeps every answer within its budget, by default well under 25k tokens', async () => {
-    const def = text(await client.callTool({ name: 'search_context', arguments: { query: 'cache invalidation' } }));
-    expect(bytes(def)).toBeLessThanOrEqual(16384);
-    expect(def).toMatch(/matches: 2000 /);
-    expect(def).toMatch(/not shown \(byte_budget\): \d+/);
-    for (const max of [600, 1000, 5000, 65536]) {
-      const t = text(await client.callTool({ name: 'search_context', arguments: { query: 'cache', max_bytes: max } }));
-      expect(bytes(t)).toBeLessThanOrEqual(max);
+  it('search_context: identifiers and flags match exactly, ahead of nodes that only share their words', async () => {
+    const r = await call('search_context', { query: '--frozen-lockfile' });
+    expect((r.structuredContent as { hits: Array<{ id: string }> }).hits[0]!.id).toBe('@acme/auth#AGENTS.md:ci~1');
+  });
+
+  it('search_context: limit up to 50, budgets kept, bad arguments refused by the input schema', async () => {
+    const r = await call('search_context', { query: 'cache', limit: 50, max_bytes: 65536 });
+    expect((r.structuredContent as { hits: unknown[] }).hits).toHaveLength(50);
+    expect(bytes(text(r))).toBeLessThanOrEqual(65536);
+    for (const max of [700, 1000, 5000]) expect(bytes(text(await call('search_context', { query: 'cache', limit: 50, max_bytes: max })))).toBeLessThanOrEqual(max);
+    for (const bad of [{ query: 'x', limit: 51 }, { query: 'x', limit: 0 }, { query: 'x', max_bytes: 10_000_000 }]) {
+      expect(((await client.callTool({ name: 'search_context', arguments: bad })) as Result).isError, JSON.stringify(bad)).toBe(true);
     }
-    const pack = text(await client.callTool({ name: 'render_pack', arguments: { focus: 'src/auth/**', max_bytes: 4000 } }));
-    expect(bytes(pack)).toBeLessThanOrEqual(4000);
-    expect(pack).toContain('omitted:');
-    const big = text(await client.callTool({ name: 'render_pack', arguments: {} }));
-    expect(bytes(big)).toBeLessThanOrEqual(16384);
   });
 
-  it('refuses a budget above the cap through the input schema', async () => {
-    const r = (await client.callTool({ name: 'search_context', arguments: { query: 'x', max_bytes: 10_000_000 } })) as TextResult;
-    expect(r.isError).toBe(true);
-  });
-
-  it('get_node shows one node with edges; withheld and unknown nodes say why', async () => {
-    const g = text(await client.callTool({ name: 'get_node', arguments: { id: '@acme/auth#g1' } }));
-    expect(g).toContain('Never log session tokens.');
-    expect(g).toContain('edge: contains ← @acme/auth#root');
-    const leak = text(await client.callTool({ name: 'get_node', arguments: { id: '@acme/auth#leak' } }));
-    expect(leak).toContain('is withheld: secret (github_token)');
-    expect(leak).not.toContain(LEAK);
-    const missing = (await client.callTool({ name: 'get_node', arguments: { id: '@acme/auth#nope' } })) as TextResult;
+  it('get_node: one node whole with its edges; withheld and unknown nodes say why', async () => {
+    const g = await call('get_node', { id: '@acme/auth#AGENTS.md:tokens~1' });
+    expect(text(g)).toContain('- Never log session tokens.');
+    expect(g.structuredContent).toMatchObject({ id: '@acme/auth#AGENTS.md:tokens~1', withheld: null, structural: false, truncated: false, node: { file: 'AGENTS.md', lines: [5, 5] } });
+    expect((g.structuredContent as { edges: unknown[] }).edges).toContainEqual({ type: 'contains', direction: 'in', node: '@acme/auth#AGENTS.md:tokens' });
+    const leak = await call('get_node', { id: '@acme/auth#leak' });
+    expect(text(leak)).toContain('is withheld: secret (github_token)');
+    expect(leak.structuredContent).toMatchObject({ withheld: { reason: 'secret', secret_kinds: ['github_token'] }, node: null });
+    expect(JSON.stringify(leak)).not.toContain(LEAK);
+    const missing = (await client.callTool({ name: 'get_node', arguments: { id: '@acme/auth#nope' } })) as Result;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toMatch(/^error E_NOT_FOUND: /);
   });
 
+  it('get_section: a whole section in source order, by the id a hit names or by heading path', async () => {
+    const byId = await call('get_section', { section: '@acme/auth#AGENTS.md:tokens' });
+    const t = text(byId);
+    expect(t).toContain('# ctxpkg section: Auth rules › Tokens');
+    expect(t.indexOf('- Never log session tokens.\n- Validate the JWT audience on every request.\n')).toBeGreaterThan(t.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+    expect(byId.structuredContent).toMatchObject({ section: { id: '@acme/auth#AGENTS.md:tokens', lines: [3, 6], heading_path: ['Auth rules', 'Tokens'] }, total: 2, shown: 2, complete: true });
+    const byPath = await call('get_section', { path: 'tokens' });
+    expect(text(byPath)).toBe(t);
+    const whole = await call('get_section', { path: 'Auth rules' });
+    expect((whole.structuredContent as { nodes: Array<{ id: string }> }).nodes.map((n) => n.id)).toEqual(['@acme/auth#AGENTS.md:tokens~1', '@acme/auth#AGENTS.md:tokens~2', '@acme/auth#AGENTS.md:ci~1']);
+    const cut = await call('get_section', { path: 'Auth rules', max_bytes: 750 });
+    expect(bytes(text(cut))).toBeLessThanOrEqual(750);
+    expect(cut.structuredContent).toMatchObject({ complete: false });
+    const none = (await client.callTool({ name: 'get_section', arguments: { path: 'No such heading' } })) as Result;
+    expect(none.isError).toBe(true);
+  });
+
   it('neighbors walks edges both ways', async () => {
-    const t = text(await client.callTool({ name: 'neighbors', arguments: { id: '@acme/auth#g1', depth: 2 } }));
-    expect(t).toContain('<!-- @acme/auth#c1 · @acme/auth@1.0.0');
-    expect(t).toContain('reached: depth 2 via contains from @acme/auth#root');
-    expect(t).toContain('structural or withheld, not shown: 1');
+    const r = await call('neighbors', { id: '@acme/auth#AGENTS.md:tokens~1', depth: 2 });
+    expect(text(r)).toContain('<!-- @acme/auth#AGENTS.md:tokens~2 line 6 -->');
+    expect(text(r)).toContain('reached: depth 2 via contains from @acme/auth#AGENTS.md:tokens');
+    expect(r.structuredContent).toMatchObject({ start: '@acme/auth#AGENTS.md:tokens~1', depth: 2, hidden: 2 });
   });
 
-  it('serves resources for installed packages', async () => {
+  it('render_pack: the pack text and its figures', async () => {
+    const r = await call('render_pack', { focus: 'src/auth/**', max_bytes: 4000 });
+    expect(bytes(text(r))).toBeLessThanOrEqual(4000);
+    expect(text(r)).toContain('omitted:');
+    expect(text(r)).not.toContain('receipt'); // no receipt is written for an MCP answer
+    expect(r.structuredContent).toMatchObject({ max_bytes: 4000, pack_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(bytes(text(await call('render_pack', {})))).toBeLessThanOrEqual(16384);
+  });
+
+  it('serves resources; an unknown package is a JSON-RPC error, not an error text', async () => {
     const { resources } = await client.listResources();
-    const uris = resources.map((r) => r.uri).sort();
-    expect(uris).toContain('ctxpkg://packages');
-    expect(uris).toContain('ctxpkg://package/%40acme%2Fauth');
+    expect(resources.map((r) => r.uri)).toContain('ctxpkg://package/%40acme%2Fauth');
     const list = await client.readResource({ uri: 'ctxpkg://packages' });
-    expect((list.contents[0] as { text: string }).text).toContain('- @acme/auth@1.0.0 — 3 items');
+    expect((list.contents[0] as { text: string }).text).toContain('- @acme/auth@1.0.0 — 5 items');
     const one = await client.readResource({ uri: 'ctxpkg://package/%40acme%2Fauth' });
-    const body = (one.contents[0] as { text: string }).text;
-    expect(body).toContain('# Context from @acme/auth (ctxpkg)');
-    expect(body).toContain('omitted: 1 (secret 1)');
+    expect((one.contents[0] as { text: string }).text).toContain('# Context from @acme/auth (ctxpkg)');
+    await expect(client.readResource({ uri: 'ctxpkg://package/%40acme%2Fnope' })).rejects.toMatchObject({ code: -32002 });
   });
 
-  it('picks up a reinstall (merged.json changed) without a restart', async () => {
+  it('picks up a reinstall without a restart and says so with notifications/resources/list_changed', async () => {
+    let changed = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+      changed++;
+    });
     writeGraph(root, graph([mnode('@acme/new', 'x', { content: 'Freshly installed zebra fact.' })]));
-    await new Promise((r) => setTimeout(r, 20));
-    const t = text(await client.callTool({ name: 'search_context', arguments: { query: 'zebra' } }));
+    for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(changed).toBe(1);
+    const t = text(await call('search_context', { query: 'zebra' }));
     expect(t).toContain('@acme/new#x');
-    expect(stderr).toBe('');
+    expect((await client.listResources()).resources.map((r) => r.uri)).toContain('ctxpkg://package/%40acme%2Fnew');
+    expect(stderr()).toBe('');
+  });
+});
+
+describe('ctxpkg mcp outside a project', () => {
+  it('answers initialize, reports the problem in every tool result and on stderr', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ctxpkg-noproj-'));
+    const { client, stderr } = await connect(empty);
+    try {
+      const r = (await client.callTool({ name: 'search_context', arguments: { query: 'x' } })) as Result;
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/^error E_NOT_FOUND: no ctxpkg\.json in /);
+      expect(text(r)).toContain('--project');
+      for (let i = 0; i < 50 && !stderr().includes('E_NOT_FOUND'); i++) await new Promise((res) => setTimeout(res, 50));
+      expect(stderr()).toContain('ctxpkg mcp: error E_NOT_FOUND');
+      expect((await client.listResources()).resources.map((x) => x.uri)).toEqual(['ctxpkg://packages']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('serves the project named by --project, or the one the host passes as a root', async () => {
+    const project = makeProject({ graph: graph() });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'ctxpkg-noproj-'));
+    for (const how of [{ args: ['--project', project] }, { roots: [elsewhere, project] }]) {
+      // The sealing key lives in the project's .home (harness); run from elsewhere with its env.
+      const { client } = await connect(elsewhere, { ...how, env: homeDeps(project).env as Record<string, string> });
+      try {
+        let r: Result | undefined;
+        for (let i = 0; i < 20; i++) {
+          r = (await client.callTool({ name: 'search_context', arguments: { query: 'session tokens' } })) as Result;
+          if (!r.isError) break;
+          await new Promise((res) => setTimeout(res, 50)); // roots are read after the handshake
+        }
+        expect(r!.isError, JSON.stringify(how) + text(r!)).toBeFalsy();
+        expect(text(r!)).toContain('Never log session tokens.');
+      } finally {
+        await client.close();
+      }
+    }
   });
 });

@@ -28,7 +28,7 @@ describe('auto freshness keeps checking a package built here after its file chan
     return { text: readFileSync(join(project, name), 'utf8'), receipt: JSON.parse(readFileSync(join(project, `${name}.receipt.json`), 'utf8')) };
   };
   const flagsOf = (receipt: { delivered: Array<{ package: string; flags: string[] }> }, pkg: string) => receipt.delivered.filter((d) => d.package === pkg).map((d) => d.flags);
-  const mcpPack = () => renderPack(stateLoader({ cwd: project, clock: () => new Date(NOW), env, homeDir: project })(), undefined, 64 * 1024);
+  const mcpPack = () => renderPack(stateLoader({ cwd: project, clock: () => new Date(NOW), env, homeDir: project })(), undefined, 64 * 1024).text;
   const setStale = (policy: 'flag' | 'omit') => {
     const m = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
     m.context = { ...(m.context ?? {}), stale: policy };

@@ -120,12 +120,12 @@ const state: McpState = {
   now: NOW,
 };
 const queries = makeQueries(QUERIES, NODES);
-for (const { text: t } of queries.slice(0, 20)) searchContext(state, t);
+for (const { text: t } of queries.slice(0, 20)) searchContext(state, t, 50, 16 * 1024);
 const lat: number[] = [];
 const byKind = new Map<string, number[]>();
 let bytesMax = 0;
 for (const { kind, text: t } of queries) {
-  const r = time(() => searchContext(state, t));
+  const r = time(() => searchContext(state, t, 50, 16 * 1024).text);
   lat.push(r.ms);
   (byKind.get(kind) ?? byKind.set(kind, []).get(kind)!).push(r.ms);
   bytesMax = Math.max(bytesMax, Buffer.byteLength(r.value));
@@ -133,7 +133,7 @@ for (const { kind, text: t } of queries) {
 const p99 = q(lat, 0.99);
 console.log(`machine: load average after the run ${load()}`);
 console.log(
-  `search (search_context, 16 KiB answers, ${QUERIES} queries): p50 ${f(q(lat, 0.5))} ms  p90 ${f(q(lat, 0.9))}  p99 ${f(p99)}  max ${f(Math.max(...lat))}  ` +
+  `search (search_context, 50 hits or 16 KiB, ${QUERIES} queries): p50 ${f(q(lat, 0.5))} ms  p90 ${f(q(lat, 0.9))}  p99 ${f(p99)}  max ${f(Math.max(...lat))}  ` +
     `→ ${verdict(p99 < 50, 'PASS', 'FAIL')} (target: p99 < 50 ms); largest answer ${bytesMax} bytes`,
 );
 for (const [kind, xs] of [...byKind].sort()) {

@@ -68,7 +68,7 @@ describe('issue 11.3: pathological package globs', () => {
       expect(r.stdout).toContain('Scoped advice.');
     }
     const state = stateLoader({ cwd: root, clock: () => new Date('2026-01-02T03:04:05Z'), ...homeDeps(root) })();
-    for (const f of FAMILIES) expect(renderPack(state, f.path(60), 8192)).toContain('Scoped advice.');
+    for (const f of FAMILIES) expect(renderPack(state, f.path(60), 8192).text).toContain('Scoped advice.');
   });
 
   it('a glob over the bounds in an installed graph never matches; a focus over the bounds is E_GLOB', async () => {

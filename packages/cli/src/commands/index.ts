@@ -38,7 +38,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { usage: 'keygen', description: 'create an Ed25519 signing key and print its public key and fingerprint', load: () => import('./keygen.js') },
   { usage: 'login', description: 'save a registry token (read from stdin or a prompt) for one registry', load: () => import('./login.js') },
   { usage: 'ls [package]', aliases: ['list'], description: 'show the installed dependency tree, or with --nodes every installed node id', load: () => import('./ls.js') },
-  { usage: 'mcp', description: 'serve installed context to agents over MCP (stdio): search_context, get_node, neighbors, render_pack', load: () => import('./mcp.js') },
+  { usage: 'mcp', description: 'serve installed context to agents over MCP (stdio): search_context, get_node, get_section, neighbors, render_pack', load: () => import('./mcp.js') },
   { usage: 'outdated', description: 'show declared dependencies with newer versions', load: () => import('./outdated.js') },
   { usage: 'pin <id|package|heading|query>', description: 'always deliver a node, a heading (and its children) or a package to every agent; a query lists matches', load: pin },
   { usage: 'unpin <pins...>', description: 'remove pins from "context.pins" (exactly as listed there)', load: pin },

@@ -1,11 +1,16 @@
 /**
- * The MCP server's view of the project: policy, merged graph and search index, reloaded when
- * `.ctxpkg/graph/merged.json`, `ctxpkg.json` or `.ctxpkg/built-here.json` changes (checked by
- * mtime/size on each request). The built-here record is read, never written, here (§6 "Evidence").
+ * The MCP server's view of the project: policy, merged graph, trust decisions and search index,
+ * reloaded when `.ctxpkg/graph/merged.json`, `ctxpkg.json` or `.ctxpkg/built-here.json` changes
+ * (checked by mtime/size on each request). The built-here record is read, never written, here
+ * (spec/pack.md §6 "Evidence").
+ *
+ * Which project: the caller passes the directory to look it up from (`--project`, else the first
+ * MCP root that lies in a project, else the working directory; server.ts), so a server started
+ * outside a project still answers `initialize` and reports the problem in each tool result.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSearchIndex, parseNow, type SearchIndex } from '@ctxpkg/format';
+import { buildSearchIndex, CtxpkgError, parseNow, type SearchIndex } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot } from '../project.js';
@@ -15,7 +20,7 @@ import { loadProjectContext, type ProjectContext } from '../targets/context.js';
 export interface McpState {
   project: ProjectContext;
   index: SearchIndex;
-  /** RFC 3339 time the index was built for. */
+  /** RFC 3339 time the index was built for (drives expiry; never written into an answer). */
   now: string;
 }
 
@@ -28,21 +33,32 @@ function stamp(path: string): string {
   }
 }
 
-/** A loader that caches the state until the project files change. Throws like `loadProjectContext`. */
-export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): () => McpState {
+/** The change stamp of a project's delivery inputs (merged graph, manifest, built-here record). */
+export function projectStamp(root: string): string {
+  return `${root}|${stamp(join(root, PROJECT_FILES.mergedGraph))}|${stamp(join(root, PROJECT_FILES.manifest))}|${stamp(join(root, BUILT_HERE_FILE))}`;
+}
+
+/**
+ * A loader that caches the state until the project files change. `dir()` is where the project is
+ * looked up from (the nearest ctxpkg.json at or above it; default `deps.cwd`). Throws `E_NOT_FOUND` naming that
+ * directory and how to point the server at a project, else like `loadProjectContext`.
+ */
+export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<CliDeps, 'env' | 'homeDir'>>, dir: () => string = () => deps.cwd): () => McpState {
   let cached: { key: string; state: McpState } | undefined;
   return () => {
-    const probe = loadProjectRootOnly(deps, cached?.state.project.root);
-    const key = `${stamp(join(probe, PROJECT_FILES.mergedGraph))}|${stamp(join(probe, PROJECT_FILES.manifest))}|${stamp(join(probe, BUILT_HERE_FILE))}`;
+    const from = dir();
+    const { root, exists } = findProjectRoot(from);
+    if (!exists) {
+      throw new CtxpkgError('E_NOT_FOUND', `no ${PROJECT_FILES.manifest} in ${from} or any parent directory, so there is no installed context to serve`, {
+        hint: 'start `ctxpkg mcp` in the project directory, pass `--project <dir>`, or use an MCP host that sends its workspace as roots',
+      });
+    }
+    const key = projectStamp(root);
     if (cached && cached.key === key) return cached.state;
-    const project = loadProjectContext(deps, { requireGraph: false, evidence: 'read' });
+    const project = loadProjectContext({ env: deps.env ?? {}, homeDir: deps.homeDir ?? '', cwd: root }, { requireGraph: false, evidence: 'read' });
     const now = parseNow(deps.clock().toISOString());
     const index = buildSearchIndex(project.graph, { policy: project.config.pack, nowMs: now.ms, read: project.read, builtHere: project.builtHere });
     cached = { key, state: { project, index, now: now.iso } };
     return cached.state;
   };
-}
-
-function loadProjectRootOnly(deps: Pick<CliDeps, 'cwd'>, known: string | undefined): string {
-  return known ?? findProjectRoot(deps.cwd).root;
 }

@@ -1,105 +1,331 @@
 /**
- * The MCP tools' logic, independent of the SDK (spec/pack.md "MCP answers"). Each returns text
- * within its byte budget, with provenance per node and the untrusted banner/footer around
- * package text. Read-only.
+ * The MCP tools' logic, independent of the SDK (spec/pack.md §12). Each returns the text an
+ * agent reads (within its byte budget, package text inside the untrusted banner unless its
+ * package is trusted, provenance per node) and the same content as `structuredContent` that
+ * meets the tool's output schema (`schemas.ts`). Read-only.
  *
- * Budgets: `max_bytes` defaults to 16384 (~4096 tokens, an estimate) and is capped at 65536
- * (~16384 tokens), well under the 25k-token answer limits of common MCP hosts.
+ * Budgets (UTF-8 bytes of the text): `search_context` and `neighbors` default to 4096 (~1024
+ * tokens, an estimate); `get_node`, `get_section` and `render_pack` (one whole node, section or
+ * pack) to 16384; every tool is capped at 65536 (~16384 tokens), well under the ~25k-token answer
+ * limits of MCP hosts.
  */
 import {
+  compareOutput,
   compilePack,
   CtxpkgError,
+  escapeContent,
   escapeInline,
-  estimateTokens,
+  layoutItems,
   neighborhood,
+  provenanceComment,
   renderAnswer,
+  renderMarkdown,
   searchHits,
   STRUCTURAL_TYPES,
   truncateUtf8,
+  TRUST_LINE,
+  TRUSTED_HEADER,
+  UNTRUSTED_BANNER,
+  UNTRUSTED_FOOTER,
+  utf8Length,
+  type AnswerEntry,
   type RenderItem,
+  type SectionRef,
 } from '@ctxpkg/format';
+import type { Hit } from './schemas.js';
 import type { McpState } from './state.js';
 
-export const DEFAULT_ANSWER_BYTES = 16 * 1024;
+/** Default answer budget of search_context and neighbors (bytes). */
+export const DEFAULT_ANSWER_BYTES = 4 * 1024;
+/** Default budget of get_node, get_section, render_pack and the package resources (bytes). */
+export const DEFAULT_DOCUMENT_BYTES = 16 * 1024;
 export const MAX_ANSWER_BYTES = 64 * 1024;
+/** search_context hits: default and most. */
+export const DEFAULT_LIMIT = 5;
+export const MAX_LIMIT = 50;
 const MAX_DEPTH = 3;
 
-/** Clamp a requested budget: default when absent, `E_USAGE` when not a positive integer, cap at 64 KiB. */
-export function answerBudget(requested: number | undefined): number {
-  if (requested === undefined) return DEFAULT_ANSWER_BYTES;
+/** A tool's answer: the text content and the structured content. */
+export interface ToolAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+/** Clamp a requested budget: `def` when absent, `E_USAGE` when not a positive integer, capped at 64 KiB. */
+export function answerBudget(requested: number | undefined, def = DEFAULT_ANSWER_BYTES): number {
+  if (requested === undefined) return def;
   if (!Number.isSafeInteger(requested) || requested <= 0) throw new CtxpkgError('E_USAGE', 'max_bytes must be a positive integer');
   return Math.min(requested, MAX_ANSWER_BYTES);
 }
 
-/** The render items of `hits`, produced as the answer reads them. */
-function* itemsOf(state: McpState, hits: Iterable<{ doc: number }>): Generator<RenderItem, void, undefined> {
-  for (const h of hits) yield state.index.item(h.doc);
+const pairOf = (a: number | undefined, b: number | undefined): [number, number] | null => (a === undefined ? null : [a, b ?? a]);
+
+/** The heading path of an item as plain titles (a file root titled by its own path left out). */
+function headingPath(item: RenderItem): string[] {
+  return item.sections.filter((s, i) => !(i === 0 && s.title === item.file_path)).map((s) => s.title);
 }
 
-/** `search_context(query, max_bytes)`: ranked matching nodes (ranked lazily: only as many as the answer reads). */
-export function searchContext(state: McpState, query: string, maxBytes?: number): string {
+/** The structured form of one answer entry. */
+function hitOf(state: McpState, e: AnswerEntry): Hit {
+  const it = e.item;
+  const inner = it.sections[it.sections.length - 1];
+  return {
+    id: it.id,
+    package: it.package,
+    version: it.version,
+    type: it.type,
+    file: it.file_path ?? null,
+    lines: e.lines ? [e.lines[0], e.lines[1]] : pairOf(it.line_start, it.line_end),
+    node_lines: pairOf(it.line_start, it.line_end),
+    excerpt: e.lines !== undefined,
+    heading_path: headingPath(it),
+    section: inner?.id ?? null,
+    trust: state.project.trusted.has(it.package) ? 'instructions' : 'reference',
+    flags: [...it.flags],
+    text: escapeContent(e.text ?? it.content),
+  };
+}
+
+/**
+ * `search_context(query, limit?, max_bytes?)`: the best `limit` (default 5, at most 50) passages
+ * for the query — whole nodes, or the matching item (with its lead-in) of a long node — ranked by
+ * BM25 over text, heading path, file path and id with exact matching of identifiers, paths and
+ * flags (`search-tokens.ts`). Ranked lazily: only as many hits as the answer reads.
+ */
+export function searchContext(state: McpState, query: string, limit?: number, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes);
+  const lim = limit ?? DEFAULT_LIMIT;
+  if (!Number.isSafeInteger(lim) || lim < 1 || lim > MAX_LIMIT) throw new CtxpkgError('E_USAGE', `limit must be an integer from 1 to ${MAX_LIMIT}`);
   const { total, hits } = searchHits(state.index, query);
-  const items = itemsOf(state, hits);
-  const notes = [
-    `query: ${query}`,
-    `matches: ${total} (searchable nodes: ${state.index.docs.length}; withheld by screening: ${state.index.withheld.size})`,
-    `budget: ${budget} bytes (~${estimateTokens(budget)} tokens, estimate)`,
-  ];
-  return renderAnswer('ctxpkg search results', notes, items, budget, undefined, total).text;
+  const passages = state.index.passages;
+  const scores = new Map<AnswerEntry, { rank: number; score: number }>();
+  function* entries(): Generator<AnswerEntry> {
+    let rank = 0;
+    for (const h of hits) {
+      rank++;
+      const p = passages[h.doc]!;
+      const item = state.index.item(p.doc);
+      const e: AnswerEntry = { item, label: `#${rank}`, trusted: state.project.trusted.has(item.package) };
+      if (p.excerpt) {
+        e.text = p.text;
+        if (item.line_start !== undefined) e.lines = [item.line_start + p.first, item.line_start + p.last];
+      }
+      scores.set(e, { rank, score: h.score });
+      yield e;
+    }
+  }
+  const a = renderAnswer(`ctxpkg search: ${query}`, [], entries(), budget, { total, limit: lim });
+  return {
+    text: a.text,
+    structured: {
+      query,
+      total,
+      limit: lim,
+      max_bytes: budget,
+      hits: a.shown.map((e) => ({ rank: scores.get(e)!.rank, score: Math.round(scores.get(e)!.score * 1000) / 1000, ...hitOf(state, e) })),
+      not_shown: total - a.shown.length,
+    },
+  };
 }
 
-/** `get_node(id)`: one node with provenance and its edges. */
-export function getNode(state: McpState, id: string, maxBytes?: number): string {
-  const budget = answerBudget(maxBytes);
+/** A render item for any node (structural ones included: their content is their title). */
+function anyItem(state: McpState, id: string): RenderItem | undefined {
+  const doc = state.index.docIndex(id);
+  if (doc >= 0) return state.index.item(doc);
+  const n = state.index.node(id);
+  if (!n) return undefined;
+  const it: RenderItem = { id, package: n.package, version: n.version, local_id: n.local_id, type: n.type, content: n.content, scope: [], sections: state.index.sectionsOf(id), seq: 0, flags: [], disputed_with: [], section: 'facts' };
+  if (n.file_path !== undefined) it.file_path = n.file_path;
+  if (n.line_start !== undefined) it.line_start = n.line_start;
+  if (n.line_end !== undefined) it.line_end = n.line_end;
+  return it;
+}
+
+const notFound = (id: string): CtxpkgError => new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`, { hint: 'ids look like @ns/name#local-id; search_context returns them' });
+
+/** `get_node(id, max_bytes?)`: one node, whole (cut visibly only when it exceeds the budget), with its edges. */
+export function getNode(state: McpState, id: string, maxBytes?: number): ToolAnswer {
+  const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
   const node = state.index.node(id);
-  if (!node) throw new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`, { hint: 'ids look like @ns/name#local-id; use search_context to find them' });
+  if (!node) throw notFound(id);
   const held = state.index.withheld.get(id);
   if (held) {
     const kinds = held.kinds ? ` (${held.kinds.join(', ')})` : '';
-    return `node ${escapeInline(id)} from ${escapeInline(node.package)}@${escapeInline(node.version)} is withheld: ${held.reason}${kinds}\n`;
+    return {
+      text: `node ${escapeInline(id)} from ${escapeInline(node.package)}@${escapeInline(node.version)} is withheld: ${held.reason}${kinds}\n`,
+      structured: { id, withheld: { reason: held.reason, secret_kinds: held.kinds ?? [] }, structural: false, node: null, truncated: false, edges: [] },
+    };
   }
-  const doc = state.index.docIndex(id);
-  const edges = [...state.index.edgesFrom(id).map((e) => `edge: ${e.type} → ${e.to}`), ...state.index.edgesTo(id).map((e) => `edge: ${e.type} ← ${e.from}`)];
-  const item: RenderItem =
-    doc >= 0
-      ? state.index.item(doc)
-      : { id, package: node.package, version: node.version, local_id: node.local_id, type: node.type, content: node.content, scope: [], sections: [], seq: 0, flags: [], disputed_with: [], section: 'facts' };
-  const structural = STRUCTURAL_TYPES.has(node.type) ? ['(structural node: organizes other nodes)'] : [];
-  const shown = { ...item, content: truncateUtf8(item.content, Math.max(256, budget - 2048)) };
-  return renderAnswer(`ctxpkg node ${id}`, structural, [shown], budget, () => edges.slice(0, 200)).text;
+  const edges = [
+    ...state.index.edgesFrom(id).map((e) => ({ type: e.type, direction: 'out' as const, node: e.to })),
+    ...state.index.edgesTo(id).map((e) => ({ type: e.type, direction: 'in' as const, node: e.from })),
+  ].slice(0, 200);
+  const item = anyItem(state, id) as RenderItem;
+  const structural = STRUCTURAL_TYPES.has(node.type);
+  const extra = edges.map((e) => `edge: ${e.type} ${e.direction === 'out' ? '→' : '←'} ${e.node}`);
+  const notes = structural ? ['(structural node: organizes other nodes; get_section shows a section whole)'] : [];
+  const entry: AnswerEntry = { item, extra, trusted: state.project.trusted.has(item.package) };
+  let a = renderAnswer(`ctxpkg node ${id}`, notes, [entry], budget);
+  let truncated = false;
+  if (a.shown.length === 0) {
+    const empty = renderAnswer(`ctxpkg node ${id}`, notes, [{ ...entry, text: '' }], MAX_ANSWER_BYTES).bytes;
+    entry.text = truncateUtf8(item.content, Math.max(0, budget - empty - 8));
+    truncated = true;
+    a = renderAnswer(`ctxpkg node ${id}`, notes, [entry], budget);
+  }
+  const shown = a.shown[0];
+  return { text: a.text, structured: { id, withheld: null, structural, node: shown ? hitOf(state, shown) : null, truncated, edges } };
 }
 
-/** `neighbors(id, depth)`: nodes within `depth` (1–3) edges, nearest first. */
-export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: number): string {
+/** `neighbors(id, depth, max_bytes?)`: nodes within `depth` (1–3) edges, nearest first; long texts cut at 600 bytes. */
+export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes);
   if (!Number.isSafeInteger(depth) || depth < 1 || depth > MAX_DEPTH) throw new CtxpkgError('E_USAGE', `depth must be an integer from 1 to ${MAX_DEPTH}`);
-  if (!state.index.node(id)) throw new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`);
+  if (!state.index.node(id)) throw notFound(id);
   const found = neighborhood(state.index, id, depth);
-  const via = new Map(found.map((f) => [f.id, f]));
-  const items: RenderItem[] = [];
+  const via = new Map<AnswerEntry, { distance: number; via: { type: string; direction: 'out' | 'in'; node: string } }>();
+  const entries: AnswerEntry[] = [];
   let hidden = 0;
   for (const f of found) {
-    const i = state.index.docIndex(f.id);
-    if (i < 0) {
+    const d = state.index.docIndex(f.id);
+    if (d < 0) {
       hidden++;
       continue;
     }
-    const it = state.index.item(i);
-    items.push({ ...it, content: truncateUtf8(it.content, 600) });
+    const item = state.index.item(d);
+    const other = f.direction === 'out' ? f.via.from : f.via.to;
+    const e: AnswerEntry = {
+      item,
+      text: truncateUtf8(item.content, 600),
+      extra: [`reached: depth ${f.depth} via ${f.via.type} ${f.direction === 'out' ? `from ${f.via.from}` : `to ${f.via.to}`}`],
+      trusted: state.project.trusted.has(item.package),
+    };
+    via.set(e, { distance: f.depth, via: { type: f.via.type, direction: f.direction, node: other } });
+    entries.push(e);
   }
   const notes = [`start: ${id}`, `depth: ${depth}; reached: ${found.length} (structural or withheld, not shown: ${hidden})`];
-  return renderAnswer(`ctxpkg neighbors of ${id}`, notes, items, budget, (it) => {
-    const f = via.get(it.id)!;
-    return [`reached: depth ${f.depth} via ${f.via.type} ${f.direction === 'out' ? `from ${f.via.from}` : `to ${f.via.to}`}`];
-  }).text;
+  const a = renderAnswer(`ctxpkg neighbors of ${id}`, notes, entries, budget);
+  return {
+    text: a.text,
+    structured: {
+      start: id,
+      depth,
+      reached: found.length,
+      hidden,
+      nodes: a.shown.map((e) => ({ distance: via.get(e)!.distance, via: via.get(e)!.via, ...hitOf(state, e), text: escapeContent(e.item.content) })),
+    },
+  };
 }
 
-/** `render_pack(focus, max_bytes)`: a context pack, as `ctxpkg render` would print it. */
-export function renderPack(state: McpState, focus: string | undefined, maxBytes?: number): string {
-  const budget = answerBudget(maxBytes);
+/** What `get_section` is asked for: a section id, or a heading path (with optional package/file). */
+export interface SectionQuery {
+  section?: string;
+  path?: string;
+  package?: string;
+  file?: string;
+}
+
+const normPath = (p: string): string =>
+  p
+    .split(/\s*(?:›|»|>)\s*/)
+    .map((t) => t.trim().toLowerCase().replace(/\s+/g, ' '))
+    .filter((t) => t !== '')
+    .join(' › ');
+
+/**
+ * Resolve a section: by id (`section`), or by heading path (`path`: titles joined by `›` or `>`,
+ * case-insensitive; the file's root title may be left out; narrowed by `package`/`file`).
+ * Throws `E_NOT_FOUND` (no such section) or `E_USAGE` (ambiguous: several match, listed).
+ */
+export function findSection(state: McpState, q: SectionQuery): { ref: SectionRef; package: string; version: string; path: string[] } {
+  const describe = (id: string) => {
+    const n = state.index.node(id)!;
+    const chain = [...state.index.sectionsOf(id), { id, title: (n.content.split('\n')[0] ?? '').trim(), scope: [], ...(n.file_path !== undefined ? { file_path: n.file_path } : {}), ...(n.line_start !== undefined ? { line_start: n.line_start } : {}), ...(n.line_end !== undefined ? { line_end: n.line_end } : {}) } as SectionRef];
+    return { ref: chain[chain.length - 1] as SectionRef, package: n.package, version: n.version, path: chain.map((s) => s.title) };
+  };
+  if (q.section !== undefined && q.section !== '') {
+    const n = state.index.node(q.section);
+    if (!n || n.type !== 'section') throw new CtxpkgError('E_NOT_FOUND', `no installed section ${JSON.stringify(q.section)}`, { hint: 'section ids come with search_context hits (`section`); or pass the heading path as `path`' });
+    return describe(q.section);
+  }
+  if (q.path === undefined || normPath(q.path) === '') throw new CtxpkgError('E_USAGE', 'get_section needs `section` (a section id) or `path` (a heading path such as "Tests › Snapshot tests")');
+  const want = normPath(q.path);
+  const matches = state.index.graph.nodes
+    .filter((n) => n.type === 'section' && (q.package === undefined || n.package === q.package) && (q.file === undefined || n.file_path === q.file))
+    .map((n) => describe(n.id))
+    .filter((d) => {
+      const full = normPath(d.path.join(' › '));
+      return full === want || full.endsWith(` › ${want}`);
+    });
+  if (matches.length === 0) throw new CtxpkgError('E_NOT_FOUND', `no installed section has the heading path ${JSON.stringify(q.path)}`, { hint: 'use the heading_path of a search_context hit, titles joined by " › "' });
+  const exact = matches.filter((d) => normPath(d.path.join(' › ')) === want);
+  const pick = exact.length === 1 ? exact : matches;
+  if (pick.length > 1) {
+    throw new CtxpkgError('E_USAGE', `${pick.length} sections have the heading path ${JSON.stringify(q.path)}: ${pick.slice(0, 5).map((d) => d.ref.id).join(', ')}${pick.length > 5 ? ', …' : ''}`, {
+      hint: 'pass `section` with one of these ids, or narrow with `package` or `file`',
+    });
+  }
+  return pick[0]!;
+}
+
+/**
+ * `get_section(section | path, max_bytes?)`: one whole source section — its nodes and those of
+ * its subsections, in source order, in the pack encoding (headings once, text verbatim). When
+ * the budget cuts it, the first nodes in source order are shown and the header says how many.
+ */
+export function getSection(state: McpState, q: SectionQuery, maxBytes?: number): ToolAnswer {
+  const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
+  const s = findSection(state, q);
+  const items = state.index.items.filter((it) => it.sections.some((x) => x.id === s.ref.id)).sort(compareOutput);
+  const trusted = state.project.trusted.has(s.package);
+  const prov = provenanceComment(s.package, s.version, s.ref) ?? `<!-- ${escapeInline(s.package)}@${escapeInline(s.version)} -->`;
+  const head = (shown: number, more: number | undefined): string =>
+    [
+      `# ctxpkg section: ${escapeInline(s.path.join(' › '), 600)}`,
+      `<!-- ${escapeInline(s.ref.id, 300).replace(/-(?=-)/g, '-\\u002d')} -->`,
+      prov,
+      `shown: ${shown} of ${items.length} nodes, in source order${more !== undefined ? `; cut by max_bytes: the whole section needs ${more} bytes` : ''}`,
+      TRUST_LINE,
+      '',
+    ].join('\n');
+  const open = trusted ? TRUSTED_HEADER : `\n${UNTRUSTED_BANNER}\n`;
+  const close = trusted ? '' : `\n${UNTRUSTED_FOOTER}\n`;
+  const whole = layoutItems(renderMarkdown, items, compareOutput).text;
+  let count = items.length;
+  let more: number | undefined;
+  const sizeWith = (n: number, m: number | undefined): number => utf8Length(head(n, m) + open + layoutItems(renderMarkdown, items.slice(0, n), compareOutput).text + close);
+  if (sizeWith(items.length, undefined) > budget) {
+    more = sizeWith(items.length, undefined);
+    // The longest prefix in source order that fits (sizes grow with n: binary search).
+    let lo = 0;
+    let hi = items.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (sizeWith(mid, more) <= budget) lo = mid;
+      else hi = mid - 1;
+    }
+    count = lo;
+    if (sizeWith(count, more) > budget) throw new CtxpkgError('E_BUDGET', `max_bytes ${budget} is too small for the section's header`, { details: { required_bytes: sizeWith(0, more), max_bytes: budget } });
+  }
+  const body = count === items.length ? whole : layoutItems(renderMarkdown, items.slice(0, count), compareOutput).text;
+  const text = head(count, more) + open + body + close;
+  return {
+    text,
+    structured: {
+      section: { id: s.ref.id, package: s.package, version: s.version, file: s.ref.file_path ?? null, lines: pairOf(s.ref.line_start, s.ref.line_end), heading_path: s.path },
+      total: items.length,
+      shown: count,
+      complete: count === items.length,
+      nodes: items.slice(0, count).map((item) => hitOf(state, { item })),
+    },
+  };
+}
+
+/** `render_pack(focus, max_bytes)`: a context pack, as `ctxpkg render` would print it (no receipt written). */
+export function renderPack(state: McpState, focus: string | undefined, maxBytes?: number): ToolAnswer {
+  const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
   const p = state.project;
-  return compilePack({
+  const pack = compilePack({
     graph: p.graph,
     policy: p.config.pack,
     maxBytes: budget,
@@ -107,7 +333,9 @@ export function renderPack(state: McpState, focus: string | undefined, maxBytes?
     ...(focus && focus.trim() !== '' ? { focus } : {}),
     read: p.read,
     builtHere: p.builtHere,
-  }).text;
+  });
+  const c = pack.receipt.counts;
+  return { text: pack.text, structured: { bytes: pack.bytes, max_bytes: budget, pack_sha256: pack.sha256, delivered: c.delivered, omitted: c.suppressed, by_reason: { ...c.by_reason } } };
 }
 
 /** The `ctxpkg://packages` resource: installed packages with item counts (trusted metadata). */
@@ -116,7 +344,8 @@ export function packageList(state: McpState): string {
   for (const n of state.project.graph.nodes) if (!STRUCTURAL_TYPES.has(n.type)) counts.set(n.package, (counts.get(n.package) ?? 0) + 1);
   const lines = ['# Installed context packages (ctxpkg)', ''];
   for (const i of state.project.graph.inputs) {
-    lines.push(`- ${i.package}@${i.version} — ${counts.get(i.package) ?? 0} items — content sha256 ${i.content_hash} — resource ${packageUri(i.package)}`);
+    const tier = state.project.trusted.has(i.package) ? ' — trusted: instructions' : '';
+    lines.push(`- ${i.package}@${i.version} — ${counts.get(i.package) ?? 0} items — content sha256 ${i.content_hash}${tier} — resource ${packageUri(i.package)}`);
   }
   if (state.project.graph.inputs.length === 0) lines.push('(none installed; run `ctxpkg install`)');
   return lines.join('\n') + '\n';
@@ -127,9 +356,9 @@ export function packageUri(name: string): string {
   return `ctxpkg://package/${encodeURIComponent(name)}`;
 }
 
-/** The `ctxpkg://package/{name}` resource: that package's pack within the default budget. */
+/** The `ctxpkg://package/{name}` resource: that package's pack within 16 KiB. Throws `E_NOT_FOUND` when not installed. */
 export function packageResource(state: McpState, name: string): string {
   const p = state.project;
   if (!p.graph.inputs.some((i) => i.package === name)) throw new CtxpkgError('E_NOT_FOUND', `package ${name} is not installed`);
-  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_ANSWER_BYTES, now: state.now, packages: [name], read: p.read, builtHere: p.builtHere, title: `Context from ${name} (ctxpkg)` }).text;
+  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_DOCUMENT_BYTES, now: state.now, packages: [name], read: p.read, builtHere: p.builtHere, title: `Context from ${name} (ctxpkg)` }).text;
 }

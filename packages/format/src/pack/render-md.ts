@@ -159,23 +159,6 @@ function block(item: RenderItem, ownProvenance = true): string {
 }
 
 /**
- * The self-contained block of one node in an MCP answer (answers list nodes by rank, not in
- * source order, so each carries its own heading path and provenance, and the node id a client
- * passes to `get_node`):
- * `\n### <heading path, " › "-joined>\n<!-- <id> · <package>@<version> <path>:<a>-<b> -->\n<block>`.
- * The heading path leaves out a file root titled by its path; without any section the title is
- * the file path, else the package.
- */
-export function answerBlock(item: RenderItem): string {
-  const titles = item.sections.filter((s, i) => !(i === 0 && s.title === item.file_path)).map((s) => escapeInline(s.title, 80));
-  const title = titles.length > 0 ? titles.join(' › ') : escapeInline(item.file_path ?? item.package);
-  const loc = locationOf(item);
-  const prov = `<!-- ${commentSafe(`${escapeInline(item.id, 300)} · ${label(item)}${loc !== undefined ? ` ${loc}` : ''}`)} -->`;
-  const b = block(item, false);
-  return `\n### ${title}\n${prov}\n${b.startsWith('\n') ? b.slice(1) : b}`;
-}
-
-/**
  * Lower bound of `block(item)` in bytes, valid for any flags: the notes other than flags (exact),
  * the text (escaping only lengthens it; `contentLowerBound`), its newline, and the blank line
  * before it unless its raw text starts with a list marker (escaping never adds one).

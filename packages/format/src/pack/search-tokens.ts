@@ -1,21 +1,127 @@
 /**
- * Tokenizing for the search index (spec/pack.md §12): lowercase runs of letters, digits and `_`
- * of at least 2 characters. `terms()` is the definition; `TermDictionary.tokenize` is an
- * allocation-free equivalent for ASCII text that interns terms as ids, and `DocTerms` collects
- * each document's distinct term ids with frequencies. Pure.
+ * Tokenizing for the search index (spec/pack.md §12). Three kinds of lowercase terms:
+ *
+ * - words: runs of letters, digits and `_` of at least 2 characters, with a light plural stem
+ *   (`stem`: `tests` → `test`, `dependencies` → `dependency`);
+ * - identifier parts (`subwordTerms`): the parts of a word joined by `_` or written in camelCase
+ *   (`redis_url` → `redis`, `url`; `IEditorService` → `editor`, `service`), stemmed;
+ * - compounds (`compoundTerms`): identifiers, paths, file names and flags kept whole —
+ *   `package-lock.json`, `--frozen-lockfile`, `src/vs/base`, `@pytest.mark.slow`, `span::styled` —
+ *   so a query naming one matches it exactly (a rare term, so a strong match), besides its words.
+ *
+ * `terms()` is the definition (words, then identifier parts, then compounds); `queryTerms()` is
+ * the same for a query, without common English words (`STOP_WORDS`) unless nothing else is left;
+ * `TermDictionary.tokenize` is an equivalent of `terms()` that interns terms as ids without
+ * allocating for plain ASCII words, and `DocTerms` collects each document's distinct term ids with
+ * frequencies. Pure; every pattern is linear.
  */
 
 const TERM = /[\p{L}\p{N}_]{2,}/gu;
 const ASCII_TERM = /[a-z0-9_]{2,}/g;
 const NON_ASCII = /[^\x00-\x7f]/;
+/** Runs of word characters and the punctuation that joins identifiers, paths and flags. */
+const COMPOUND_RUN = /[\p{L}\p{N}_.\-/:@#+]+/gu;
+const JOINERS = '.-/:@#+';
+/** Longest compound kept (characters); longer runs (URLs, long paths) are indexed by their words only. */
+const MAX_COMPOUND = 100;
+/** Words of an original-case text that may hold identifier parts (`_`, or a lower→upper change). */
+const IDENT_RUN = /[\p{L}\p{N}_]*(?:_|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll})[\p{L}\p{N}_]*/gu;
 
 /**
- * Lowercase terms of `text`: runs of letters, digits and `_` of at least 2 characters (after
- * lowercasing); an ASCII-only text takes a faster, equivalent path.
+ * Words a query is better off without (they match almost every node): articles, pronouns,
+ * question words and auxiliaries. Never `not`/`never`/`must`: they carry the meaning of gotchas.
  */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  ('a about am an and any are as at be been but by can could did do does doing for from had has have how i if in into is it its ' +
+    'me my of on or our should so some such than that the their them then there these they this those to was we were what when ' +
+    'where which while who why will with would you your').split(' '),
+);
+
+/**
+ * The light stem of a lowercase word: `…ies` → `…y` (words over 4 characters), a final `s`
+ * dropped (words over 3 characters, not after `s`, `u` or `i`: `class`, `status`, `this` stay).
+ */
+export function stem(word: string): string {
+  const n = word.length;
+  if (n > 4 && word.endsWith('ies')) return word.slice(0, -3) + 'y';
+  if (n > 3 && word.charCodeAt(n - 1) === 115) {
+    const p = word.charCodeAt(n - 2);
+    if (p !== 115 && p !== 117 && p !== 105) return word.slice(0, -1);
+  }
+  return word;
+}
+
+/**
+ * The identifier parts of original-case `text`: each word holding `_` or a camelCase change is
+ * split there (`getHTTPResponse` → `get`, `http`, `response`), lowercased and stemmed; parts of at
+ * least 2 characters that differ from the whole word.
+ */
+export function subwordTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(IDENT_RUN)) {
+    const word = m[0];
+    const whole = word.toLowerCase();
+    const parts = word
+      .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2')
+      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+      .split(/[_ ]+/);
+    for (const p of parts) {
+      const t = p.toLowerCase();
+      if (t.length >= 2 && t !== whole) out.push(stem(t));
+    }
+  }
+  return out;
+}
+
+/**
+ * The compound terms of lowercase `lower`: each run of letters, digits, `_` and `. - / : @ # +`
+ * with joiners trimmed from its end and from its start — except a leading `-`/`--` (a flag), `@`
+ * (a decorator or scoped name) or `.` (a dotfile) — kept when a joiner remains inside, it has
+ * at least 3 characters and at most 100.
+ */
+export function compoundTerms(lower: string): string[] {
+  const out: string[] = [];
+  for (const m of lower.matchAll(COMPOUND_RUN)) {
+    const run = m[0];
+    let end = run.length;
+    while (end > 0 && JOINERS.includes(run[end - 1] as string)) end--;
+    let start = 0;
+    while (start < end && JOINERS.includes(run[start] as string)) start++;
+    // Keep a flag's dashes (at most two), a leading @ or a leading dot.
+    if (start > 0) {
+      const lead = run.slice(0, start);
+      if (lead.endsWith('--')) start -= 2;
+      else if (lead.endsWith('-') || lead.endsWith('@') || lead.endsWith('.')) start -= 1;
+    }
+    if (end - start < 3 || end - start > MAX_COMPOUND) continue;
+    const term = run.slice(start, end);
+    let inner = false;
+    for (let i = 0; i < term.length && !inner; i++) if (JOINERS.includes(term[i] as string)) inner = true;
+    if (inner) out.push(term);
+  }
+  return out;
+}
+
+/** Lowercase words of `lower` (unstemmed). */
+function words(lower: string): string[] {
+  return (NON_ASCII.test(lower) ? lower.match(TERM) : lower.match(ASCII_TERM)) ?? [];
+}
+
+/** The terms of `text`: its stemmed words, then its identifier parts, then its compounds. */
 export function terms(text: string): string[] {
   const lower = text.toLowerCase();
-  return (NON_ASCII.test(lower) ? lower.match(TERM) : lower.match(ASCII_TERM)) ?? [];
+  return [...words(lower).map(stem), ...subwordTerms(text), ...compoundTerms(lower)];
+}
+
+/**
+ * The terms of a query: as `terms`, without `STOP_WORDS` (unless the query has nothing else), so
+ * "how do I add a dependency" looks for `add` and `dependency`.
+ */
+export function queryTerms(text: string): string[] {
+  const lower = text.toLowerCase();
+  const all = words(lower);
+  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  return [...(kept.length > 0 ? kept : all).map(stem), ...subwordTerms(text), ...compoundTerms(lower)];
 }
 
 /**
@@ -86,16 +192,20 @@ export class TermDictionary {
 
   /** Add every term of `text` to `sink`, in order (the same terms as `terms(text)`). */
   tokenize(text: string, sink: DocTerms): void {
+    const whole = (t: string): void => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
+      sink.add(this.intern(t, 0, t.length, h, false));
+    };
     if (NON_ASCII.test(text)) {
-      for (const t of terms(text)) {
-        let h = 0x811c9dc5;
-        for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619);
-        sink.add(this.intern(t, 0, t.length, h, false));
-      }
+      for (const t of terms(text)) whole(t);
       return;
     }
     let start = -1;
     let h = 0;
+    let hPrev = 0;
+    let prev = 0;
+    let last = 0;
     const n = text.length;
     for (let i = 0; i <= n; i++) {
       let c = i < n ? text.charCodeAt(i) : 32;
@@ -104,13 +214,25 @@ export class TermDictionary {
         if (start < 0) {
           start = i;
           h = 0x811c9dc5;
+          last = 0;
         }
+        hPrev = h;
+        prev = last;
+        last = c;
         h = Math.imul(h ^ c, 16777619);
       } else if (start >= 0) {
-        if (i - start >= 2) sink.add(this.intern(text, start, i, h, true));
+        const len = i - start;
+        if (len >= 2) {
+          // stem(): `…ies` → `…y` (rare: allocate), a final `s` dropped (the hash without it is hPrev).
+          if (len > 4 && last === 115 && prev === 101 && (text.charCodeAt(i - 3) | 32) === 105) whole(stem(text.slice(start, i).toLowerCase()));
+          else if (len > 3 && last === 115 && prev !== 115 && prev !== 117 && prev !== 105) sink.add(this.intern(text, start, i - 1, hPrev, true));
+          else sink.add(this.intern(text, start, i, h, true));
+        }
         start = -1;
       }
     }
+    for (const t of subwordTerms(text)) whole(t);
+    for (const t of compoundTerms(text.toLowerCase())) whole(t);
   }
 }
 

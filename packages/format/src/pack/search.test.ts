@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LOOKAHEAD, renderAnswer, truncateUtf8 } from './answer.js';
-import { buildSearchIndex, neighborhood, searchIndex, terms } from './search.js';
+import { LOOKAHEAD, renderAnswer, TRUSTED_HEADER, truncateUtf8, type AnswerEntry } from './answer.js';
+import { buildSearchIndex, neighborhood, queryTerms, searchIndex, terms } from './search.js';
 import { UNTRUSTED_FOOTER } from './types.js';
 import { graph, node, NOW } from './__tests__/graph.js';
 
@@ -25,8 +25,28 @@ const g = graph(
 describe('search index', () => {
   const idx = buildSearchIndex(g, { nowMs });
 
-  it('tokenizes into lowercase terms of two or more characters', () => {
-    expect(terms('Run `make migrate`, a B2 über-Test')).toEqual(['run', 'make', 'migrate', 'b2', 'über', 'test']);
+  it('tokenizes into stemmed lowercase words of two or more characters, identifier parts, then compounds kept whole', () => {
+    expect(terms('Run `make migrate`, a B2 über-Test')).toEqual(['run', 'make', 'migrate', 'b2', 'über', 'test', 'über-test']);
+    expect(terms('Update package-lock.json; use `--frozen-lockfile` or tsc --noEmit (src/vs/base/).')).toEqual([
+      'update', 'package', 'lock', 'json', 'use', 'frozen', 'lockfile', 'or', 'tsc', 'noemit', 'src', 'vs', 'base',
+      'no', 'emit', // identifier parts (camelCase)
+      'package-lock.json', '--frozen-lockfile', '--noemit', 'src/vs/base',
+    ]);
+    expect(terms('Tests need dependencies; IEditorService and redis_url')).toEqual(['test', 'need', 'dependency', 'ieditorservice', 'and', 'redis_url', 'editor', 'service', 'redis', 'url']);
+    expect(queryTerms('how do I add a new python dependency')).toEqual(['add', 'new', 'python', 'dependency']);
+    expect(queryTerms('how do I')).toEqual(['how', 'do']);
+  });
+
+  it('matches identifiers, paths and flags exactly, ahead of nodes that only share their words', () => {
+    const g2 = graph([
+      node('@a/x', 'flag', { content: 'Install with `npm ci --frozen-lockfile` in CI.' }),
+      node('@a/x', 'words', { content: 'The lockfile is frozen during releases; frozen files are never edited by hand.' }),
+      node('@a/x', 'lock', { content: 'Commit package-lock.json with every dependency change.' }),
+      node('@a/x', 'json', { content: 'The package exports JSON; the lock on the json package is held by the build.' }),
+    ]);
+    const i2 = buildSearchIndex(g2, { nowMs });
+    expect(searchIndex(i2, '--frozen-lockfile').results.map((x) => i2.docs[x.doc]!.id)[0]).toBe('@a/x#flag');
+    expect(searchIndex(i2, 'package-lock.json').results.map((x) => i2.docs[x.doc]!.id)[0]).toBe('@a/x#lock');
   });
 
   it('ranks by BM25, ties by type rank then id; withheld and structural nodes never match', () => {
@@ -36,7 +56,8 @@ describe('search index', () => {
     expect(idx.withheld.get('@b/y#leak')).toEqual({ reason: 'secret', kinds: ['secret_assignment'] });
     expect(idx.withheld.get('@b/y#old')).toEqual({ reason: 'superseded' });
     expect(searchIndex(idx, 'password').total).toBe(0);
-    expect(searchIndex(idx, 'database').total).toBe(0); // the section title is structure, not an item
+    // A heading is searchable as part of the path of the nodes under it; the section itself is structure, never a hit.
+    expect(searchIndex(idx, 'database').results.map((x) => idx.docs[x.doc]!.id).sort()).toEqual(['@a/x#idx', '@a/x#mig']);
   });
 
   it('expands a term without exact match to the terms it prefixes', () => {
@@ -63,26 +84,43 @@ describe('search index', () => {
 
 describe('renderAnswer', () => {
   const idx = buildSearchIndex(g, { nowMs });
+  const entries = (): AnswerEntry[] => idx.items.map((item, k) => ({ item, label: `#${k + 1}` }));
 
   it('fits the budget exactly, reports what was not shown, and keeps the footer last', () => {
-    const full = renderAnswer('t', ['n'], idx.items, 64 * 1024);
+    const full = renderAnswer('t', ['n'], entries(), 64 * 1024);
     expect(full.notShown).toBe(0);
-    const exact = renderAnswer('t', ['n'], idx.items, full.bytes);
+    const exact = renderAnswer('t', ['n'], entries(), full.bytes);
     expect(exact.text).toBe(full.text);
-    const short = renderAnswer('t', ['n'], idx.items, full.bytes - 1);
+    const short = renderAnswer('t', ['n'], entries(), full.bytes - 1);
     expect(short.bytes).toBeLessThanOrEqual(full.bytes - 1);
     expect(short.notShown).toBe(1);
-    expect(short.text).toContain(`shown: ${short.shown} of ${idx.items.length}; not shown (byte_budget): 1`);
+    expect(short.text).toContain(`shown: ${short.shown.length} of ${idx.items.length}; not shown: 1`);
     expect(short.text.endsWith(`\n${UNTRUSTED_FOOTER}\n`)).toBe(true);
-    expect(() => renderAnswer('t', [], idx.items, 50)).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
+    expect(() => renderAnswer('t', [], entries(), 50)).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
+  });
+
+  it('each block names its heading path, label, id and source lines; a limit caps what is shown', () => {
+    const item = { ...idx.items.find((i) => i.sections.length > 0)!, file_path: 'AGENTS.md', line_start: 3, line_end: 9 };
+    const r = renderAnswer('t', [], [{ item, label: '#1', lines: [5, 6], text: 'the passage' }], 4096);
+    expect(r.text).toContain(`\n### Database\n<!-- #1 ${item.id} AGENTS.md:5-6 of 3-9 -->\nthe passage\n`);
+    expect(renderAnswer('t', [], entries(), 64 * 1024, { limit: 2 }).shown).toHaveLength(2);
+  });
+
+  it('writes entries of trusted packages before the untrusted banner, the rest inside it', () => {
+    const [a, b] = entries();
+    const r = renderAnswer('t', [], [{ ...a!, trusted: true }, b!], 64 * 1024);
+    const banner = r.text.indexOf('--- BEGIN UNTRUSTED CONTEXT');
+    expect(r.text.indexOf(TRUSTED_HEADER)).toBeGreaterThan(0);
+    expect(r.text.indexOf(a!.item.id)).toBeLessThan(banner);
+    expect(r.text.indexOf(b!.item.id)).toBeGreaterThan(banner);
   });
 
   it('stops looking after LOOKAHEAD consecutive misses', () => {
-    const big = { ...idx.items[0]!, content: 'x'.repeat(5000) };
-    const small = idx.items[1]!;
+    const big = { item: { ...idx.items[0]!, content: 'x'.repeat(5000) } };
+    const small = { item: idx.items[1]! };
     const items = [...Array.from({ length: LOOKAHEAD }, () => big), small];
-    expect(renderAnswer('t', [], items, 3000).shown).toBe(0);
-    expect(renderAnswer('t', [], [...items.slice(1)], 3000).ids).toEqual([small.id]);
+    expect(renderAnswer('t', [], items, 3000).shown).toHaveLength(0);
+    expect(renderAnswer('t', [], [...items.slice(1)], 3000).shown.map((e) => e.item.id)).toEqual([small.item.id]);
   });
 
   it('truncates visibly at a character boundary', () => {

@@ -5,12 +5,16 @@
  *   expired, secret, and by policy disputed/stale/absent) is *withheld*: never a search result,
  *   and `get_node` says why instead of showing it. Structural nodes (section, scope) are not
  *   searchable.
- * - Terms: lowercase runs of letters/digits/underscore of ≥ 2 characters from the content, id,
- *   category and file path. A query term without an exact match expands to up to 32 indexed
- *   terms it prefixes.
- * - Ranking: BM25 (k1 = 1.2, b = 0.75) summed over distinct query terms, ties by type rank, then
- *   id — deterministic (`search-terms.ts`: impact-ordered postings, best hits first without
- *   scoring every match).
+ * - Terms (`search-tokens.ts`): lowercase words (runs of letters/digits/underscore of ≥ 2
+ *   characters) and compounds (identifiers, paths, file names, flags kept whole) of the text,
+ *   heading path and file path (`searchText`). A query term without an exact match expands
+ *   to up to 32 indexed terms it prefixes.
+ * - Units: passages (`passage.ts`): a node, or — for a node over 900 bytes — each of its items
+ *   with its lead-in, so a long list's matching item is found and shown, not the whole list.
+ * - Ranking: BM25 (k1 = 1.2, b = 0.75) over passages, summed over distinct query terms (common
+ *   English words dropped from the query), ties by type rank, then passage order —
+ *   deterministic (`search-terms.ts`: impact-ordered postings, best hits first without scoring
+ *   every match).
  *
  * Cost: building screens every node (the secret scan is remembered per graph, `factsFor`); the term
  * index, render items and edge maps are built on first use, so a server answering `get_node`
@@ -26,10 +30,18 @@ import type { RenderItem } from './render.js';
 import { computeScopes, STRUCTURAL_TYPES } from './scope.js';
 import { sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
 import { conflictPartners, screenNodes, type Screened } from './screen.js';
-import { TermIndex, terms, type SearchHit } from './search-terms.js';
+import { passagesOf, type Passage } from './passage.js';
+import { queryTerms } from './search-tokens.js';
+import { TermIndex, type SearchHit } from './search-terms.js';
 import type { OmissionReason, PackPolicy, WorkspaceReader } from './types.js';
 
 export { terms, type SearchHit } from './search-terms.js';
+export { queryTerms } from './search-tokens.js';
+
+/** A passage of a searchable node (`passagesOf`): `doc` is the node's document index. */
+export interface IndexedPassage extends Passage {
+  doc: number;
+}
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -71,6 +83,7 @@ export class SearchIndex {
   readonly sectionsOf: (id: string) => readonly SectionRef[];
   private readonly seqOf: (id: string) => number;
   private termIndex: TermIndex | undefined;
+  private passageList: IndexedPassage[] | undefined;
   private edges: { out: Map<string, MergedEdge[]>; in: Map<string, MergedEdge[]> } | undefined;
 
   constructor(graph: MergedGraph, opts: SearchIndexOptions) {
@@ -157,12 +170,39 @@ export class SearchIndex {
     return this.edges;
   }
 
-  /** The term index (built on first use). */
-  terms(): TermIndex {
-    return (this.termIndex ??= new TermIndex(
-      this.docs.map((n) => ({ text: `${n.content}\n${n.id}\n${n.category ?? ''}\n${n.file_path ?? ''}`, rank: typeRank(n.type) })),
-    ));
+  /** The passages searched (built with the term index): hit `doc`s index this array. */
+  get passages(): readonly IndexedPassage[] {
+    this.terms();
+    return this.passageList as IndexedPassage[];
   }
+
+  /** The term index over the passages of every searchable node (built on first use). */
+  terms(): TermIndex {
+    if (!this.termIndex) {
+      const list: IndexedPassage[] = [];
+      const docs: Array<{ text: string; rank: number }> = [];
+      this.docs.forEach((n, d) => {
+        const sections = this.sectionsOf(n.id);
+        for (const p of passagesOf(n.content)) {
+          list.push({ doc: d, text: p.text, excerpt: p.excerpt, first: p.first, last: p.last });
+          docs.push({ text: searchText({ ...n, content: p.index }, sections), rank: typeRank(n.type) });
+        }
+      });
+      this.passageList = list;
+      this.termIndex = new TermIndex(docs);
+    }
+    return this.termIndex;
+  }
+}
+
+/**
+ * What a node is found by (spec/pack.md §12): its text, its heading path (section titles; a file
+ * root titled by its own path is left out) and its file path. Not its id: importer ids repeat
+ * the heading path as slugs, which would count every heading word twice.
+ */
+export function searchText(n: Pick<MergedNode, 'content' | 'file_path'>, sections: readonly SectionRef[]): string {
+  const titles = sections.filter((s, i) => !(i === 0 && s.title === n.file_path)).map((s) => s.title);
+  return `${n.content}\n${titles.join('\n')}\n${n.file_path ?? ''}`;
 }
 
 /**
@@ -174,11 +214,12 @@ export function buildSearchIndex(graph: MergedGraph, opts: SearchIndexOptions): 
 }
 
 /**
- * Rank searchable nodes for `query`: the number of matching nodes and a lazy sequence of hits,
- * best first (score desc, type rank asc, id asc). No terms → nothing.
+ * Rank the passages of searchable nodes for `query` (`queryTerms`): the number of matching
+ * passages and a lazy sequence of hits, best first (score desc, type rank asc, then passage
+ * order = node id, source order). A hit's `doc` indexes `index.passages`. No terms → nothing.
  */
 export function searchHits(index: SearchIndex, query: string): { total: number; hits: Iterable<SearchHit> } {
-  const qterms = [...new Set(terms(query))].sort();
+  const qterms = [...new Set(queryTerms(query))].sort();
   if (qterms.length === 0 || index.docs.length === 0) return { total: 0, hits: [] };
   const ti = index.terms();
   const lists = qterms.flatMap((q) => ti.expand(q));
@@ -187,19 +228,23 @@ export function searchHits(index: SearchIndex, query: string): { total: number; 
 }
 
 /**
- * Rank searchable nodes for `query`. Returns the number of matching nodes and the best `limit`
- * of them (doc indices with scores, best first); no terms → nothing.
+ * Rank searchable *nodes* for `query` (a node scores as its best passage): the number of matching
+ * nodes and the best `limit` of them (`doc` indexes `index.docs`), best first; no terms →
+ * nothing. Reads every matching passage (to count nodes): for commands and tests, not the MCP
+ * answers (`searchHits` is lazy).
  */
 export function searchIndex(index: SearchIndex, query: string, limit = Number.POSITIVE_INFINITY): { total: number; results: SearchHit[] } {
-  const { total, hits } = searchHits(index, query);
+  const { hits } = searchHits(index, query);
+  const passages = index.passages;
+  const seen = new Set<number>();
   const results: SearchHit[] = [];
-  if (limit > 0) {
-    for (const h of hits) {
-      results.push(h);
-      if (results.length >= limit) break;
-    }
+  for (const h of hits) {
+    const d = (passages[h.doc] as IndexedPassage).doc;
+    if (seen.has(d)) continue;
+    seen.add(d);
+    if (results.length < limit) results.push({ doc: d, score: h.score });
   }
-  return { total, results };
+  return { total: seen.size, results };
 }
 
 /**

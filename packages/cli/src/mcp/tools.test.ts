@@ -1,0 +1,72 @@
+/**
+ * The MCP tools' logic in process: trust tiers in hits and text, no time in any answer (two
+ * states built at different times answer with the same bytes), passages of long nodes.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildSearchIndex, defaultPackPolicy, defaultSyncPolicy, parseNow, type MergedGraph } from '@ctxpkg/format';
+import { mgraph, mnode } from '../targets/__tests__/harness.js';
+import type { McpState } from './state.js';
+import { getNode, getSection, neighbors, renderPack, searchContext } from './tools.js';
+
+function state(graph: MergedGraph, now: string, trusted: string[] = []): McpState {
+  const t = parseNow(now);
+  return {
+    project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [], trust: [], trusted: new Set(trusted) },
+    index: buildSearchIndex(graph, { nowMs: t.ms }),
+    now: t.iso,
+  };
+}
+
+const LONG = ['Before you change the API, note:', '', ...Array.from({ length: 12 }, (_, k) => `- Rule ${k}: ${k === 7 ? 'rotate the signing keys yearly' : 'keep it tidy'} ${'and so on '.repeat(6)}`.trimEnd())].join('\n');
+const g = mgraph(
+  [
+    mnode('@own/rules', 'AGENTS.md', { type: 'section', content: 'Rules', file_path: 'AGENTS.md', line_start: 1, line_end: 20 }),
+    mnode('@own/rules', 'AGENTS.md:~a', { type: 'gotcha', content: '- Never push to main.', file_path: 'AGENTS.md', line_start: 3, line_end: 3 }),
+    mnode('@own/rules', 'AGENTS.md:~long', { type: 'convention', content: LONG, file_path: 'AGENTS.md', line_start: 5, line_end: 18 }),
+    mnode('@other/tips', 'tip', { type: 'fact', content: 'Pushing to main triggers a deploy.' }),
+  ],
+  [
+    { from: '@own/rules#AGENTS.md', to: '@own/rules#AGENTS.md:~a', type: 'contains' },
+    { from: '@own/rules#AGENTS.md', to: '@own/rules#AGENTS.md:~long', type: 'contains' },
+  ],
+);
+
+describe('MCP tools', () => {
+  it('a hit from a trusted package is tier "instructions" and written before the untrusted banner', () => {
+    const r = searchContext(state(g, '2025-01-01T00:00:00Z', ['@own/rules']), 'push main');
+    const hits = r.structured.hits as Array<{ id: string; trust: string }>;
+    expect(hits.map((h) => [h.id, h.trust])).toEqual([
+      ['@own/rules#AGENTS.md:~a', 'instructions'],
+      ['@other/tips#tip', 'reference'],
+    ]);
+    const banner = r.text.indexOf('--- BEGIN UNTRUSTED CONTEXT');
+    expect(r.text.indexOf('- Never push to main.')).toBeLessThan(banner);
+    expect(r.text.indexOf('Pushing to main')).toBeGreaterThan(banner);
+    // Without trust, both are reference data inside the banner.
+    const plain = searchContext(state(g, '2025-01-01T00:00:00Z'), 'push main');
+    expect((plain.structured.hits as Array<{ trust: string }>).every((h) => h.trust === 'reference')).toBe(true);
+  });
+
+  it('shows the matching item of a long node with its lead-in, and says which lines', () => {
+    const r = searchContext(state(g, '2025-01-01T00:00:00Z'), 'rotate signing keys');
+    const hit = (r.structured.hits as Array<Record<string, unknown>>)[0]!;
+    expect(hit).toMatchObject({ id: '@own/rules#AGENTS.md:~long', excerpt: true, lines: [14, 14], node_lines: [5, 18] });
+    expect(String(hit.text).split('\n')).toEqual(['Before you change the API, note:', '[…]', LONG.split('\n')[9], '[…]']);
+    expect(r.text).toContain('<!-- #1 @own/rules#AGENTS.md:~long line 14 of 5-18 -->');
+  });
+
+  it('answers carry no time: states built years apart answer with the same bytes', () => {
+    const a = state(g, '2025-01-01T00:00:00Z');
+    const b = state(g, '2031-07-04T09:15:00Z');
+    for (const f of [
+      (s: McpState) => searchContext(s, 'main'),
+      (s: McpState) => getNode(s, '@own/rules#AGENTS.md:~a'),
+      (s: McpState) => neighbors(s, '@own/rules#AGENTS.md:~a', 2),
+      (s: McpState) => getSection(s, { path: 'Rules' }),
+      (s: McpState) => renderPack(s, undefined),
+    ]) {
+      expect(f(b).text).toBe(f(a).text);
+      expect(JSON.stringify(f(b).structured)).toBe(JSON.stringify(f(a).structured));
+    }
+  });
+});
