@@ -63,7 +63,7 @@ describeShared('registry pages over the corpus', () => {
       ['login', '/ui/login', PAGE_LIMIT],
       ['not found', '/ui/pkg/acme/secret-rules', PAGE_LIMIT],
       ['diff', path(f.changed, 'diff'), PAGE_LIMIT],
-      ['diff (whole corpus vs one file)', `${path(f.changed, 'diff')}?from=0.9.0&to=1.1.0`, PAGE_LIMIT],
+      ['diff (0.9.0 → 1.1.0, across a yank)', `${path(f.changed, 'diff')}?from=0.9.0&to=1.1.0`, PAGE_LIMIT],
       ['node', await firstNode(f.all, '1.0.0'), PAGE_LIMIT],
       ['graph (1,000 nodes)', path(f.big, 'graph', '1.0.0'), GRAPH_LIMIT],
       ['graph (corpus, clustered)', path(f.all, 'graph', '1.0.0'), GRAPH_LIMIT],

@@ -51,4 +51,3 @@ export function edgeClass(type: string): string {
   return `e${Object.hasOwn(KNOWN_EDGE, type) ? KNOWN_EDGE[type] : EDGE_CLASSES - 1}`;
 }
 
-export const PALETTE_SIZES = { nodes: NODE_CLASSES, edges: EDGE_CLASSES } as const;
