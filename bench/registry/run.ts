@@ -22,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createNamespace, createToken, type StoreLocation } from '@ctxpkg/registry';
-import { createPgDatabase, dropPgDatabase, pgUnavailable, pgUrl } from '../../packages/registry/src/__tests__/backends.js';
+import { createPgDatabase, dropPgDatabase, pgUnavailable, pgUrl } from '../../packages/registry/src/__tests__/pg-test-db.js';
 import { makePackage } from '../../packages/registry/src/__tests__/support.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
 import { pagesBench } from './pages.js';

@@ -17,70 +17,18 @@ import pg from 'pg';
 import { afterAll, describe } from 'vitest';
 import { openPgStore, type PgStore } from '../store/pg.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
+import { createPgDatabase, dropPgDatabase, pgUnavailable, pgUrl } from './pg-test-db.js';
+
+export { createPgDatabase, dropPgDatabase, PG_ADMIN_URL, pgUnavailable, pgUrl } from './pg-test-db.js';
 
 export type BackendName = 'sqlite' | 'postgres';
-export type AnyStore = SqliteStore | PgStore;
-
-/** The server tests may use: `CTXPKG_TEST_PG_URL` or the machine's default cluster. */
-export const PG_ADMIN_URL = process.env.CTXPKG_TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const REQUIRED = process.env.CTXPKG_REQUIRE_POSTGRES === '1';
-
-async function probe(): Promise<string | null> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.query('SELECT 1');
-    return null;
-  } catch (err) {
-    return `PostgreSQL is not reachable at ${PG_ADMIN_URL} (${(err as Error).message})`;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
-}
-
-/** Why PostgreSQL tests cannot run here, or null when they can. */
-export const pgUnavailable: string | null = await probe();
-if (pgUnavailable && REQUIRED) {
-  throw new Error(`${pgUnavailable}; CTXPKG_REQUIRE_POSTGRES=1 requires it (start it with \`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start\`)`);
-}
-if (pgUnavailable) console.log(`[skip] PostgreSQL suites: ${pgUnavailable}; set CTXPKG_TEST_PG_URL to run them`);
 
 /** The backends this run tests: SQLite always, PostgreSQL when reachable. */
 export const BACKENDS: readonly BackendName[] = pgUnavailable ? ['sqlite'] : ['sqlite', 'postgres'];
+export type AnyStore = SqliteStore | PgStore;
 
 let fileDb: Promise<string> | undefined;
 let schemaCounter = 0;
-
-/** A URL on `PG_ADMIN_URL`'s server with `database` (and optionally a search path). */
-export function pgUrl(database: string, schema?: string): string {
-  const u = new URL(PG_ADMIN_URL);
-  u.pathname = `/${database}`;
-  if (schema) u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-/** Create a uniquely named database on the test server; returns its name. Drop it with `dropPgDatabase`. */
-export async function createPgDatabase(): Promise<string> {
-  const name = `ctxpkg_t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  return name;
-}
-
-/** Drop a database made by `createPgDatabase` (connections still open are cut). */
-export async function dropPgDatabase(name: string): Promise<void> {
-  if (!/^ctxpkg_t_[0-9]+_[0-9a-f]{8}$/.test(name)) throw new Error(`refusing to drop ${name}`);
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
 
 /** This test file's database (created on first use, dropped when the file's tests end). */
 function testFileDatabase(): Promise<string> {
@@ -89,10 +37,15 @@ function testFileDatabase(): Promise<string> {
 }
 
 // Registered while the test file is collected (a hook registered later, from inside a test or a
-// hook, would never run), so the file's database is dropped however its tests end.
-afterAll(async () => {
-  if (fileDb) await dropPgDatabase(await fileDb);
-});
+// hook, would never run), so the file's database is dropped however its tests end. Outside a
+// test run (a bench importing the test support) there is no suite to register with.
+try {
+  afterAll(async () => {
+    if (fileDb) await dropPgDatabase(await fileDb);
+  });
+} catch {
+  // not collected by vitest
+}
 
 /** A connection URL of a fresh, empty schema in this file's database. */
 export async function freshPgUrl(): Promise<string> {
