@@ -153,7 +153,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const pinTexts = readPinTexts(project.root);
   const pinned = resolvePins(config.pack.pins, graph, deliverable, pinTexts);
   const scopes = computeScopes(graph);
-  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, pinTexts, trusted: project.trusted, strictOrder: true, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
+  const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, pinTexts, trusted: project.trusted, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
   const scoping = targets.filter((t) => t.scoped !== null);
 
   // Path-scoped tier: one pack per rule set, within every scoping target's cap.

@@ -50,3 +50,27 @@ describe('compilePack properties', () => {
     );
   });
 });
+
+describe('exact fit (spec/pack.md §4)', () => {
+  it('a budget equal to the full pack delivers everything, one byte less omits something — trusted packages included', () => {
+    fc.assert(
+      fc.property(arbNodes, fc.subarray(['@a/one', '@b/two', '@c/three']), fc.constantFrom('md' as const, 'json' as const), (rows, trustedPkgs, format) => {
+        const nodes = rows.filter((r) => !r.superseded).map((r) => node(r.pkg, r.local, { type: r.type, content: r.content, activation: r.activation }));
+        const g = graph(nodes);
+        const trusted = new Set(trustedPkgs);
+        const full = compilePack({ graph: g, maxBytes: 64 * 1024 * 1024, now: NOW, format, trusted });
+        const at = compilePack({ graph: g, maxBytes: full.bytes, now: NOW, format, trusted });
+        expect(at.receipt.counts.delivered).toBe(full.receipt.counts.delivered);
+        expect(at.text).toBe(full.text);
+        if (full.receipt.counts.delivered === 0) return;
+        try {
+          const less = compilePack({ graph: g, maxBytes: full.bytes - 1, now: NOW, format, trusted });
+          expect(less.receipt.counts.delivered).toBeLessThan(full.receipt.counts.delivered);
+        } catch (e) {
+          expect(isCtxpkgError(e) && e.code === 'E_BUDGET').toBe(true);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -152,6 +152,28 @@ describe('compilePack: order and sections', () => {
     expect(ids(p)).toEqual(['@b/x#g']);
   });
 
+  it('default priority: a procedure (how to build and test) ranks after conventions and before decisions and facts', () => {
+    // Equal-size blocks in four sections: at the smallest budget that delivers one block, the
+    // section shares are each too small for it, so the pool pass takes the best-ranked one.
+    const text = (t: string): string => `${t} ${'x'.repeat(60 - t.length)}`;
+    const kinds = { conv: 'convention', proc: 'procedure', dec: 'decision', fact: 'fact', pat: 'pattern' };
+    const nodes = Object.entries(kinds).map(([local, type]) => node('@b/x', local, { type, content: text(type) }));
+    const firstTaken = (ns: typeof nodes): string | undefined => {
+      const g = graph(ns);
+      for (let b = 100; b < 4000; b++) {
+        try {
+          const got = ids(compilePack({ graph: g, maxBytes: b, now: NOW }));
+          if (got.length > 0) return got[0];
+        } catch {
+          /* the frame alone does not fit yet */
+        }
+      }
+      return undefined;
+    };
+    expect(firstTaken(nodes)).toBe('@b/x#conv');
+    expect(firstTaken(nodes.filter((n) => n.local_id !== 'conv'))).toBe('@b/x#proc');
+  });
+
   it('is byte-identical for the same inputs in any node/edge order (install order)', () => {
     const g = sample();
     const shuffled: MergedGraph = { ...g, nodes: [...g.nodes].reverse(), edges: [...g.edges].reverse(), inputs: [...g.inputs].reverse() };

@@ -61,12 +61,6 @@ export interface PackInput {
    * nodes are written before the untrusted banner, under "Instructions from <package>@<version>".
    */
   trusted?: ReadonlySet<string>;
-  /**
-   * Take candidates strictly in the total order (pins, focus, priority, type rank, activation)
-   * instead of first splitting the budget across sections by `section_weights` (spec/pack.md §4):
-   * `ctxpkg sync` uses it so gotchas and conventions come before facts.
-   */
-  strictOrder?: boolean;
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
   /**
@@ -265,6 +259,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const n = live[h] as MergedNode;
     const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, withStructure ? scopes.get(n.id) : undefined, withStructure ? sectionsOf(n.id) : []);
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
+    if (input.trusted?.has(n.package)) bare.trusted = true;
     return bare;
   };
   const boundOf = (h: number, withStructure: boolean): number => renderer.blockLowerBound(bareOf(h, withStructure));
@@ -297,7 +292,6 @@ export function compilePack(input: PackInput): CompiledPack {
       frameSize,
       weights: policy.section_weights,
       minBlockBytes: minBlock,
-      strictOrder: input.strictOrder === true,
     },
   );
 

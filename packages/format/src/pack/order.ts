@@ -13,15 +13,20 @@
 import type { MergedNode } from '../graph-types.js';
 import type { SectionName } from './types.js';
 
-/** Type rank: what an agent most needs to see first. */
+/**
+ * Type rank: what an agent most needs to see first. Procedures — how to build, test and run
+ * ("Run all tests: `npm test`") — rank right after rules and conventions and before decisions,
+ * patterns and plain facts: they are short and a coding agent needs them on nearly every task
+ * (spec/pack.md §2 "Default priority").
+ */
 export const TYPE_RANK: Readonly<Record<string, number>> = {
   gotcha: 0,
   warning: 0,
   rule: 10,
   convention: 10,
   constraint: 10,
+  procedure: 15,
   decision: 20,
-  procedure: 30,
   pattern: 40,
   fact: 45,
   insight: 46,
@@ -35,13 +40,20 @@ export function typeRank(type: string): number {
   return type.startsWith('code_') ? 60 : 50;
 }
 
-/** The section a non-pinned node is rendered in. */
+/** The section (budget share, spec/pack.md §5) of each known type; every other type is a fact. */
+const TYPE_SECTION: Readonly<Record<string, SectionName>> = {
+  gotcha: 'gotchas',
+  warning: 'gotchas',
+  rule: 'conventions',
+  convention: 'conventions',
+  constraint: 'conventions',
+  decision: 'conventions',
+  procedure: 'procedures',
+};
+
+/** The section of a non-pinned node (`TYPE_SECTION`; unknown, `code_*` and the rest: `facts`). */
 export function sectionOf(type: string): SectionName {
-  const r = typeRank(type);
-  if (r < 10) return 'gotchas';
-  if (r < 30) return 'conventions';
-  if (r < 40) return 'procedures';
-  return 'facts';
+  return Object.hasOwn(TYPE_SECTION, type) ? (TYPE_SECTION[type] as SectionName) : 'facts';
 }
 
 const DAY_MS = 86_400_000;

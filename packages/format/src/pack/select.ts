@@ -18,6 +18,10 @@
  *    share; otherwise it is skipped and the next one is tried.
  * 3. Pool pass: bytes left over anywhere are shared: all untaken candidates, in the total order,
  *    are taken while the exact size stays within the budget; repeated until nothing changes.
+ * 4. Completion: when every candidate still untaken fits *together* — the frame's omission
+ *    summary shrinks to "none" only once the last one is taken, so a pass that takes them one
+ *    at a time can miss it — they are all taken. So a budget equal to the size of the full pack
+ *    always delivers everything ("exact fit").
  * Greedy skip, never greedy stop: a candidate that does not fit never ends a pass — every later
  * (smaller) candidate is still considered. A pass ends only when it reaches the end of the order
  * or the bytes left (plus what the frame could still shrink) are fewer than `minBlockBytes`.
@@ -76,12 +80,6 @@ export interface SelectOptions {
    * (counting what the frame could still shrink), so large graphs render only what can fit.
    */
   minBlockBytes: number;
-  /**
-   * Skip the section pass (step 2): candidates are taken strictly in the total order (pins,
-   * priority, type rank, …) — the always-on block and rule files of `ctxpkg sync`, where
-   * gotchas and conventions must come before facts rather than share the budget with them.
-   */
-  strictOrder?: boolean;
 }
 
 /**
@@ -171,7 +169,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
 
   // 2. Section pass.
   const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
-  if (present.length > 0 && !o.strictOrder) {
+  if (present.length > 0) {
     const shares = splitBudget(o.maxBytes - total, present.map((s) => [s, o.weights[s] ?? 0] as const));
     for (const s of present) {
       const seq = cands.sections.get(s) as OrderedSequence;
@@ -211,6 +209,37 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       if (bytes >= 0 && bytes <= room) {
         take(best, bytes);
         changed = true;
+      }
+    }
+  }
+  // 4. Completion: all the rest at once, when together they fit (checked on lower bounds first,
+  // stopping as soon as the bound sum exceeds the room, so large graphs render nothing here).
+  if (nb > 0) {
+    const room = o.maxBytes - total + frame(nb) - frame(0);
+    let bound = 0;
+    const rest: number[] = [];
+    for (let h = 0; h < cands.count && bound <= room; h++) {
+      if (selected[h]) continue;
+      rest.push(h);
+      bound += boundOf(h);
+    }
+    if (bound <= room) {
+      // The sum does not depend on the order: each group header is counted once.
+      let need = 0;
+      const opened = new Set(open);
+      let k = blocks;
+      for (const h of rest) {
+        for (const g of cands.groupsAt(h)) if (!opened.has(g.key)) {
+          opened.add(g.key);
+          need += g.bytes;
+        }
+        need += sizeOf(h) + (k++ > 0 ? o.separatorSize : 0);
+        if (need > room) break;
+      }
+      if (need <= room) {
+        for (const h of rest) selected[h] = 1;
+        total += need + frame(0) - frame(nb);
+        nb = 0;
       }
     }
   }
