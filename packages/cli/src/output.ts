@@ -4,8 +4,9 @@
  */
 import { CtxpkgError, exitCodeFor, isCtxpkgError } from '@ctxpkg/format/errors';
 import type { CommandResult, GlobalFlags } from './command.js';
+import { readFileSync } from 'node:fs';
 import type { CliDeps, OutputStream } from './deps.js';
-import { loadUserConfig } from './config.js';
+import { userConfigPath } from './paths.js';
 
 /** C0/C1 controls (not tab or line feed), DEL, and bidi embedding/override/isolate characters. */
 const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -81,9 +82,11 @@ export function tokenRedactor(deps: Pick<CliDeps, 'env' | 'homeDir'>): (text: st
   };
   add(deps.env.CTXPKG_TOKEN);
   try {
-    for (const t of Object.values(loadUserConfig(deps).tokens)) add(t);
+    // Plain JSON.parse, not config.ts: the error path of `--help` must stay light (startup-graph.test.ts).
+    const o = JSON.parse(readFileSync(userConfigPath(deps), 'utf8')) as { tokens?: unknown };
+    if (o && typeof o.tokens === 'object' && o.tokens !== null) for (const t of Object.values(o.tokens)) if (typeof t === 'string') add(t);
   } catch {
-    /* an unreadable config holds no token we could print */
+    /* no or unreadable config: it holds no token we could print */
   }
   const pieces = [...known].sort((a, b) => b.length - a.length);
   return (text: string): string => {
