@@ -136,7 +136,18 @@ describe('install → ls → why → outdated → uninstall', () => {
 });
 
 describe('signer key pinning', () => {
-  it('refuses a package signed by another key, showing both fingerprints, unless --accept-new-key', async () => {
+  it('on a registry without a transparency log: refuses a package signed by another key, showing both fingerprints, unless --accept-new-key', async () => {
+    // A registry that serves no log (the reference's, a plain file server): no /v1/log, no log
+    // members in its index. With a log, an owner-added key is accepted (test/transparency-install.test.ts).
+    world.intercept = async (url, init) => {
+      if (url.pathname.endsWith('/v1/log')) return new Response('{"error":"no such route","code":"E_NOT_FOUND"}', { status: 404 });
+      if (!url.pathname.endsWith('/index.json')) return undefined;
+      const res = await world.registries.get(url.host)!.app.request(url.href, init);
+      const doc = (await res.json()) as { log?: unknown; versions: Array<{ log?: unknown }> };
+      delete doc.log;
+      for (const v of doc.versions) delete v.log;
+      return new Response(JSON.stringify(doc), { status: res.status, headers: { 'content-type': 'application/json' } });
+    };
     await run(['install', '@acme/base@^1']);
     await P.addKey('acme', SEED_B);
     await putPackage(P, token, '@acme/base', '1.2.0', makePackage('@acme/base', '1.2.0', SEED_B));

@@ -13,7 +13,9 @@
  * Target: registry index.json ≥ 50% of the floor's req/s with p99 < 20 ms.
  * PostgreSQL (when reachable): the same index.json and download against the same floor on one of
  * three nodes on a fresh database, then one node against three (postgresSection).
- * Then the pages section (pages.ts): server render time per page against a same-run floor.
+ * Then the pages section (pages.ts): server render time per page against a same-run floor, and
+ * the transparency-log section (tlog.ts): publish throughput with the log against without it
+ * (target ≥ 80 %), and proof verification time per install.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -26,6 +28,7 @@ import { createPgDatabase, dropPgDatabase, pgUnavailable, pgUrl } from '../../pa
 import { makePackage } from '../../packages/registry/src/__tests__/support.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
 import { pagesBench } from './pages.js';
+import { tlogBench } from './tlog.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -304,3 +307,5 @@ async function main(): Promise<void> {
 await main();
 // Pages for people (issue 14): server render time per page, a section of its own (pages.ts).
 await pagesBench();
+// The transparency log (issue 15): publish throughput with/without it, proof time per install (tlog.ts).
+await tlogBench();

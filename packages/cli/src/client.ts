@@ -47,6 +47,8 @@ export interface IndexEntry {
   published_at?: string;
   /** Our registry lists each version's manifest dependencies; absent on other registries. */
   dependencies?: IndexDependency[];
+  /** The version's place in the registry's transparency log, unchecked (tlog/verify.ts checks it). */
+  log?: unknown;
 }
 
 export interface PackageIndex {
@@ -55,6 +57,8 @@ export interface PackageIndex {
   latest?: string;
   visibility?: string;
   versions: IndexEntry[];
+  /** The index's transparency-log member (checkpoint, keys), unchecked; absent on registries without a log. */
+  log?: unknown;
 }
 
 /** Split `@ns/name` for URL building (`parsePackageName` rules; throws `E_INVALID_NAME`). */
@@ -187,6 +191,7 @@ export class RegistryClient {
           .filter((d) => d && typeof d.name === 'string' && typeof d.version_req === 'string')
           .map((d) => ({ name: d.name as string, version_req: d.version_req as string, optional: d.optional === true }));
       }
+      if (v.log !== undefined) e.log = v.log;
       versions.push(e);
     }
     return {
@@ -195,6 +200,7 @@ export class RegistryClient {
       versions,
       latest: typeof j.latest === 'string' ? j.latest : undefined,
       visibility: typeof j.visibility === 'string' ? j.visibility : undefined,
+      ...((j as { log?: unknown }).log !== undefined ? { log: (j as { log?: unknown }).log } : {}),
     };
   }
 

@@ -142,15 +142,35 @@ function probeNativeSigner(): NativeEd | null {
     const c = typeof get === 'function' ? (get('node:crypto') as Partial<NodeCrypto> | undefined) : undefined;
     if (!c || typeof c.createPrivateKey !== 'function' || typeof c.createPublicKey !== 'function' || typeof c.sign !== 'function') return null;
     const crypto = c as NodeCrypto;
+    // Importing a key costs ~10× a signature, and a registry signs with the same log key on every
+    // append: keep the last few key objects (keyed by the seed, which is in memory anyway).
+    const keys = new Map<string, KeyObject>();
+    const publics = new Map<string, Uint8Array>();
     const key = (seed: Uint8Array) => {
-      const der = new Uint8Array(48);
-      der.set(PKCS8_PREFIX, 0);
-      der.set(seed, 16);
-      return crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+      const id = bytesToHex(seed);
+      let k = keys.get(id);
+      if (!k) {
+        const der = new Uint8Array(48);
+        der.set(PKCS8_PREFIX, 0);
+        der.set(seed, 16);
+        k = crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+        if (keys.size >= 8) keys.delete(keys.keys().next().value as string);
+        keys.set(id, k);
+      }
+      return k;
     };
     const native: NativeEd = {
       sign: (message, seed) => new Uint8Array(crypto.sign(null, message, key(seed))),
-      publicKey: (seed) => new Uint8Array(crypto.createPublicKey(key(seed)).export({ format: 'der', type: 'spki' }).subarray(12)),
+      publicKey: (seed) => {
+        const id = bytesToHex(seed);
+        let p = publics.get(id);
+        if (!p) {
+          p = new Uint8Array(crypto.createPublicKey(key(seed)).export({ format: 'der', type: 'spki' }).subarray(12));
+          if (publics.size >= 8) publics.delete(publics.keys().next().value as string);
+          publics.set(id, p);
+        }
+        return p.slice();
+      },
     };
     const seed = new Uint8Array(32).fill(PROBE_SEED_BYTE);
     const msg = new TextEncoder().encode(PROBE_MESSAGE);

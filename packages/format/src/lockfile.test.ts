@@ -144,3 +144,30 @@ describe('createLockfile', () => {
     expect(e.code).toBe('E_LOCKFILE');
   });
 });
+
+describe('the log record of an entry (spec/transparency.md §5.4)', () => {
+  const withLog = (log: unknown): Lockfile => {
+    const l = sample();
+    (l.packages['@acme/pkg'] as unknown as Record<string, unknown>).log = log;
+    return l;
+  };
+  it('round-trips, written between integrity_sha256 and registry', () => {
+    const text = serializeLockfile(withLog({ tree_size: 9, root_hash: A, origin: 'ctxpkg-registry/0011', index: 7 }));
+    expect(text).toContain(`"integrity_sha256": "${A}",\n      "log": {\n        "index": 7,\n        "origin": "ctxpkg-registry/0011",\n        "root_hash": "${A}",\n        "tree_size": 9\n      },\n      "registry"`);
+    expect(parseLockfile(text).packages['@acme/pkg']!.log).toEqual({ index: 7, origin: 'ctxpkg-registry/0011', root_hash: A, tree_size: 9 });
+    expect(serializeLockfile(parseLockfile(text))).toBe(text);
+  });
+  it('refuses malformed records', () => {
+    for (const [log, msg] of [
+      [{ index: 7, origin: 'o', root_hash: A }, /log\.tree_size: missing field/],
+      [{ index: 9, origin: 'o', root_hash: A, tree_size: 9 }, /must be below tree_size/],
+      [{ index: -1, origin: 'o', root_hash: A, tree_size: 9 }, /non-negative integer/],
+      [{ index: 1, origin: 'o o', root_hash: A, tree_size: 9 }, /origin/],
+      [{ index: 1, origin: 'o', root_hash: 'AB', tree_size: 9 }, /64 lowercase hex/],
+      [{ index: 1, origin: 'o', root_hash: A, tree_size: 9, extra: 1 }, /log\.extra: unknown field/],
+      ['7', /must be an object/],
+    ] as const) {
+      expect(lockError(() => parseLockfile(JSON.stringify(withLog(log)))).message).toMatch(msg);
+    }
+  });
+});

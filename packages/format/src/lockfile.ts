@@ -35,6 +35,24 @@ export interface LockedPackage {
   signer_public_key: string;
   /** Dependency name → resolved version; each must be an entry of the same lockfile. */
   dependencies: Record<string, string>;
+  /**
+   * Where the registry's transparency log holds this version (spec/transparency.md §5.4): the
+   * index of its publish entry and the tree head its inclusion was proven against. Absent for
+   * `file:` packages and registries without a log.
+   */
+  log?: LockLogRecord;
+}
+
+/** A locked package's place in its registry's transparency log. */
+export interface LockLogRecord {
+  /** Index of the version's `publish` entry. */
+  index: number;
+  /** The log's origin (its checkpoint's first line). */
+  origin: string;
+  /** Size of the tree the inclusion was proven against. */
+  tree_size: number;
+  /** That tree's root hash, 64 lowercase hex. */
+  root_hash: string;
 }
 
 /** The whole lockfile. */
@@ -70,6 +88,7 @@ function canonical(lock: Lockfile): Lockfile {
       artifact_sha256: p.artifact_sha256,
       dependencies: sortedRecord(p.dependencies),
       integrity_sha256: p.integrity_sha256,
+      ...(p.log ? { log: { index: p.log.index, origin: p.log.origin, root_hash: p.log.root_hash, tree_size: p.log.tree_size } } : {}),
       registry: p.registry,
       signer_public_key: p.signer_public_key,
       version: p.version,

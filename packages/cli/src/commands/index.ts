@@ -30,12 +30,14 @@ const yank = (): Promise<CommandModule> => import('./yank.js');
 const pin = (): Promise<CommandModule> => import('./pin.js');
 
 export const COMMANDS: readonly CommandEntry[] = [
+  { usage: 'audit', description: "re-verify ctxpkg.lock against the registries' transparency logs", load: () => import('./audit.js') },
   { usage: 'convert <in> <out>', description: 'convert a package between the JSON bundle and the ZIP form (hashes and signature kept)', load: () => import('./convert.js') },
   { usage: 'create', description: 'create a signed .ctxpkg from AGENTS.md, CLAUDE.md, Cursor/Copilot rules, Markdown or JSON sources', load: () => import('./create.js') },
   { usage: 'info <file|@ns/name[@version]>', description: 'show a package file, or a package on its registry: manifest, layers, counts, signer and every check', load: () => import('./info.js') },
   { usage: 'init', description: 'create ctxpkg.json in the current directory and ignore .ctxpkg/', load: () => import('./init.js') },
   { usage: 'install [packages...]', aliases: ['i'], description: 'install packages (or, with no arguments, exactly the lockfile) into this project', load: () => import('./install.js') },
   { usage: 'keygen', description: 'create an Ed25519 signing key and print its public key and fingerprint', load: () => import('./keygen.js') },
+  { usage: 'log', group: true, description: "watch and check registries' transparency logs", load: () => import('./log.js') },
   { usage: 'login', description: 'save a registry token (read from stdin or a prompt) for one registry', load: () => import('./login.js') },
   { usage: 'ls [package]', aliases: ['list'], description: 'show the installed dependency tree, or with --nodes every installed node id', load: () => import('./ls.js') },
   { usage: 'mcp', description: 'serve installed context to agents over MCP (stdio): search_context, get_node, get_section, neighbors, render_pack', load: () => import('./mcp.js') },

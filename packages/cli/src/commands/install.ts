@@ -54,6 +54,21 @@ export function reportLines(r: InstallReport): string[] {
   lines.push(...capped(across, 'superseded by another package', 'merged.superseded_across'));
   lines.push(...capped(m.conflicts.map((c) => `  conflict: ${c.from} contradicts ${c.to} (declared by ${c.package})`), 'conflicts', 'merged.conflicts'));
   for (const s of r.skippedOptional) lines.push(`  optional dependency not installed: ${s}`);
+  lines.push(...transparencyLines(r));
+  return lines;
+}
+
+/** What the transparency logs proved (spec/transparency.md §5, §6): checked packages, logged key changes. */
+function transparencyLines(r: InstallReport): string[] {
+  const t = r.transparency;
+  if (!t || t.registries.length === 0) return [];
+  const lines = t.registries.map(
+    (g) => `transparency log of ${g.registry}: ${g.first_use ? 'key pinned on first use, ' : ''}tree size ${g.size} consistent with the last one you saw${g.age_seconds === null ? '' : `, signed ${Math.max(0, Math.round(g.age_seconds / 60))} min ago`}`,
+  );
+  lines.push(`${plural(t.checked, 'package')} proven in the log (publish entry, signer key, yank status)`);
+  for (const k of t.keyChanges) {
+    lines.push(`signer key of ${k.name}@${k.version} changed from ${k.from.slice(0, 16)}… to ${k.to.slice(0, 16)}…: accepted, because the log shows it added to its namespace (log index ${k.added_at})`);
+  }
   return lines;
 }
 
@@ -91,6 +106,9 @@ export function reportJson(r: InstallReport): Record<string, unknown> {
       conflicts: r.merge.conflicts,
     },
     skipped_optional: r.skippedOptional,
+    ...(r.transparency
+      ? { transparency: { registries: r.transparency.registries, key_changes: r.transparency.keyChanges, checked: r.transparency.checked, warnings: r.transparency.warnings } }
+      : {}),
   };
 }
 
@@ -105,13 +123,22 @@ export async function finishPipeline(root: string, report: InstallReport, deps: 
   await recordState(root, report, sync.warnings, deps);
   const json: Record<string, unknown> = { ...reportJson(report), sync: sync.text };
   if (sync.error) json.sync_error = { code: sync.error.code, message: sync.error.message, ...(sync.error.hint ? { hint: sync.error.hint } : {}) };
-  return { text: [...reportLines(report), ...sync.text], json, warnings: sync.warnings, ...(sync.error ? { exitCode: SYNC_FAILED_EXIT } : {}) };
+  return {
+    text: [...reportLines(report), ...sync.text],
+    json,
+    warnings: [...(report.transparency?.warnings ?? []), ...sync.warnings],
+    ...(sync.error ? { exitCode: SYNC_FAILED_EXIT } : {}),
+  };
 }
 
 export interface InstallCliOptions {
   registry?: string;
   frozenLockfile?: boolean;
   acceptNewKey?: boolean;
+  /** A frozen transparency log is an error (spec/transparency.md §5.3). */
+  strict?: boolean;
+  /** The allowed age of a log checkpoint (`24h`). */
+  logMaxAge?: string;
 }
 
 /** Run `install` (also used by `quickstart` and tests). */
@@ -119,7 +146,7 @@ export async function runInstall(specs: string[], opts: InstallCliOptions, deps:
   const { runPipeline } = await import('../install/run.js');
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
-  const pipelineOpts: InstallOptions = { specs, frozen: opts.frozenLockfile, acceptNewKey: opts.acceptNewKey };
+  const pipelineOpts: InstallOptions = { specs, frozen: opts.frozenLockfile, acceptNewKey: opts.acceptNewKey, strict: opts.strict, logMaxAge: opts.logMaxAge };
   const report = await runPipeline(session, pipelineOpts, deps);
   return finishPipeline(session.root, report, deps, 'installed');
 }
@@ -144,6 +171,8 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--registry <url>', 'registry for packages whose scope has no registry configured')
     .option('--frozen-lockfile', 'install exactly ctxpkg.lock; fail if it does not match ctxpkg.json')
     .option('--accept-new-key', 'accept packages signed by a key other than the one pinned in ctxpkg.lock')
+    .option('--strict', "fail (not warn) when a registry's transparency log looks frozen")
+    .option('--log-max-age <age>', 'how old a log checkpoint may be before it counts as frozen (CTXPKG_LOG_MAX_AGE; default 24h)')
     .addHelpText(
       'after',
       examples([

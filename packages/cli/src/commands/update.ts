@@ -21,13 +21,13 @@ import { finishPipeline } from './install.js';
  * codes (`E_RESOLVE`, `E_NETWORK`, `E_INTEGRITY`, `E_SIGNATURE`, …); the result's exit code is 8
  * when the update committed but syncing agent files failed.
  */
-export async function runUpdate(names: string[], opts: { registry?: string; acceptNewKey?: boolean }, deps: CliDeps): Promise<CommandResult> {
+export async function runUpdate(names: string[], opts: { registry?: string; acceptNewKey?: boolean; strict?: boolean; logMaxAge?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
   const { parsePackageName } = await import('@ctxpkg/format');
   for (const n of names) parsePackageName(n);
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
-  const report = await runPipeline(session, { update: names.length > 0 ? names : true, acceptNewKey: opts.acceptNewKey }, deps);
+  const report = await runPipeline(session, { update: names.length > 0 ? names : true, acceptNewKey: opts.acceptNewKey, strict: opts.strict, logMaxAge: opts.logMaxAge }, deps);
   return finishPipeline(session.root, report, deps, 'updated');
 }
 
@@ -36,6 +36,8 @@ export function register(program: Command, ctx: CommandContext): void {
     .command(program, 'update [packages...]', 'update packages to the newest versions their ranges allow')
     .option('--registry <url>', 'registry for packages whose scope has no registry configured')
     .option('--accept-new-key', 'accept a signer key different from the pinned one')
+    .option('--strict', "fail (not warn) when a registry's transparency log looks frozen")
+    .option('--log-max-age <age>', 'how old a log checkpoint may be before it counts as frozen (CTXPKG_LOG_MAX_AGE; default 24h)')
     .addHelpText(
       'after',
       examples(['ctxpkg update', 'ctxpkg update @acme/auth-context']) +
@@ -45,5 +47,5 @@ export function register(program: Command, ctx: CommandContext): void {
         'A yanked locked version is kept unless a newer allowed version exists; to move to an older one, install it\n' +
         'exactly (`ctxpkg install @acme/auth-context@1.0.0`). Exit 8: updated, but syncing agent files failed.\n',
     )
-    .action(ctx.action(async (names: string[], opts: { registry?: string; acceptNewKey?: boolean }) => runUpdate(names, opts, ctx.deps)));
+    .action(ctx.action(async (names: string[], opts: { registry?: string; acceptNewKey?: boolean; strict?: boolean; logMaxAge?: string }) => runUpdate(names, opts, ctx.deps)));
 }

@@ -31,6 +31,8 @@ export interface FetchInput {
   record: VerifiedRecord;
   requireSignature: boolean;
   acceptNewKey: boolean;
+  /** Packages whose new signer key their registry's log vouches for (accepted without --accept-new-key). */
+  loggedSigners?: ReadonlySet<string>;
   concurrency: number;
   stderr: CliDeps['stderr'];
   /** Receives the registry's yanked answer of each download (install/yanked.ts). */
@@ -113,7 +115,7 @@ export async function fetchAndVerify(input: FetchInput): Promise<FetchResult> {
     }
     const v = await verifyArtifact(bytes, {
       requireSignature: input.requireSignature,
-      acceptNewKey: input.acceptNewKey,
+      acceptNewKey: input.acceptNewKey || input.loggedSigners?.has(p.name) === true,
       name: p.name,
       version: p.version,
       registry: p.registry,

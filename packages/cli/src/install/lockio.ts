@@ -35,6 +35,7 @@ export function fromModel(model: Lockfile): LockState {
       integrity_sha256: p.integrity_sha256,
       signer_public_key: p.signer_public_key === UNSIGNED_SIGNER ? '' : p.signer_public_key,
       dependencies: { ...p.dependencies },
+      ...(p.log ? { log: { ...p.log } } : {}),
     });
   }
   return { declared: { ...model.dependencies }, packages };
@@ -52,6 +53,7 @@ export function toModel(state: LockState): Lockfile {
       integrity_sha256: e.integrity_sha256,
       signer_public_key: e.signer_public_key === '' ? UNSIGNED_SIGNER : e.signer_public_key,
       dependencies: { ...e.dependencies },
+      ...(e.log ? { log: { ...e.log } } : {}),
     };
   }
   return { lockfileVersion: 1, dependencies: { ...state.declared }, optionalDependencies: {}, packages };

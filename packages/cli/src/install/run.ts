@@ -36,6 +36,7 @@ import { RegistrySource } from './source.js';
 import { checkDeclared, parseSpec } from './spec.js';
 import { recoverProjectFiles } from './txn.js';
 import type { Inputs, LockedEntry, Plan, Planned, ProjectTexts, VerifiedEntry, Written } from './types.js';
+import type { TransparencyResult } from './transparency.js';
 import { readVerified } from './verified.js';
 import { projectTexts, writeProject } from './write-step.js';
 import { yankedReport } from './yanked.js';
@@ -51,6 +52,10 @@ export interface InstallOptions {
   acceptNewKey?: boolean;
   /** Max parallel downloads (default 8). */
   concurrency?: number;
+  /** A frozen transparency log is an error, not a warning (`--strict`; spec/transparency.md §5.3). */
+  strict?: boolean;
+  /** The allowed age of a log checkpoint (`--log-max-age 24h`). */
+  logMaxAge?: string;
 }
 
 export interface InstallReport {
@@ -84,6 +89,15 @@ export interface InstallReport {
   merge: MergeSummary;
   skippedOptional: string[];
   lockfileChanged: boolean;
+  /** What the registries' transparency logs proved (install/transparency.ts); absent when no index was fetched. */
+  transparency?: {
+    registries: TransparencyResult['registries'];
+    keyChanges: TransparencyResult['keyChanges'];
+    /** Freeze warnings (stderr). */
+    warnings: string[];
+    /** Packages checked against a log. */
+    checked: number;
+  };
 }
 
 const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -117,16 +131,32 @@ async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): 
   checkDeclared(inputs.declared);
   checkLockRegistries(inputs.before, session.settings, [inputs.manifest.dependencies, inputs.declared, inputs.before.declared], deps);
   const plan = await planInstall(session, opts, inputs, local);
+  // 3b. The transparency logs of the registries the plan was resolved from (before any download).
+  const tlogStep = plan.edgesFrom === 'index' ? await import('./transparency.js') : undefined;
+  const tlog = tlogStep ? await tlogStep.checkTransparency(plan.planned, plan.source, session, inputs.before, { strict: opts.strict, maxAge: opts.logMaxAge }, deps) : undefined;
   // 4. Fetch and verify; then every recorded edge against the verified manifests.
   const fetched = await fetchAndVerify({
     root: inputs.root, session, planned: plan.planned, before: inputs.before, record: inputs.record,
     requireSignature: inputs.requireSignature, acceptNewKey: inputs.acceptNewKey, concurrency: opts.concurrency ?? 8, stderr: deps.stderr, source: plan.source,
+    loggedSigners: new Set(tlog?.keyChanges.map((k) => k.name) ?? []),
   });
+  if (tlog && tlogStep) tlogStep.checkLoggedSigners(fetched.entries, tlog);
+  for (const v of fetched.entries) {
+    const old = inputs.before.packages.get(v.name);
+    const kept = old && old.version === v.version && old.artifact_sha256 === v.artifact_sha256 ? old.log : undefined;
+    const log = tlog?.records.get(v.name) ?? kept;
+    if (log) v.log = log;
+  }
   checkEdges(fetched.entries, plan.edgesFrom);
   const all = [...fetched.entries, ...[...local.values()].map((l) => l.entry).filter((f) => !fetched.entries.some((v) => v.name === f.name))].sort(byName);
   const texts = projectTexts(session, Boolean(opts.frozen), inputs, all);
   const written = await writeProject(session, inputs, plan, all, texts, fetched.downloads);
-  return report(inputs, plan, all, texts, written, fetched);
+  const r = report(inputs, plan, all, texts, written, fetched);
+  if (tlog) {
+    r.requests += tlog.requests;
+    r.transparency = { registries: tlog.registries, keyChanges: tlog.keyChanges, warnings: tlog.warnings, checked: tlog.records.size };
+  }
+  return r;
 }
 
 /** Step 1: arguments and ctxpkg.json are validated before any network request. */

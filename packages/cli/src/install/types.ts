@@ -2,7 +2,7 @@
  * The install pipeline's internal shapes. `LockState` mirrors the lockfile model of
  * `@ctxpkg/format` (lockfile.ts); `lockio.ts` converts between the two.
  */
-import type { ContextGraph } from '@ctxpkg/format';
+import type { ContextGraph, LockLogRecord } from '@ctxpkg/format';
 import type { ProjectManifest } from '../project.js';
 import type { ReadLock } from './lockio.js';
 import type { MergeSummary } from './merged.js';
@@ -25,6 +25,8 @@ export interface LockedEntry {
   signer_public_key: string;
   /** Resolved dependencies: name → version. */
   dependencies: Record<string, string>;
+  /** The version's place in its registry's transparency log (spec/transparency.md §5.4). */
+  log?: LockLogRecord;
 }
 
 /** The lockfile contents in the CLI's terms. */

@@ -36,6 +36,7 @@ export function projectTexts(session: Session, frozen: boolean, inputs: Inputs, 
     after.packages.set(v.name, {
       name: v.name, version: v.version, registry: v.registry, artifact_sha256: v.artifact_sha256,
       integrity_sha256: v.integrity_sha256, signer_public_key: v.signer_public_key, dependencies: v.dependencies,
+      ...(v.log ? { log: v.log } : {}),
     });
   }
   const removed = [...before.packages.values()].filter((e) => !after.packages.has(e.name)).map((e) => ({ name: e.name, version: e.version })).sort(byName);

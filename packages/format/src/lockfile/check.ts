@@ -15,6 +15,8 @@ interface Problem {
 const TOP_KEYS = ['dependencies', 'lockfileVersion', 'packages'];
 const OPTIONAL_TOP_KEYS = ['optionalDependencies'];
 const ENTRY_KEYS = ['artifact_sha256', 'dependencies', 'integrity_sha256', 'registry', 'signer_public_key', 'version'];
+const OPTIONAL_ENTRY_KEYS = ['log'];
+const LOG_KEYS = ['index', 'origin', 'root_hash', 'tree_size'];
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -107,7 +109,7 @@ function checkEntry(name: string, entry: unknown, out: Problem[]): void {
     out.push({ path: formatPath(path), message: 'must be an object' });
     return;
   }
-  checkKeys(entry, ENTRY_KEYS, path, out);
+  checkKeys(entry, ENTRY_KEYS, path, out, OPTIONAL_ENTRY_KEYS);
   const at = (k: string) => formatPath([...path, k]);
   if (Object.hasOwn(entry, 'version')) {
     try {
@@ -125,6 +127,27 @@ function checkEntry(name: string, entry: unknown, out: Problem[]): void {
   }
   if (Object.hasOwn(entry, 'dependencies') && !isPlainObject(entry.dependencies)) {
     out.push({ path: at('dependencies'), message: 'must be an object of name → version' });
+  }
+  if (Object.hasOwn(entry, 'log')) checkLogRecord(entry.log, [...path, 'log'], out);
+}
+
+/** The `log` record of an entry (spec/transparency.md §5.4): `{ index, origin, root_hash, tree_size }`. */
+function checkLogRecord(log: unknown, path: Array<string | number>, out: Problem[]): void {
+  if (!isPlainObject(log)) {
+    out.push({ path: formatPath(path), message: 'must be an object { index, origin, root_hash, tree_size }' });
+    return;
+  }
+  checkKeys(log, LOG_KEYS, path, out);
+  const at = (k: string) => formatPath([...path, k]);
+  const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  if (Object.hasOwn(log, 'index') && !count(log.index)) out.push({ path: at('index'), message: 'must be a non-negative integer' });
+  if (Object.hasOwn(log, 'tree_size') && !count(log.tree_size)) out.push({ path: at('tree_size'), message: 'must be a non-negative integer' });
+  if (count(log.index) && count(log.tree_size) && (log.index as number) >= (log.tree_size as number)) {
+    out.push({ path: at('index'), message: 'must be below tree_size' });
+  }
+  if (Object.hasOwn(log, 'root_hash') && !isLowerHex(log.root_hash, 64)) out.push({ path: at('root_hash'), message: 'must be 64 lowercase hex characters' });
+  if (Object.hasOwn(log, 'origin') && (typeof log.origin !== 'string' || log.origin === '' || /[\s\u0000-\u001f+]/.test(log.origin))) {
+    out.push({ path: at('origin'), message: 'must be a non-empty log origin without spaces or "+"' });
   }
 }
 

@@ -55,6 +55,11 @@ export interface SqliteStoreOptions {
   blobCacheBytes?: number;
   /** SQLite busy timeout in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * `false` appends nothing to the transparency log: only for `bench:registry`'s floor (publish
+   * throughput without the log). A registry run this way gives clients no proofs.
+   */
+  transparencyLog?: boolean;
 }
 
 /** File name of the metadata database inside a data directory. */
@@ -96,7 +101,9 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   }
   if (needsSearchBackfill(db)) db.transaction(() => backfillSearchTerms(db)).immediate();
   ensureLogSqlite(db, new Date().toISOString().replace(/\.000Z$/, 'Z'));
-  return new SqliteStore(db, blobs);
+  const store = new SqliteStore(db, blobs);
+  if (opts.transparencyLog === false) store.logAppends = false;
+  return store;
 }
 
 
@@ -108,6 +115,8 @@ export class SqliteStore implements RegistryStore {
   /** Commits by other connections (the admin CLI, another process): drop `packageCache`. */
   readonly commits: CommitProbe;
   readonly log: SqliteLog;
+  /** False only for the bench floor (`SqliteStoreOptions.transparencyLog`). */
+  logAppends = true;
 
   constructor(readonly db: Database.Database, readonly blobs: BlobDir) {
     this.commits = new CommitProbe(db, `${db.name}-shm`);
@@ -164,6 +173,11 @@ export class SqliteStore implements RegistryStore {
     return access.listTokens(this.db, namespace);
   }
 
+  /** Append to the log inside the current transaction (appendLogSqlite). */
+  private append(changes: readonly LogChange[], at: string): void {
+    if (this.logAppends) appendLogSqlite(this.db, changes, at);
+  }
+
   /** Register a key; a key that was not active is logged (`key-add`) in the same transaction. */
   async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
     return this.keyChange(namespace, publicKey, at, 'key-add', () => access.addSignerKey(this.db, namespace, publicKey, at));
@@ -184,7 +198,7 @@ export class SqliteStore implements RegistryStore {
       const rec = change();
       const wasActive = before !== undefined && before.revoked_at === null;
       if (wasActive !== (kind === 'key-add')) {
-        appendLogSqlite(this.db, [{ statement: { kind, namespace: `@${namespace}`, key: publicKey }, private: false }], at);
+        this.append([{ statement: { kind, namespace: `@${namespace}`, key: publicKey }, private: false }], at);
         prepared(this.db, 'UPDATE packages SET revision = revision + 1 WHERE namespace = ?').run(namespace);
       }
       return rec;
@@ -225,7 +239,7 @@ export class SqliteStore implements RegistryStore {
       if (info.changes === 0) throw new CtxpkgError('E_NOT_FOUND', `package @${namespace}/${name} does not exist`);
       this.insertEvent({ at, action: `visibility:${visibility}`, namespace, name, version: null, actor, detail: null });
       if (before?.visibility !== visibility) {
-        appendLogSqlite(this.db, [{ statement: { kind: 'visibility', package: `@${namespace}/${name}`, visibility }, private: visibility === 'private' }], at);
+        this.append([{ statement: { kind: 'visibility', package: `@${namespace}/${name}`, visibility }, private: visibility === 'private' }], at);
       }
     });
     try {
@@ -349,7 +363,7 @@ export class SqliteStore implements RegistryStore {
         statement: { kind: 'publish', package: full, version: rec.version, artifact_sha256: rec.artifact_sha256, signer: rec.signer_public_key },
         private: rec.visibility === 'private',
       });
-      appendLogSqlite(this.db, changes, rec.published_at);
+      this.append(changes, rec.published_at);
       return signer;
     });
     let signer: PublishOutcome['signer'];
@@ -374,7 +388,7 @@ export class SqliteStore implements RegistryStore {
         .run(yanked ? 1 : 0, yanked ? at : null, pkg.id, version);
       refreshPackage(this.db, Number(pkg.id), at);
       this.insertEvent({ at, action: yanked ? 'yank' : 'unyank', namespace, name, version, actor, detail: null });
-      appendLogSqlite(this.db, [{ statement: { kind: yanked ? 'yank' : 'unyank', package: `@${namespace}/${name}`, version }, private: pkg.visibility === 'private' }], at);
+      this.append([{ statement: { kind: yanked ? 'yank' : 'unyank', package: `@${namespace}/${name}`, version }, private: pkg.visibility === 'private' }], at);
     });
     try {
       tx.immediate();
