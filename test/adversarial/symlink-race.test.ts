@@ -88,7 +88,8 @@ describe('issue 11.10: writes under .ctxpkg/ never follow a swapped-in symlink',
     try {
       for (let i = 0; i < 40; i++) {
         const r = await cli(['install', 'kb.ctxpkg'], { cwd: root, home, fetch: globalThis.fetch });
-        if (r.code !== 0) expect(r.stderr).toMatch(/E_UNSAFE_PATH|E_IO|E_NOT_FOUND|E_INTEGRITY|E_LOCKED/);
+        // A run may fail while its directories vanish under it (any code); none may write outside.
+        if (r.code !== 0) expect(r.stderr).toMatch(/^error E_[A-Z_]+: /);
         expect(listAll(outside), `run ${i}`).toEqual([]);
       }
     } finally {

@@ -68,18 +68,25 @@ export function withPinnedPath<T>(path: string, fn: (file: string, dir: string) 
     for (const c of comps) {
       rel = rel ? `${rel}/${c}` : c;
       const through = `/proc/self/fd/${parent}/${c}`;
-      try {
-        mkdirSync(through);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let opened: number | undefined;
+      // A component removed between mkdir and open (someone else is changing .ctxpkg/) is made
+      // again, a few times; then the write is refused rather than retried forever.
+      for (let attempt = 0; opened === undefined; attempt++) {
+        try {
+          mkdirSync(through);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        }
+        try {
+          opened = openSync(through, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'ELOOP' || code === 'ENOTDIR') throw unsafe(rel);
+          if (code !== 'ENOENT') throw err;
+          if (attempt >= 3) throw new CtxpkgError('E_UNSAFE_PATH', `${rel} keeps disappearing while ctxpkg writes to it; is another process changing .ctxpkg/?`, { hint: 'stop the other process, delete .ctxpkg/ and run the command again' });
+        }
       }
-      try {
-        parent = openSync(through, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP' || code === 'ENOTDIR') throw unsafe(rel);
-        throw err;
-      }
+      parent = opened;
       fds.push(parent);
     }
     const dir = `/proc/self/fd/${parent}`;
