@@ -89,7 +89,7 @@ describe('issue 11.10: writes under .ctxpkg/ never follow a swapped-in symlink',
       for (let i = 0; i < 40; i++) {
         const r = await cli(['install', 'kb.ctxpkg'], { cwd: root, home, fetch: globalThis.fetch });
         // A run may fail while its directories vanish under it (any code); none may write outside.
-        if (r.code !== 0) expect(r.stderr).toMatch(/^error E_[A-Z_]+: /);
+        if (r.code !== 0) expect(r.stderr, `run ${i}`).toMatch(/error E_[A-Z_]+: /);
         expect(listAll(outside), `run ${i}`).toEqual([]);
       }
     } finally {
