@@ -10,9 +10,10 @@
  *   (dedented to its first line's indent, trailing whitespace trimmed):
  *   - each top-level list item with its marker, continuation lines, nested items and code;
  *   - a paragraph that introduces a list, fenced code or a table (it ends with `:` or is a bold
- *     label) together with that block, so a lead-in is never delivered without it;
+ *     label) together with that block, so a lead-in is never delivered without it; likewise the
+ *     last item of a list that introduces the code block or table right after the list;
  *   - a table, a fenced code block (fence lines included), a paragraph, a block quote (`>`
- *     removed) or an HTML block (comments skipped).
+ *     kept; its id and type from the quoted text) or an HTML block (comments skipped).
  *   Typed by `classifyBlock` (list markers removed first).
  * - A run-on legacy line (one line over 300 characters with three or more ` - `) is split at runs
  *   of two or more spaces; each piece is a node on that line, chained in order by `followed_by`
@@ -159,8 +160,12 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
         emitText(b, at, dedent(slice(b), b.position?.start.column ?? 1), {});
         return;
       case 'blockquote': {
-        const text = dedent(slice(b), b.position?.start.column ?? 1).replace(/^>[ \t]?/gm, '');
-        emitText(b, at, text, {});
+        // Verbatim, `>` included; the id and the type come from the quoted text alone.
+        const text = dedent(slice(b), b.position?.start.column ?? 1);
+        const quoted = text.replace(/^>[ \t]?/gm, '');
+        const n = node(classifyBlock(quoted, {}), text, startLine(b), endLine(b), blockId(file.path, at.path, quoted));
+        contain(at.parent, n.id);
+        collectLinks(n.id, b);
         return;
       }
       case 'code': {
@@ -187,17 +192,24 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
    * its nested lists and code (verbatim, dedented to the list's indent), so an item is never
    * delivered without the sub-items that complete it.
    */
-  const emitList = (list: List, at: Place): void => {
-    for (const item of list.children) {
-      const text = dedent(body.slice(item.position?.start.offset ?? 0, item.position?.end.offset ?? 0), item.position?.start.column ?? 1);
+  const emitList = (list: List, at: Place, then?: Block): void => {
+    list.children.forEach((item, k) => {
+      // The last item may introduce the code block or table after the list: one node with it.
+      const joined = then !== undefined && k === list.children.length - 1 ? then : undefined;
+      const end = joined ?? item;
+      const text = dedent(body.slice(item.position?.start.offset ?? 0, end.position?.end.offset ?? 0), item.position?.start.column ?? 1);
       const kids = item.children as Block[];
       const info: BlockInfo = { ordered: Boolean(list.ordered) };
       if (kids.length === 1 && kids[0].type === 'code') info.codeLang = (kids[0].lang ?? '').toLowerCase();
-      const n = node(classifyBlock(withoutMarker(text), info), text, startLine(item), endLine(item), blockId(file.path, at.path, text));
+      const n = node(classifyBlock(withoutMarker(text), info), text, startLine(item), endLine(end as Block), blockId(file.path, at.path, text));
       contain(at.parent, n.id);
       for (const b of kids) collectLinks(n.id, b);
-    }
+      if (joined) collectLinks(n.id, joined);
+    });
   };
+
+  /** True when `b` is a fenced code block or a table (what a lead-in item can introduce). */
+  const isCodeOrTable = (b: Block | undefined): boolean => b !== undefined && (b.type === 'code' || ((b.type === 'paragraph' || b.type === 'table') && looksLikeTable(slice(b))));
 
   /**
    * A paragraph that introduces the block right after it (it ends with `:` or is a bold label)
@@ -227,8 +239,12 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
   const emitFlow = (blocks: Block[], at: Place): void => {
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i] as Block;
-      if (emitLeadIn(b, blocks[i + 1], at)) i++;
-      else emitBlock(b, at);
+      const next = blocks[i + 1];
+      if (emitLeadIn(b, next, at)) i++;
+      else if (b.type === 'list' && isCodeOrTable(next) && introduces(slice(b.children[b.children.length - 1] as ListItem))) {
+        emitList(b, at, next);
+        i++;
+      } else emitBlock(b, at);
     }
   };
 

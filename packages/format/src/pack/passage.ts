@@ -73,6 +73,12 @@ function introduces(text: string): boolean {
  * out before and after it. `index` is the text to index (lead-in and unit, no marks).
  */
 export function passagesOf(content: string): Array<Passage & { index: string }> {
+  // Most nodes are short: decide without splitting (a UTF-16 unit is at most 3 UTF-8 bytes).
+  if (content.length * 3 <= EXCERPT_OVER || (content.length <= EXCERPT_OVER && utf8Length(content) <= EXCERPT_OVER)) {
+    let last = 0;
+    for (let i = content.indexOf('\n'); i >= 0; i = content.indexOf('\n', i + 1)) last++;
+    return [{ text: content, index: content, excerpt: false, first: 0, last }];
+  }
   const lines = content.split('\n');
   if (utf8Length(content) <= EXCERPT_OVER || lines.length === 1) return [{ text: content, index: content, excerpt: false, first: 0, last: lines.length - 1 }];
   const units = unitsOf(lines);

@@ -101,8 +101,27 @@ function rootOf(item: RenderItem): SectionRef | undefined {
 const scopeText = (globs: readonly string[]): string => globs.map((g) => escapeInline(g)).join(', ');
 const sameScope = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((g, i) => g === b[i]);
 
-/** The group headers of an item (see module docstring). Memoized per group key by the caller's cache. */
+/**
+ * The group headers of an item (see module docstring), memoized per heading path (the resolver
+ * shares one frozen array per section) and package, version and file: they depend on nothing else.
+ */
+const groupMemo = new WeakMap<readonly SectionRef[], Map<string, RenderGroup[]>>();
 function groups(item: RenderItem): RenderGroup[] {
+  let byKey = groupMemo.get(item.sections);
+  if (!byKey) {
+    byKey = new Map();
+    if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, byKey);
+  }
+  const k = `${item.package}\u0000${item.version}\u0000${item.file_path ?? ''}`;
+  let g = byKey.get(k);
+  if (!g) {
+    g = groupsOf(item);
+    byKey.set(k, g);
+  }
+  return g;
+}
+
+function groupsOf(item: RenderItem): RenderGroup[] {
   const pkgKey = `${item.trusted ? 'trusted\u0000' : ''}${item.package}@${item.version}`;
   const out: RenderGroup[] = [{ key: pkgKey, text: item.trusted ? `\n## Instructions from ${label(item)}\n` : `\n## ${label(item)}\n` }];
   const root = rootOf(item);
@@ -134,9 +153,14 @@ const LIST_ITEM = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
  * The notes ctxpkg writes before a node's text: its own provenance when no enclosing section of
  * its file gives one, flags, and a scope that differs from its section's.
  */
-function notesOf(item: RenderItem, ownProvenance = true): string[] {
+/** True when no enclosing section of the item's file carries its provenance (the node writes its own). */
+function ownProvenance(item: RenderItem): boolean {
+  return !!item.file_path && !item.sections.some((s) => s.file_path === item.file_path && s.line_start !== undefined);
+}
+
+function notesOf(item: RenderItem): string[] {
   const notes: string[] = [];
-  if (ownProvenance && item.file_path !== undefined && !item.sections.some((s) => s.file_path === item.file_path && s.line_start !== undefined)) {
+  if (ownProvenance(item)) {
     const prov = provenanceComment(item.package, item.version, item);
     if (prov !== undefined) notes.push(prov);
   }
@@ -151,22 +175,26 @@ function notesOf(item: RenderItem, ownProvenance = true): string[] {
 }
 
 /** The block of one node: its text verbatim (escaped), preceded by ctxpkg's notes. */
-function block(item: RenderItem, ownProvenance = true): string {
+function block(item: RenderItem): string {
   const text = escapeStructure(escapeContent(item.content));
-  const notes = notesOf(item, ownProvenance);
+  const notes = notesOf(item);
   const body = notes.length > 0 ? `${notes.join('\n')}\n${text}\n` : `${text}\n`;
   return LIST_ITEM.test(text) && notes.length === 0 ? body : `\n${body}`;
 }
 
 /**
- * Lower bound of `block(item)` in bytes, valid for any flags: the notes other than flags (exact),
- * the text (escaping only lengthens it; `contentLowerBound`), its newline, and the blank line
- * before it unless its raw text starts with a list marker (escaping never adds one).
+ * Lower bound of `block(item)` in bytes, valid for any flags, from lengths alone (no string is
+ * built): the node's own provenance comment when it writes one, the text (escaping only
+ * lengthens it; `contentLowerBound`), its newline, and the blank line before it unless it is a
+ * list item without notes (escaping never adds a list marker).
  */
 function blockLowerBound(item: RenderItem): number {
-  const notes = notesOf(item.flags.length > 0 ? { ...item, flags: [], disputed_with: [] } : item);
-  const lead = notes.length > 0 || !LIST_ITEM.test(item.content) ? 1 : 0;
-  return notes.reduce((n, l) => n + utf8Length(l) + 1, 0) + contentLowerBound(item.content) + 1 + lead;
+  let n = contentLowerBound(item.content) + 1;
+  if (ownProvenance(item)) {
+    // `<!-- ` + package + `@` + version + ` ` + path + ` -->` and its newline; escaping only lengthens.
+    n += 11 + Math.min(item.package.length, 200) + 1 + Math.min(item.version.length, 200) + Math.min((item.file_path as string).length, 200);
+  } else if (LIST_ITEM.test(item.content)) return n;
+  return n + 1;
 }
 
 /** The line naming the packages delivered as instructions (spec/pack.md §11 "Trust"). */
@@ -209,7 +237,7 @@ export const renderMarkdown: Renderer = {
   format: 'md',
   frame,
   groups,
-  block: (item) => block(item),
+  block,
   blockLowerBound,
   separator: '',
   minBlockBytes: MIN_BLOCK,

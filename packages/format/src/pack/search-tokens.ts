@@ -26,6 +26,8 @@ const JOINERS = '.-/:@#+';
 const MAX_COMPOUND = 100;
 /** Words of an original-case text that may hold identifier parts (`_`, or a lower→upper change). */
 const IDENT_RUN = /[\p{L}\p{N}_]*(?:_|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll})[\p{L}\p{N}_]*/gu;
+/** ASCII text holds no identifier parts unless it has `_` or a lower→upper (or UPPER→Upper) change. */
+const ASCII_IDENT_HINT = /_|[a-z][A-Z]|[A-Z][A-Z][a-z]/;
 
 /**
  * Words a query is better off without (they match almost every node): articles, pronouns,
@@ -58,6 +60,7 @@ export function stem(word: string): string {
  */
 export function subwordTerms(text: string): string[] {
   const out: string[] = [];
+  if (!NON_ASCII.test(text) && !ASCII_IDENT_HINT.test(text)) return out;
   for (const m of text.matchAll(IDENT_RUN)) {
     const word = m[0];
     const whole = word.toLowerCase();
@@ -81,25 +84,51 @@ export function subwordTerms(text: string): string[] {
  */
 export function compoundTerms(lower: string): string[] {
   const out: string[] = [];
-  for (const m of lower.matchAll(COMPOUND_RUN)) {
-    const run = m[0];
-    let end = run.length;
-    while (end > 0 && JOINERS.includes(run[end - 1] as string)) end--;
-    let start = 0;
-    while (start < end && JOINERS.includes(run[start] as string)) start++;
-    // Keep a flag's dashes (at most two), a leading @ or a leading dot.
-    if (start > 0) {
-      const lead = run.slice(0, start);
-      if (lead.endsWith('--')) start -= 2;
-      else if (lead.endsWith('-') || lead.endsWith('@') || lead.endsWith('.')) start -= 1;
+  if (!NON_ASCII.test(lower)) {
+    // ASCII: the same runs found by a scan (no regex engine; this runs on every indexed text).
+    let start = -1;
+    let joined = false;
+    for (let i = 0; i <= lower.length; i++) {
+      const c = i < lower.length ? lower.charCodeAt(i) : 32;
+      const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
+      const join = c === 46 || c === 45 || c === 47 || c === 58 || c === 64 || c === 35 || c === 43;
+      if (word || join) {
+        if (start < 0) {
+          start = i;
+          joined = false;
+        }
+        if (join) joined = true;
+      } else if (start >= 0) {
+        if (joined) compoundOf(lower.slice(start, i), out);
+        start = -1;
+      }
     }
-    if (end - start < 3 || end - start > MAX_COMPOUND) continue;
-    const term = run.slice(start, end);
-    let inner = false;
-    for (let i = 0; i < term.length && !inner; i++) if (JOINERS.includes(term[i] as string)) inner = true;
-    if (inner) out.push(term);
+    return out;
   }
+  for (const m of lower.matchAll(COMPOUND_RUN)) compoundOf(m[0], out);
   return out;
+}
+
+/** Trim a compound run (see `compoundTerms`) and add it to `out` when it qualifies. */
+function compoundOf(run: string, out: string[]): void {
+  let end = run.length;
+  while (end > 0 && JOINERS.includes(run[end - 1] as string)) end--;
+  let start = 0;
+  while (start < end && JOINERS.includes(run[start] as string)) start++;
+  // Keep a flag's dashes (at most two), a leading @ or a leading dot.
+  if (start > 0) {
+    const lead = run.slice(0, start);
+    if (lead.endsWith('--')) start -= 2;
+    else if (lead.endsWith('-') || lead.endsWith('@') || lead.endsWith('.')) start -= 1;
+  }
+  if (end - start < 3 || end - start > MAX_COMPOUND) return;
+  const term = run.slice(start, end);
+  for (let i = 0; i < term.length; i++) {
+    if (JOINERS.includes(term[i] as string)) {
+      out.push(term);
+      return;
+    }
+  }
 }
 
 /** Lowercase words of `lower` (unstemmed). */
@@ -201,16 +230,39 @@ export class TermDictionary {
       for (const t of terms(text)) whole(t);
       return;
     }
+    // One pass: words (interned in place), compound runs and whether identifier parts exist.
     let start = -1;
     let h = 0;
     let hPrev = 0;
     let prev = 0;
     let last = 0;
+    let cStart = -1;
+    let joined = false;
+    let identHint = false;
+    let before = 0;
+    let before2 = 0;
+    const compounds: string[] = [];
     const n = text.length;
     for (let i = 0; i <= n; i++) {
-      let c = i < n ? text.charCodeAt(i) : 32;
-      if (c >= 65 && c <= 90) c += 32;
-      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95) {
+      const raw = i < n ? text.charCodeAt(i) : 32;
+      const upper = raw >= 65 && raw <= 90;
+      const c = upper ? raw + 32 : raw;
+      const isWord = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
+      const isJoin = c === 46 || c === 45 || c === 47 || c === 58 || c === 64 || c === 35 || c === 43;
+      if (!identHint && (raw === 95 || (upper && before >= 97 && before <= 122) || (raw >= 97 && raw <= 122 && before >= 65 && before <= 90 && before2 >= 65 && before2 <= 90))) identHint = true;
+      before2 = before;
+      before = raw;
+      if (isWord || isJoin) {
+        if (cStart < 0) {
+          cStart = i;
+          joined = false;
+        }
+        if (isJoin) joined = true;
+      } else if (cStart >= 0) {
+        if (joined) compoundOf(text.slice(cStart, i).toLowerCase(), compounds);
+        cStart = -1;
+      }
+      if (isWord) {
         if (start < 0) {
           start = i;
           h = 0x811c9dc5;
@@ -231,8 +283,8 @@ export class TermDictionary {
         start = -1;
       }
     }
-    for (const t of subwordTerms(text)) whole(t);
-    for (const t of compoundTerms(text.toLowerCase())) whole(t);
+    if (identHint) for (const t of subwordTerms(text)) whole(t);
+    for (const t of compounds) whole(t);
   }
 }
 

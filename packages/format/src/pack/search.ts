@@ -183,9 +183,11 @@ export class SearchIndex {
       const docs: Array<{ text: string; rank: number }> = [];
       this.docs.forEach((n, d) => {
         const sections = this.sectionsOf(n.id);
+        const rank = typeRank(n.type);
+        const tail = `\n${headingText(sections, n.file_path)}\n${n.file_path ?? ''}`;
         for (const p of passagesOf(n.content)) {
           list.push({ doc: d, text: p.text, excerpt: p.excerpt, first: p.first, last: p.last });
-          docs.push({ text: searchText({ ...n, content: p.index }, sections), rank: typeRank(n.type) });
+          docs.push({ text: p.index + tail, rank });
         }
       });
       this.passageList = list;
@@ -201,8 +203,22 @@ export class SearchIndex {
  * the heading path as slugs, which would count every heading word twice.
  */
 export function searchText(n: Pick<MergedNode, 'content' | 'file_path'>, sections: readonly SectionRef[]): string {
-  const titles = sections.filter((s, i) => !(i === 0 && s.title === n.file_path)).map((s) => s.title);
-  return `${n.content}\n${titles.join('\n')}\n${n.file_path ?? ''}`;
+  return `${n.content}\n${headingText(sections, n.file_path)}\n${n.file_path ?? ''}`;
+}
+
+/** The heading titles of a path, one per line (a file root titled by its own path left out); cached per path object. */
+const headings = new WeakMap<readonly SectionRef[], string>();
+function headingText(sections: readonly SectionRef[], filePath: string | undefined): string {
+  if (sections.length === 0) return '';
+  let t = headings.get(sections);
+  if (t === undefined) {
+    t = sections
+      .filter((s, i) => !(i === 0 && s.title === filePath))
+      .map((s) => s.title)
+      .join('\n');
+    headings.set(sections, t);
+  }
+  return t;
 }
 
 /**

@@ -37,7 +37,7 @@ describe('sectionPathResolver', () => {
   });
 
   it('stops on cycles and is empty outside any section', () => {
-    expect(resolve('@a/p#loop1').map((s) => s.title)).toEqual(['L2']);
+    expect(resolve('@a/p#loop1').map((s) => s.title)).toEqual(['L1', 'L2']); // a cycle ends where it closes
     expect(resolve('@a/p#F')).toEqual([]);
   });
 });

@@ -30,7 +30,8 @@ const MAX_DEPTH = 16;
 /**
  * A resolver of heading paths: `(id) → SectionRef[]` (outermost first; empty when the node is in
  * no section). `scopes` is `computeScopes(graph)` (passed in so callers compute it once).
- * Section refs are shared between nodes (one object per section); callers must not mutate them.
+ * Chains are shared, frozen arrays (one per innermost section), so callers may memoize per heading
+ * path by identity; callers must not mutate them.
  */
 export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: ReadonlyMap<string, readonly string[]>): (id: string) => readonly SectionRef[] {
   const byId = new Map<string, MergedNode>();
@@ -57,20 +58,40 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
     }
     return r;
   };
-  const chains = new Map<string, readonly SectionRef[]>();
+  // One shared, frozen chain per section (ending with it): every node in a section gets the same
+  // array, so callers can memoize per heading path by identity.
   const EMPTY: readonly SectionRef[] = Object.freeze([]);
-  return (id) => {
-    const known = chains.get(id);
-    if (known) return known;
-    const trail: SectionRef[] = [];
-    const seen = new Set<string>([id]);
-    for (let p = parent.get(id), steps = 0; p !== undefined && !seen.has(p) && trail.length < MAX_DEPTH && steps < 4 * MAX_DEPTH; p = parent.get(p), steps++) {
-      seen.add(p);
-      if (byId.has(p)) trail.push(refOf(p));
+  const chains = new Map<string, readonly SectionRef[]>();
+  /** The nearest section containing `id` (walking through non-section containers), or undefined. */
+  const nearestSection = (id: string): string | undefined => {
+    // A bounded walk (a cycle of non-section containers ends after 64 steps): no allocation.
+    for (let p = parent.get(id), steps = 0; p !== undefined && p !== id && steps < 4 * MAX_DEPTH; p = parent.get(p), steps++) {
+      if (byId.has(p)) return p;
     }
-    const chain = trail.length === 0 ? EMPTY : Object.freeze(trail.reverse());
-    chains.set(id, chain);
-    return chain;
+    return undefined;
+  };
+  const chainOf = (section: string): readonly SectionRef[] => {
+    const known = chains.get(section);
+    if (known) return known;
+    // Collect the sections up to the outermost (cycle-safe, at most MAX_DEPTH), then memoize each.
+    const trail: string[] = [];
+    const seen = new Set<string>();
+    for (let s: string | undefined = section; s !== undefined && !seen.has(s) && trail.length < MAX_DEPTH && !chains.has(s); s = nearestSection(s)) {
+      seen.add(s);
+      trail.push(s);
+    }
+    const outer = trail.length > 0 ? nearestSection(trail[trail.length - 1] as string) : undefined;
+    let chain: readonly SectionRef[] = outer !== undefined && chains.has(outer) && trail.length < MAX_DEPTH ? (chains.get(outer) as readonly SectionRef[]) : EMPTY;
+    for (let k = trail.length - 1; k >= 0; k--) {
+      const id = trail[k] as string;
+      chain = chain.length >= MAX_DEPTH ? chain : Object.freeze([...chain, refOf(id)]);
+      chains.set(id, chain);
+    }
+    return chains.get(section) ?? EMPTY;
+  };
+  return (id) => {
+    const s = nearestSection(id);
+    return s === undefined ? EMPTY : chainOf(s);
   };
 }
 
