@@ -45,6 +45,23 @@ export function makeBlock(body: string, prefix = ''): string {
   return `<!-- ctxpkg:begin sha256=${h} ${NOTE} -->\n${b}\n<!-- ctxpkg:end sha256=${h} -->`;
 }
 
+/**
+ * The whole text of a file ctxpkg generates: `head` (its frontmatter, '' for none), the block
+ * whose hash covers `head` and `body`, and one line break. This is the only text such a file may
+ * hold to count as unedited (`generatedFileState`).
+ */
+export function generatedFile(head: string, body: string): string {
+  return `${head}${makeBlock(body, head)}\n`;
+}
+
+/** The body of a located block (the lines between its markers). */
+export function blockBody(state: Extract<BlockState, { kind: 'ok' }>): string {
+  const t = state.text;
+  const first = t.indexOf('\n');
+  const last = t.lastIndexOf('\n');
+  return first < 0 || last <= first ? '' : t.slice(first + 1, last);
+}
+
 /** Bytes a block adds around its body (markers and their line breaks). */
 export function blockOverhead(): number {
   return Buffer.byteLength(makeBlock(''), 'utf8');

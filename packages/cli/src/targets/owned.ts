@@ -2,14 +2,15 @@
  * Finding what `ctxpkg sync` wrote, from the files alone (spec/pack.md §11 "Ownership"): a block
  * in an agent's always-on file whose markers carry its hash, and generated files named
  * `ctxpkg.<ext>` / `ctxpkg-<slug>.<ext>` in an agent's rule folder whose block hash covers their
- * frontmatter and body. Works in a fresh clone: nothing here reads `.ctxpkg/`.
+ * frontmatter and body (unedited only when the whole file is byte for byte what sync writes,
+ * `generatedFileState`). Works in a fresh clone: nothing here reads `.ctxpkg/`.
  */
 import { readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists } from '../fsutil.js';
 import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
-import { findBlock, type BlockState } from './blocks.js';
+import { blockBody, findBlock, generatedFile } from './blocks.js';
 import { outputPathProblem } from './output-path.js';
 
 /** An output of ctxpkg on disk. `edited`: its hash no longer matches (left alone, reported). */
@@ -20,9 +21,21 @@ export interface OwnedOutput {
   edited: boolean;
 }
 
-/** The block of a generated file: its hash covers the frontmatter before the begin marker. */
-export function fileBlock(text: string): BlockState {
-  return findBlock(text, (start) => text.slice(0, start));
+/**
+ * Whether `text` is a file ctxpkg generated (`ok`) and whether it was edited since: a generated
+ * file is unedited only when its bytes are exactly what `generatedFile` writes for its own
+ * frontmatter and body — the block's hash covers the frontmatter and the body, and nothing else
+ * may be there: a line after the end marker, a changed marker line, a missing final line break
+ * all make it `edited` (left in place and reported by sync, target removal and uninstall; issue
+ * 18 "Exact ownership"). A checkout that turned every LF into CRLF (git `core.autocrlf`) is read
+ * as the LF text: that is git's rewrite, not the user's. `none`: no block of ctxpkg's in it.
+ */
+export function generatedFileState(text: string): { kind: 'none' } | { kind: 'ok'; edited: boolean } {
+  const lf = text.includes('\r') ? text.replace(/\r\n/g, '\n') : text;
+  const st = findBlock(lf, (start) => lf.slice(0, start));
+  if (st.kind !== 'ok') return st;
+  const exact = !st.edited && !lf.includes('\r') && lf === generatedFile(lf.slice(0, st.start), blockBody(st));
+  return { kind: 'ok', edited: !exact };
 }
 
 /** Folders (with the file extension) where `t` generates whole files. */
@@ -66,7 +79,7 @@ export function findOwnedOutputs(root: string): OwnedOutput[] {
         const path = `${dir}/${name}`;
         if (!isGeneratedName(name, ext) || out.has(path) || outputPathProblem(root, path) !== undefined) continue;
         const text = readTextIfExists(join(root, path));
-        const st = text === undefined ? undefined : fileBlock(text);
+        const st = text === undefined ? undefined : generatedFileState(text);
         if (st?.kind === 'ok') out.set(path, { path, target: t.id, kind: 'file', edited: st.edited });
       }
     }

@@ -24,13 +24,13 @@ import { STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { agentTarget, AGENT_TARGETS } from './agents/index.js';
-import { appendBlock, findBlock, makeBlock, removeBlock, replaceBlock } from './blocks.js';
+import { appendBlock, findBlock, generatedFile, makeBlock, removeBlock, replaceBlock } from './blocks.js';
 import type { ProjectContext } from './context.js';
 import { computeDelivery, type Delivery } from './delivery.js';
 import { enabledTargets } from './enabled.js';
 import { outputPathProblem } from './output-path.js';
 import { desiredOutputs, type DesiredOutput } from './outputs.js';
-import { fileBlock, findOwnedOutputs, generatedDirs, type OwnedOutput } from './owned.js';
+import { findOwnedOutputs, generatedDirs, generatedFileState, type OwnedOutput } from './owned.js';
 import { recordPinTexts } from './pins-record.js';
 import { trustWarnings } from './trust.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
@@ -72,10 +72,7 @@ const sha = (t: string): string => createHash('sha256').update(t, 'utf8').digest
 
 type Action = { path: string; target: SyncTarget; write?: string; delete?: true; entry?: SyncEntry; label?: string };
 
-/** The text of a generated file. */
-export function generatedFile(head: string, body: string): string {
-  return `${head}${makeBlock(body, head)}\n`;
-}
+export { generatedFile } from './blocks.js';
 
 /** Plan one wanted output against the file on disk. */
 function planWanted(root: string, d: DesiredOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
@@ -93,14 +90,17 @@ function planWanted(root: string, d: DesiredOutput, recorded: SyncEntry | undefi
     }
     if (st.edited) return skip(report, d.path, 'the ctxpkg block was edited by hand; left alone (delete the block to let sync rewrite it)');
     const next = replaceBlock(current, st, block);
-    const e = entry(recorded?.created ?? false, recorded?.sep ?? '\n');
+    // Without a record (a fresh clone), a file whose only content is the block is one sync created
+    // (spec/pack.md §11): removing the block then removes the file, as on the installing machine.
+    const e = recorded ? entry(recorded.created, recorded.sep ?? '\n') : removeBlock(current, st) === '' ? entry(true, '') : entry(false, '\n');
     return next === current ? { path: d.path, target: d.target, entry: e } : { path: d.path, target: d.target, write: next, entry: e };
   }
   const text = generatedFile(d.head, d.body);
-  const entry: SyncEntry = { path: d.path, target: d.target, kind: 'file', sha256: sha(text), created: recorded?.created ?? current === undefined };
+  // A generated file is always one sync created (also when a fresh clone adopts it, no record).
+  const entry: SyncEntry = { path: d.path, target: d.target, kind: 'file', sha256: sha(text), created: recorded?.created ?? true };
   if (current === undefined) return { path: d.path, target: d.target, write: text, entry };
   if (current === text) return { path: d.path, target: d.target, entry };
-  const st = fileBlock(current);
+  const st = generatedFileState(current);
   if (st.kind === 'ok' && !st.edited) return { path: d.path, target: d.target, write: text, entry };
   return skip(report, d.path, st.kind === 'ok' ? 'edited by hand; left alone (delete it to let sync rewrite it)' : 'not written by ctxpkg sync; left alone');
 }
@@ -202,6 +202,10 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
 
   // Folders sync created and may remove again: recorded ones, plus (no record) empty rule folders.
   const createdDirs = new Set(record.dirs);
+  // A fresh clone has no record of them; git keeps no empty folders, so an agent folder that holds
+  // nothing but files sync created exists because of them and counts as created.
+  const adopted = actions.filter((a) => a.entry?.created && !recorded.has(a.path) && existsSync(join(root, a.path))).map((a) => a.path);
+  for (const d of adoptedDirs(root, adopted)) createdDirs.add(d);
   const candidateDirs = new Set<string>();
   for (const a of actions) if (a.delete) for (let d = posix.dirname(a.path); d !== '.' && d !== ''; d = posix.dirname(d)) candidateDirs.add(d);
   const pruned = [...candidateDirs].sort((a, b) => b.length - a.length).filter((d) => createdDirs.has(d) || (record.entries.length === 0 && isAgentDir(d)));
@@ -235,6 +239,31 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   if (delivery) report.receipt = writeSyncReceipt(root, opts.now, targets, delivery, wanted);
   if (project.installed) recordPinTexts(root, project.config.pack.pins, project.graph);
   return report;
+}
+
+/**
+ * The agent folders (deepest first) that hold nothing but `created` files (paths sync created,
+ * adopted in a fresh clone) and folders of that kind.
+ */
+function adoptedDirs(root: string, created: readonly string[]): string[] {
+  const mine = new Set(created);
+  const dirs = new Set<string>();
+  for (const p of created) for (let d = posix.dirname(p); d !== '.' && d !== ''; d = posix.dirname(d)) dirs.add(d);
+  const out: string[] = [];
+  for (const d of [...dirs].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1))) {
+    if (!isAgentDir(d)) continue;
+    let names: string[];
+    try {
+      names = readdirSync(join(root, d));
+    } catch {
+      continue;
+    }
+    if (names.length > 0 && names.every((n) => mine.has(`${d}/${n}`))) {
+      out.push(d);
+      mine.add(d);
+    }
+  }
+  return out;
 }
 
 /** A folder some target writes into (or one of its parents). */
