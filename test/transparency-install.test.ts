@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   SIG_COSIGNATURE_V1,
-  ed25519PublicKey,
+  buildPackage,
   formatVerifierKey,
   publicKeyFromSeed,
   verifierOf,
@@ -103,6 +103,21 @@ describe('install and audit against the log', () => {
     expect(bad.stderr).toMatch(/E_LOG_INCONSISTENT[\s\S]*@acme\/base@1\.0\.0: ctxpkg\.lock records its publish entry at log index 0/);
   });
 
+  it('installs a private package with a read token: its entry is a commitment, opened by the index', async () => {
+    const { P } = await standard();
+    const res = await P.app.request(`${P.url}/v1/packages/acme/secret/1.0.0`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: makePrivate('@acme/secret', '1.0.0') });
+    expect(res.status).toBe(201);
+    const read = (await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' })).token;
+    const r = await run(['install', '@acme/secret', '--json'], { CTXPKG_TOKEN: read });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.transparency.checked).toBe(1);
+    expect(lock().packages['@acme/secret'].log).toMatchObject({ index: 3, tree_size: 4 });
+    // The entry in the log is the commitment, not the name.
+    const bundle = new Uint8Array(await (await P.app.request(`${P.url}/v1/log/tile/entries/000.p/4`)).arrayBuffer());
+    expect(Buffer.from(bundle).toString('latin1')).not.toContain('secret');
+    expect((await run(['audit'], { CTXPKG_TOKEN: read })).code).toBe(0);
+  });
+
   it('refuses an index that does not match the log (another artifact for the same version)', async () => {
     const { P } = await standard();
     world.intercept = async (url, init) => {
@@ -186,13 +201,12 @@ describe('a registry that misbehaves', () => {
   });
 
   it('a registry that drops its log after serving one is refused', async () => {
-    const { P } = await standard();
+    await standard();
     expect((await run(['install', '@acme/base'])).code).toBe(0);
     world.intercept = (url) => (url.pathname.endsWith('/v1/log') ? new Response('{}', { status: 404 }) : undefined);
     const r = await run(['install', '@acme/auth']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/E_LOG_INCONSISTENT: registry http:\/\/p\.test\/api served a transparency log .* before and serves none now/);
-    expect(P.url).toBe('http://p.test/api');
   });
 
   it('a log key other than the pinned one is refused', async () => {
@@ -276,7 +290,6 @@ describe('witnesses', () => {
     const f = await run(['install', '@acme/base'], { CTXPKG_LOG_WITNESSES: absent });
     expect(f.code).toBe(1);
     expect(f.stderr).toMatch(/E_WITNESS: the checkpoint of ctxpkg-registry\/[0-9a-f]+ at tree size 2 is not cosigned by witness witness\.test\/w2/);
-    expect(ed25519PublicKey(SEED_C)).toHaveLength(32);
   });
 });
 
@@ -294,8 +307,7 @@ describe('log watch', () => {
     ]);
     expect((await run(['log', 'watch', '--namespace', '@acme', '--json'])).json.entries).toEqual([]);
     const priv = await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' });
-    const bytes = makePackage('@acme/secret', '1.0.0', SEED_A);
-    const res = await P.app.request(`${P.url}/v1/packages/acme/secret/1.0.0`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: withVisibility(bytes) });
+    const res = await P.app.request(`${P.url}/v1/packages/acme/secret/1.0.0`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: makePrivate('@acme/secret', '1.0.0') });
     expect(res.status).toBe(201);
     const anon = await run(['log', 'watch', '--namespace', '@acme', '--json']);
     expect(anon.json.entries).toEqual([]);
@@ -305,12 +317,7 @@ describe('log watch', () => {
   });
 });
 
-/** The same package declared private (the manifest field, rewritten and re-signed). */
-function withVisibility(_bytes: Uint8Array): Uint8Array {
-  return makePrivate('@acme/secret', '1.0.0');
-}
-
-import { buildPackage } from '@ctxpkg/format';
+/** A small signed package whose manifest declares `visibility: "private"`. */
 function makePrivate(name: string, version: string): Uint8Array {
   return buildPackage(
     {
