@@ -91,6 +91,10 @@ describe('install and audit against the log', () => {
     const text = await run(['install', '@acme/auth']);
     expect(text.stdout).toMatch(/transparency log of http:\/\/p\.test\/api: tree size 3 consistent with the last one you saw/);
     expect(text.stdout).toMatch(/2 packages proven in the log/);
+    const st = await run(['log', 'status', '--json']);
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.json.state.key).toBe(st.json.served.key);
+    expect(st.json.state.packages).toEqual({ '@acme/auth': 3, '@acme/base': 2 });
     const a = await run(['audit', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect(a.json.packages.map((p: { status: string }) => p.status)).toEqual(['ok', 'ok']);
@@ -290,6 +294,21 @@ describe('witnesses', () => {
     const f = await run(['install', '@acme/base'], { CTXPKG_LOG_WITNESSES: absent });
     expect(f.code).toBe(1);
     expect(f.stderr).toMatch(/E_WITNESS: the checkpoint of ctxpkg-registry\/[0-9a-f]+ at tree size 2 is not cosigned by witness witness\.test\/w2/);
+  });
+});
+
+describe('registry log verify | key (admin)', () => {
+  it('agrees with a healthy registry, names a change made behind the log, and prints the key clients pin', async () => {
+    const { P, dir } = await standard();
+    const ok = await run(['registry', 'log', 'verify', '--data', dir, '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json).toMatchObject({ size: 3, versions: 2, problems: [] });
+    const key = await run(['registry', 'log', 'key', '--data', dir]);
+    expect(key.stdout.split('\n')[0]).toBe(((await (await P.app.request(`${P.url}/v1/log`)).json()) as { key: string }).key);
+    (P.store as SqliteStore).db.prepare("UPDATE versions SET yanked = 1, yanked_at = '2026-01-01T00:00:00Z'").run();
+    const bad = await run(['registry', 'log', 'verify', '--data', dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/E_LOG_INCONSISTENT: the transparency log and the registry disagree: 2 problem\(s\); first: @acme\/(auth|base)@1\.0\.0: yanked is true, the log says false/);
   });
 });
 
