@@ -7,6 +7,21 @@ import { homedir } from 'node:os';
 import { CLI_VERSION } from './version.js';
 import type { CliDeps } from './deps.js';
 
+/**
+ * A reader that closed its end of our stdout or stderr (`ctxpkg ls --nodes | head -1`) is not an
+ * error of the command: like other CLIs we stop writing to that stream and finish quietly (the
+ * command still completes and exits with its own code; nothing it commits is cut short). Without
+ * a listener Node turns the EPIPE into an uncaught exception with a stack trace. Any other stream
+ * error is still thrown.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+quietOnClosedPipe(process.stdout);
+quietOnClosedPipe(process.stderr);
+
 const argv = process.argv.slice(2);
 const noopCandidate =
   (argv[0] === 'install' || argv[0] === 'i') && (argv.length === 1 || (argv.length === 2 && argv[1] === '--frozen-lockfile'));
