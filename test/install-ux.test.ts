@@ -91,6 +91,17 @@ describe('B7: a teammate or CI installs from the committed files', () => {
     expect(old.stderr).toContain(`"registries": { "@acme": "${P.url}" }`);
   });
 
+  it('install --registry URL binds the scope in ctxpkg.json, so a teammate installs --frozen-lockfile (issue 12 item 4, trial 14)', async () => {
+    const r = await run(['install', '@acme/style', '--registry', `${P.url}/`], project, {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`bound @acme to ${P.url} in ctxpkg.json (from --registry); commit it so teammates and CI install @acme from the same registry`);
+    expect(readJson(join(project, 'ctxpkg.json')).registries).toEqual({ '@acme': P.url });
+    const c = tempDir('ctxpkg-clone-');
+    for (const f of ['ctxpkg.json', 'ctxpkg.lock']) writeFileSync(join(c, f), readFileSync(join(project, f)));
+    const mate = await run(['install', '--frozen-lockfile'], c, {});
+    expect(mate.code, mate.stderr).toBe(0);
+  });
+
   it('registries from CTXPKG_REGISTRY are not written (they are per run, not per user)', async () => {
     expect((await run(['install', '@acme/style'])).code).toBe(0);
     expect(readJson(join(project, 'ctxpkg.json')).registries).toEqual({});

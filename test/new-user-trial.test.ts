@@ -111,6 +111,21 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     expect(found.code, found.stderr).toBe(0);
     expect(found.json.registry).toBe(P.url);
   });
+  it('login with and without /api is one entry: the later login replaces the other spelling (issue 12 item 4, trial 21)', async () => {
+    const root = P.url.replace(/\/api$/, '');
+    expect((await withStdin(['login', '--registry', root, '--scope', '@acme'], token)).code).toBe(0);
+    const read = (await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' })).token;
+    const again = await withStdin(['login', '--registry', P.url, '--scope', '@acme'], read);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`replaced the token saved for ${root} (the same registry)`);
+    expect(userConfig().tokens).toEqual({ [P.url]: read });
+    // Either spelling finds the one token: a publish through the root URL sends the read token and is refused locally.
+    writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n- Never log tokens.\n');
+    expect((await run(['create', '--name', '@acme/rules', '--from', 'AGENTS.md'])).code).toBe(0);
+    const pub = await run(['publish', '--registry', root]);
+    expect(pub.code).toBe(3);
+    expect(pub.stderr).toContain('is a read token (ctxr_)');
+  });
   it('with nothing configured, the hint names init --registry and login', async () => {
     const r = await run(['search', 'x']);
     expect(r.code).toBe(2);
@@ -176,6 +191,8 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     expect(ro.code).toBe(3);
     expect(ro.stderr).toContain('error E_FORBIDDEN');
     expect(ro.stderr).toContain('hint: ask an owner of acme for a publish token');
+    expect(ro.stderr).toContain('is a read token (ctxr_), which can install but never publish');
+    expect(ro.stderr).not.toContain('HTTP 400');
     expect((await withStdin(['login', '--registry', P.url, '--scope', '@acme'], token)).code).toBe(0);
     await revokeToken({ store: P.store }, token);
     const revoked = await run(['publish']);

@@ -194,6 +194,17 @@ describe('registry serve: config file, environment errors (issue 12 item 5, issu
     expect(r.err).toContain('hint: check that PostgreSQL runs');
   });
 
+  it.skipIf(pgUnavailable !== null)('a --db naming a database that does not exist gets the createdb command (issue 12 item 4)', async () => {
+    const missing = `ctxpkg_missing_${process.pid}`;
+    const url = pgUrl(missing);
+    const r = await cli(['registry', 'namespace', 'list', '--db', url]);
+    expect(r.code).toBe(9);
+    expect(r.err).toContain(`error E_ENVIRONMENT: cannot use the PostgreSQL database`);
+    expect(r.err).toContain(`database "${missing}" does not exist`);
+    const u = new URL(url);
+    expect(r.err).toContain(`hint: create it once, as a PostgreSQL superuser: \`createdb -h ${u.hostname} -p ${u.port || '5432'} -O ${u.username} ${missing}\``);
+  });
+
   it('namespace create @team / Acme: refused before anything is opened, with the spelling to use (issue 13 item 5)', async () => {
     const at = await cli(['registry', 'namespace', 'create', '@team', '--data', 'nowhere']);
     expect(at.code).toBe(1);

@@ -16,7 +16,10 @@ describe('registry error answers keep their hint and details', () => {
     const req = { registry: 'http://r/api', what: 'publish @a/b@1.0.0', name: '@a/b', sentToken: true };
     const signer = responseError(400, { code: 'E_SIGNER_CHANGED', message: 'm', details: { signer_public_key: 'k'.repeat(4) } }, req);
     expect(signer).toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining('ctxpkg registry key add <ns> kkkk --data <dir>'), details: { signer_public_key: 'kkkk' } });
-    expect(responseError(400, { code: 'E_FORBIDDEN', hint: 'ask an owner' }, req)).toMatchObject({ code: 'E_FORBIDDEN', hint: 'ask an owner' });
+    const ro = responseError(400, { code: 'E_FORBIDDEN', message: 'this is a read-only token (ctxr_)', hint: 'ask an owner' }, req);
+    expect(ro).toMatchObject({ code: 'E_FORBIDDEN', hint: 'ask an owner' });
+    // The reference contract's 400 for a read token is a permission refusal, said as one (issue 12 item 4).
+    expect(ro.message).toBe('registry http://r/api does not allow you to publish @a/b@1.0.0: this is a read-only token (ctxr_)');
     expect(responseError(401, {}, req).hint).toContain('refused (unknown, revoked or expired)');
     expect(responseError(401, {}, { ...req, sentToken: false }).hint).toContain('no token was sent');
     expect(responseError(409, { code: 'E_VERSION_EXISTS', hint: 'publish 1.0.1', details: { existing_version: '1.0.0' } }, req)).toMatchObject({ hint: 'publish 1.0.1', details: { existing_version: '1.0.0' } });

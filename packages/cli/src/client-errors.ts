@@ -138,16 +138,19 @@ export function responseError(status: number, body: ErrorBody, req: FailedReques
     ...(hint ? { hint } : {}),
     ...(body.details ? { details: body.details } : {}),
   });
+  // 403, or E_FORBIDDEN under another 4xx: a read token used to write answers 400 by the reference
+  // contract (spec/registry.md §3.2), yet it is a permission problem (exit 3) and says so.
+  if (status === 403 || (status >= 400 && status < 500 && body.code === 'E_FORBIDDEN')) {
+    return new CtxpkgError(body.code ?? 'E_FORBIDDEN', `registry ${registry} does not allow you to ${what}${detail}`, extra(
+      body.hint ?? 'use a publish token (ctxp_…) of the namespace that owns the package, saved with `ctxpkg login`',
+    ));
+  }
   switch (status) {
     case 401:
       return new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, extra(
         req.sentToken
           ? refusedTokenHint(req)
           : `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
-      ));
-    case 403:
-      return new CtxpkgError(body.code ?? 'E_FORBIDDEN', `registry ${registry} does not allow you to ${what}${detail}`, extra(
-        body.hint ?? 'use a publish token (ctxp_…) of the namespace that owns the package, saved with `ctxpkg login`',
       ));
     case 404:
       return new CtxpkgError('E_NOT_FOUND', `${req.name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(body.hint ?? notFoundHint(req)));

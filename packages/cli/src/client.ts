@@ -233,8 +233,22 @@ export class RegistryClient {
     return readBody(res, MAX_DOWNLOAD_BYTES, `${name}@${version}`, (total) => t.onProgress?.(total, declared));
   }
 
+  /**
+   * Refuse a write (publish, yank, un-yank) before any byte is sent when the token for `registry`
+   * is a read token (`ctxr_`): it can never write (the reference client refuses it the same way,
+   * FORMAT-FACTS §9). Throws `E_FORBIDDEN` (exit 3) naming the fix.
+   */
+  private refuseReadToken(registry: string, what: string, name: string): void {
+    if (tokenScopeOf(tokenFor(registry, this.opts.settings)) !== 'read') return;
+    const ns = /^@([a-z0-9-]+)\//.exec(name)?.[1] ?? '<ns>';
+    throw new CtxpkgError('E_FORBIDDEN', `cannot ${what}: the token for ${registry} is a read token (ctxr_), which can install but never publish, yank or un-yank; nothing was sent`, {
+      hint: `ask an owner of ${ns} for a publish token (\`ctxpkg registry token create --namespace ${ns} --scope publish --registry ${registry}\`) and save it with \`ctxpkg login --registry ${registry}\` (or CTXPKG_TOKEN)`,
+    });
+  }
+
   /** Publish bytes; returns the registry's JSON answer (201). Maps 401/403/404/409/413 clearly. */
   async publish(registry: string, name: string, version: string, bytes: Uint8Array, t: TransferOptions = {}): Promise<Record<string, unknown>> {
+    this.refuseReadToken(registry, `publish ${name}@${version}`, name);
     const p = splitName(name);
     const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
     let body: RequestInit['body'] = bytes;
@@ -265,6 +279,7 @@ export class RegistryClient {
 
   /** Yank (`yanked = true`) or un-yank a version. */
   async setYanked(registry: string, name: string, version: string, yanked: boolean): Promise<void> {
+    this.refuseReadToken(registry, `${yanked ? 'yank' : 'unyank'} ${name}@${version}`, name);
     const p = splitName(name);
     const base = `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`;
     const res = yanked

@@ -55,10 +55,18 @@ describe('tokenFor: a token goes only to its registry', () => {
   it('CTXPKG_TOKEN without a named registry is sent nowhere', () => {
     expect(tokenFor('http://good/api', settings({ env: { CTXPKG_TOKEN: 'ctxp_x' } }))).toBeUndefined();
   });
-  it('saved tokens match their normalized URL only', () => {
+  it('saved tokens match the spellings of their registry only (with or without /api: one registry, spec/registry.md §2)', () => {
     const s = settings({ user: { registries: {}, tokens: { 'http://good/api': 't1' } } });
     expect(tokenFor('HTTP://GOOD/api/', s)).toBe('t1');
-    expect(tokenFor('http://good', s)).toBeUndefined();
+    expect(tokenFor('http://good', s)).toBe('t1');
+    for (const other of ['http://good/api2', 'http://good/API', 'https://good/api', 'http://good:8080/api', 'http://evil/api', 'http://good/x/api']) {
+      expect([other, tokenFor(other, s)]).toEqual([other, undefined]);
+    }
+  });
+  it('CTXPKG_TOKEN follows --registry across the /api spelling too', () => {
+    const s = settings({ flag: 'http://good', env: { CTXPKG_TOKEN: 'ctxp_x' } });
+    expect(tokenFor('http://good/api', s)).toBe('ctxp_x');
+    expect(tokenFor('http://evil/api', s)).toBeUndefined();
   });
 });
 

@@ -61,6 +61,32 @@ export function redactUrlText(raw: string): string {
   return raw.replace(/^([^/]*\/\/)[^/?#]*@/, '$1…@').replace(/[?#].*$/s, '?…');
 }
 
+/**
+ * The comparison key of a registry URL: spellings of one registry compare equal (spec/registry.md
+ * §2: a registry answers at its root and under its base path `/api`, so `http://h:80/api/`,
+ * `HTTP://H/api` and `http://h` are one registry). The key is the URL with a lowercase scheme and
+ * host, no default port, no trailing slashes and no final `/api` segment; the scheme, the host
+ * name, the port and every other path segment still count (`https:` ≠ `http:`, `/API` ≠ `/api`).
+ * `file:` origins and texts that are no URL are their own key.
+ */
+export function registryKey(url: string): string {
+  if (url.startsWith('file:')) return url;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (u.username || u.password || u.search || u.hash) return url;
+  const path = u.pathname.replace(/\/+$/, '').replace(/\/api$/, '');
+  return `${u.protocol}//${u.host.toLowerCase()}${path}`;
+}
+
+/** True when `a` and `b` name the same registry (`registryKey`). */
+export function sameRegistry(a: string, b: string): boolean {
+  return a === b || registryKey(a) === registryKey(b);
+}
+
 /** Validate a scope key (`@acme`). Throws `E_USAGE`. */
 export function checkScope(scope: string): string {
   if (!/^@[a-z0-9][a-z0-9-]*$/.test(scope)) {
@@ -217,10 +243,22 @@ export function tokenFor(registryUrl: string, s: RegistrySettings): string | und
   const envTok = s.env.CTXPKG_TOKEN;
   if (envTok && envTok.trim() !== '') {
     const bound = s.flag ?? envRegistry(s.env);
-    if (bound === url) return checkedToken(envTok.trim(), 'the token in CTXPKG_TOKEN', 'set CTXPKG_TOKEN to exactly the token text (one line, no spaces)');
+    if (bound !== undefined && sameRegistry(bound, url)) return checkedToken(envTok.trim(), 'the token in CTXPKG_TOKEN', 'set CTXPKG_TOKEN to exactly the token text (one line, no spaces)');
   }
-  const saved = s.user.tokens[url];
+  const saved = savedToken(s.user, url);
   return saved === undefined ? undefined : checkedToken(saved, `the token saved for ${url} in config.json (your ctxpkg user directory)`, `run \`ctxpkg login --registry ${url}\` again`);
+}
+
+/**
+ * The token saved for `url` in the user config: the one saved under exactly that URL, else the one
+ * saved under another spelling of the same registry (`sameRegistry`: with or without `/api`).
+ */
+export function savedToken(user: UserConfig, url: string): string | undefined {
+  const exact = user.tokens[url];
+  if (exact !== undefined) return exact;
+  const key = registryKey(url);
+  const other = Object.keys(user.tokens).sort().find((k) => registryKey(k) === key);
+  return other === undefined ? undefined : user.tokens[other];
 }
 
 /** A token as it may travel in an `Authorization` header: printable ASCII, no spaces. */

@@ -1,13 +1,17 @@
 /**
  * Options of `createApp` and their defaults (spec/registry.md "Configuration").
  */
-import { CtxpkgError } from '@ctxpkg/format';
+import { CtxpkgError, MAX_PACKAGE_BYTES } from '@ctxpkg/format';
 import type { Metrics } from './metrics.js';
 import type { RegistryStore } from './store/types.js';
 import type { WitnessConfig } from './tlog/witnesses.js';
 
 export interface RegistryLimits {
-  /** Largest accepted package in bytes (default 8 MiB = 8,388,608, the hosted reference's cap). */
+  /**
+   * Largest accepted package in bytes (default 10 MiB = 10,485,760: the format's file limit,
+   * FORMAT-FACTS §1.1, which is also what every client downloads, so a package `ctxpkg create`
+   * writes is accepted; the hosted reference caps at 8 MiB, set `--max-package-bytes 8388608` to match it).
+   */
   maxPackageBytes: number;
   /** Most results one search answers (default 50). */
   maxSearchResults: number;
@@ -20,7 +24,7 @@ export interface RegistryLimits {
 }
 
 export const DEFAULT_LIMITS: RegistryLimits = Object.freeze({
-  maxPackageBytes: 8 * 1024 * 1024,
+  maxPackageBytes: MAX_PACKAGE_BYTES,
   maxSearchResults: 50,
   maxQueryChars: 256,
   catalogPageSize: 500,

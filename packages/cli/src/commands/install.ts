@@ -25,7 +25,7 @@ export function reportLines(r: InstallReport): string[] {
   for (const d of r.removed) lines.push(`- ${d.name}@${d.version}`);
   for (const s of r.saved) lines.push(`saved ${s.name} ${JSON.stringify(s.range)} in ctxpkg.json${s.previous !== undefined ? ` (was ${JSON.stringify(s.previous)})` : ''}`);
   for (const b of r.bound) {
-    lines.push(`bound ${b.scope} to ${b.registry} in ctxpkg.json (from your user config); commit it so teammates and CI install ${b.scope} from the same registry`);
+    lines.push(`bound ${b.scope} to ${b.registry} in ctxpkg.json (from ${b.from}); commit it so teammates and CI install ${b.scope} from the same registry`);
   }
   for (const p of r.pinsRemoved) lines.push(`removed pin ${JSON.stringify(p)} from context.pins in ctxpkg.json (its package is no longer installed)`);
   if (lines.length === 0) {

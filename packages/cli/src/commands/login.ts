@@ -123,7 +123,7 @@ async function verifyToken(registry: string, token: string, deps: CliDeps): Prom
  * `E_REGISTRY` (not a registry API); nothing is saved when it throws.
  */
 export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<CommandResult> {
-  const { checkScope, loadUserConfig, normalizeRegistryUrl, saveUserConfig, TOKEN_SHAPE } = await import('../config.js');
+  const { checkScope, loadUserConfig, normalizeRegistryUrl, sameRegistry, saveUserConfig, TOKEN_SHAPE } = await import('../config.js');
   const raw = opts.registry ?? deps.env.CTXPKG_REGISTRY;
   if (!raw) throw new CtxpkgError('E_USAGE', 'login needs --registry URL', { hint: 'ctxpkg login --registry https://registry.example.com/api' });
   const registry = normalizeRegistryUrl(raw);
@@ -132,6 +132,10 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   checkTokenShape(token, registry, TOKEN_SHAPE);
   const checked = opts.verify === false ? undefined : await verifyToken(registry, token, deps);
   const cfg = loadUserConfig(deps);
+  // One entry per registry: a token saved under another spelling of it (with or without /api)
+  // is replaced, not kept beside this one.
+  const replaced = Object.keys(cfg.tokens).filter((k) => k !== registry && sameRegistry(k, registry)).sort();
+  for (const k of replaced) delete cfg.tokens[k];
   cfg.tokens[registry] = token;
   if (scope) cfg.registries[scope] = registry;
   const previousDefault = cfg.registry;
@@ -139,6 +143,7 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   if (madeDefault) cfg.registry = registry;
   const path = saveUserConfig(deps, cfg);
   const text = [`saved a token for ${registry} in ${path} (mode 0600)`];
+  if (replaced.length > 0) text.push(`replaced the token saved for ${replaced.join(', ')} (the same registry)`);
   text.push(checked ?? 'the token was not checked (--no-verify)');
   if (scope) text.push(`scope ${scope} → ${registry}`);
   if (madeDefault) text.push(`default registry set to ${registry} (used by search and for packages whose scope has no registry)`);

@@ -197,7 +197,7 @@ function registerServe(reg: Command, ctx: CommandContext): void {
     .option('--host <host>', 'interface to bind (CTXPKG_REGISTRY_HOST; default 127.0.0.1, this machine only — 0.0.0.0 for every interface)', undefined)
     .option('--port <port>', 'port, 0 picks a free one (CTXPKG_REGISTRY_PORT; default 4873)')
     .option('--public-url <url>', 'externally visible base URL (CTXPKG_REGISTRY_PUBLIC_URL)')
-    .option('--max-package-bytes <n>', 'largest accepted package in bytes (CTXPKG_REGISTRY_MAX_PACKAGE_BYTES; default 8388608)')
+    .option('--max-package-bytes <n>', 'largest accepted package in bytes (CTXPKG_REGISTRY_MAX_PACKAGE_BYTES; default 10485760, the 10 MiB file limit of the format)')
     .option('--base-path <path>', 'extra API mount point besides the root (CTXPKG_REGISTRY_BASE_PATH; default /api — clients log in to <url>/api)')
     .option('--cors-origin <origin...>', 'origins allowed to send authorized cross-origin writes (CTXPKG_REGISTRY_CORS_ORIGINS)')
     .option('--witness <vkey=url...>', 'a witness that cosigns the log (c2sp.org/tlog-witness): its cosigner vkey and URL (CTXPKG_REGISTRY_WITNESSES, comma-separated)')

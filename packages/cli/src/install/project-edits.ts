@@ -6,9 +6,13 @@
  *   When packages leave the project, the pins naming them (`@ns/name` or `@ns/name#<node>`) are
  *   removed from ctxpkg.json in the same commit, and the command says so.
  * - Scope bindings (B7): a scope resolved through the user config (its `registries["@ns"]` or its
- *   default `registry`) exists only on this machine, so a teammate or CI cannot install from the
- *   committed lockfile. The binding `registries["@ns"]` is written into ctxpkg.json (committed;
- *   tokens never go there).
+ *   default `registry`) or through `--registry` (a flag of this one command) exists only on this
+ *   machine, so a teammate or CI cannot install from the committed lockfile. The binding
+ *   `registries["@ns"]` is written into ctxpkg.json (committed; tokens never go there). npm keeps
+ *   `--registry` out of .npmrc but records it in the lockfile's `resolved` URLs, which `npm ci`
+ *   follows; ctxpkg checks every locked registry against the configured one, so the binding is
+ *   what lets the lockfile install elsewhere. `CTXPKG_REGISTRY` is a standing setting of the
+ *   environment (CI sets it too) and writes nothing.
  * - `.gitignore`: when an install creates ctxpkg.json (no `ctxpkg init`), `.ctxpkg/` is added to
  *   `.gitignore` exactly as `init` does.
  */
@@ -40,12 +44,20 @@ export function dropPins(extra: Record<string, unknown>, removed: readonly strin
   return { extra: { ...extra, context: next }, dropped: [...dropped].sort() };
 }
 
+/** A scope binding an install adds to ctxpkg.json, and the setting it came from (for the message). */
+export interface ScopeBinding {
+  scope: string;
+  registry: string;
+  /** `your user config` or `--registry`. */
+  from: string;
+}
+
 /**
  * Scope bindings to add to ctxpkg.json for the registry packages `names`: each scope that
- * ctxpkg.json does not bind and that resolves through the user config. Sorted by scope.
+ * ctxpkg.json does not bind and that resolves through the user config or `--registry`. Sorted by scope.
  */
-export function userConfigBindings(names: readonly string[], manifest: ProjectManifest, settings: RegistrySettings): Array<{ scope: string; registry: string }> {
-  const out = new Map<string, string>();
+export function userConfigBindings(names: readonly string[], manifest: ProjectManifest, settings: RegistrySettings): ScopeBinding[] {
+  const out = new Map<string, { registry: string; from: string }>();
   for (const name of names) {
     const scope = name.slice(0, name.indexOf('/'));
     if (!name.startsWith('@') || scope === '' || manifest.registries[scope] || out.has(scope)) continue;
@@ -55,9 +67,10 @@ export function userConfigBindings(names: readonly string[], manifest: ProjectMa
     } catch {
       continue;
     }
-    if (origin.kind === 'user-scope' || origin.kind === 'user-default') out.set(scope, origin.url);
+    if (origin.kind === 'user-scope' || origin.kind === 'user-default') out.set(scope, { registry: origin.url, from: 'your user config' });
+    else if (origin.kind === 'flag') out.set(scope, { registry: origin.url, from: '--registry' });
   }
-  return [...out.keys()].sort().map((scope) => ({ scope, registry: out.get(scope) as string }));
+  return [...out.keys()].sort().map((scope) => ({ scope, ...(out.get(scope) as { registry: string; from: string }) }));
 }
 
 /** Spellings of the `.ctxpkg/` ignore line that `init` and install accept as present. */

@@ -12,24 +12,7 @@
 import { registryFor, redactUrlText, type RegistrySettings } from '../config.js';
 import { userConfigPath } from '../paths.js';
 
-/** The comparison key of a registry URL (see the file header), or the text itself when it is no URL. */
-export function registryKey(url: string): string {
-  if (url.startsWith('file:')) return url;
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url;
-  }
-  if (u.username || u.password || u.search || u.hash) return url;
-  const path = u.pathname.replace(/\/+$/, '').replace(/\/api$/, '');
-  return `${u.protocol}//${u.host.toLowerCase()}${path}`;
-}
-
-/** True when `a` and `b` name the same registry (or the same `file:` origin). */
-export function sameRegistry(a: string, b: string): boolean {
-  return a === b || registryKey(a) === registryKey(b);
-}
+export { registryKey, sameRegistry } from '../config.js';
 
 /** Where the registry of a package comes from. */
 export type RegistryOriginKind = 'project-scope' | 'user-scope' | 'flag' | 'env' | 'project-default' | 'user-default';

@@ -73,8 +73,8 @@ export interface InstallReport {
   localReads: number;
   /** Ranges written to ctxpkg.json `dependencies` (new or changed), sorted by name. */
   saved: Array<{ name: string; range: string; previous?: string }>;
-  /** Scope bindings written to ctxpkg.json `registries` (from the user config). */
-  bound: Array<{ scope: string; registry: string }>;
+  /** Scope bindings written to ctxpkg.json `registries` (from the user config or `--registry`). */
+  bound: Array<{ scope: string; registry: string; from: string }>;
   /** Pins removed from ctxpkg.json `context.pins` with the packages they named. */
   pinsRemoved: string[];
   /**

@@ -113,8 +113,8 @@ export interface ProjectTexts {
   /** Packages in the old lock and not in the new one, sorted by name. */
   removed: Array<{ name: string; version: string }>;
   pins: { extra: Record<string, unknown>; dropped: string[] };
-  /** Scope bindings copied from the user config into ctxpkg.json. */
-  bound: Array<{ scope: string; registry: string }>;
+  /** Scope bindings copied from the user config or `--registry` into ctxpkg.json (`from`: which). */
+  bound: Array<{ scope: string; registry: string; from: string }>;
   manifestText: string;
   lockText: string;
   lockfileChanged: boolean;

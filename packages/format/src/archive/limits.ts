@@ -15,7 +15,7 @@ export const PACKAGE_SIZE_LIMIT_BYTES = 10 * 1024 * 1024;
 /**
  * 32 MiB: what a ZIP-form package may expand to in total (all entries, decoded). The ZIP form
  * exists for packages larger than a JSON bundle may be (spec/archive.md §6): the file stays within
- * the 10 MiB package limit (the registry's own cap, 8 MiB by default, is a registry setting), each
+ * the 10 MiB package limit (the registry's own cap, the same 10 MiB by default, is a registry setting), each
  * entry within 10 MiB, and everything together within this. It also bounds the decoded bytes a
  * default reader holds, so a hostile archive costs at most this much memory (HB-16: < 64 MiB).
  */

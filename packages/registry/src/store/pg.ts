@@ -78,9 +78,41 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Turn a driver connection failure into an environment error naming the database. */
+/** SQLSTATE of "database … does not exist" (invalid_catalog_name). */
+const NO_SUCH_DATABASE = '3D000';
+
+/**
+ * The `createdb` command that creates the database a URL names (host, port and user from the URL,
+ * PostgreSQL's defaults otherwise), for the hint of a missing database.
+ */
+export function createdbCommand(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'createdb <database>';
+  }
+  const db = decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || '<database>';
+  const parts = ['createdb'];
+  if (u.hostname) parts.push('-h', u.hostname.replace(/^\[|\]$/g, ''));
+  if (u.port) parts.push('-p', u.port);
+  if (u.username) parts.push('-O', decodeURIComponent(u.username));
+  parts.push(db);
+  return parts.map((p) => (/^[A-Za-z0-9_.:\/-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/**
+ * Turn a driver connection failure into an environment error naming the database. A database
+ * that does not exist gets the `createdb` command that creates it (run as a PostgreSQL superuser).
+ */
 export function connectionError(url: string, err: unknown): CtxpkgError {
   const msg = (err as Error).message || String((err as { code?: unknown }).code ?? err);
+  if ((err as { code?: unknown }).code === NO_SUCH_DATABASE) {
+    return new CtxpkgError('E_ENVIRONMENT', `cannot use the PostgreSQL database ${redactUrl(url)}: ${msg}`, {
+      hint: `create it once, as a PostgreSQL superuser: \`${createdbCommand(url)}\` (the registry creates its tables itself on first start), or check the database name in --db`,
+      cause: err,
+    });
+  }
   return new CtxpkgError('E_ENVIRONMENT', `cannot reach the PostgreSQL database ${redactUrl(url)}: ${msg}`, {
     hint: 'check that PostgreSQL runs and accepts this user (e.g. `pg_isready -h HOST -p PORT`), and the --db URL',
     cause: err,
