@@ -6,13 +6,15 @@
  * 404s, foreign yank). The golden is version 2.0.0, so the cases use 2.0.0 where ADVERSARIAL says
  * 1.2.0. Generated-package variants of the same cases run in packages/registry/src/routes/*.test.ts.
  */
+import { DEFAULT_LIMITS } from '@ctxpkg/registry';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { makePackage, describeBackends, newTestRegistry, storageSnapshot, type TestRegistry } from '../packages/registry/src/__tests__/support.js';
 import { describeShared, sharedBytes } from './support/shared.js';
 
 const GOLDEN = 'vectors/acme-auth-context-2.0.0.ctxpkg';
 const URL_GOLDEN = '/api/v1/packages/acme/auth-context/2.0.0';
-const CAP = 8 * 1024 * 1024;
+/** The registry's default package cap (10 MiB: the format's file limit, spec/registry.md "Configuration"). */
+const CAP = DEFAULT_LIMITS.maxPackageBytes;
 
 let r: TestRegistry;
 
@@ -63,7 +65,7 @@ describeBackends('registry-adversarial', (backend) => {
       await r.close();
     });
 
-    it('refuses 8 MiB + 1 four ways, stores nothing, never buffers more than cap + 64 KiB; the control publishes', async () => {
+    it('refuses the default cap + 1 byte four ways, stores nothing, never buffers more than cap + 64 KiB; the control publishes', async () => {
       const golden = sharedBytes(GOLDEN);
       const big = padded(golden, CAP + 1);
       const auth = { authorization: `Bearer ${r.tokens.acmePublish}` };

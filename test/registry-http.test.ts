@@ -11,12 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPackage } from '@ctxpkg/format';
-import { createNamespace, createToken, startRegistry, type RunningRegistry } from '@ctxpkg/registry';
+import { DEFAULT_LIMITS, createNamespace, createToken, startRegistry, type RunningRegistry } from '@ctxpkg/registry';
 import { makePackage, OTHER_SEED } from '../packages/registry/src/__tests__/support.js';
 import { describeShared, sharedBytes } from './support/shared.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const CAP = 8 * 1024 * 1024;
+/** The registry's default package cap (10 MiB: the format's file limit, spec/registry.md "Configuration"). */
+const CAP = DEFAULT_LIMITS.maxPackageBytes;
 
 let dir: string;
 let reg: RunningRegistry;
@@ -139,9 +140,9 @@ describe('registry over HTTP: body-size cap (HB-19)', () => {
   const head = (extra: string) =>
     `PUT /v1/packages/acme/big/1.0.0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${publish}\r\nContent-Type: application/octet-stream\r\n${extra}\r\n`;
 
-  it('refuses 8 MiB + 1 with a correct Content-Length, chunked, malformed and lying lengths; accepts the control', async () => {
+  it('refuses the default cap + 1 byte with a correct Content-Length, chunked, malformed and lying lengths; accepts the control', async () => {
     const big = padded(control(), CAP + 1);
-    expect(big.length).toBe(8_388_609);
+    expect(big.length).toBe(10 * 1024 * 1024 + 1);
     expect(await rawStatus(head(`Content-Length: ${big.length}\r\n`), big)).toBe(413);
     expect(
       await new Promise<number>((resolve, reject) => {

@@ -9,11 +9,12 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNamespace, createToken } from '@ctxpkg/registry';
+import { DEFAULT_LIMITS, createNamespace, createToken } from '@ctxpkg/registry';
 import { makePackage } from '../support/cli.js';
 import { enc, liveRegistry, parts, putHttp, resign, SEED, sha256, type LiveRegistry } from './support.js';
 
-const CAP = 8 * 1024 * 1024;
+/** The registry's default package cap (10 MiB: the format's file limit, spec/registry.md "Configuration"). */
+const CAP = DEFAULT_LIMITS.maxPackageBytes;
 let R: LiveRegistry;
 let otherPublish: string;
 
@@ -132,7 +133,7 @@ describe('HB-19 body-size limit bypasses over a real socket', () => {
   const auth = () => `Authorization: Bearer ${R.publish}`;
   const head = (extra: string[]) => [`PUT ${path} HTTP/1.1`, `Host: ${new URL(R.reg.url).host}`, auth(), 'Content-Type: application/octet-stream', 'Connection: close', ...extra];
 
-  it('8 MiB + 1 with a correct length, chunked, malformed lengths, a lying length and CL/TE mixes: never 201, nothing stored; the control publishes', async () => {
+  it('the default cap + 1 byte with a correct length, chunked, malformed lengths, a lying length and CL/TE mixes: never 201, nothing stored; the control publishes', async () => {
     const small = makePackage('@acme/big', '1.0.0', SEED);
     const big = padded(small, CAP + 1);
     const before = R.snapshot();

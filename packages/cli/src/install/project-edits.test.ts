@@ -29,9 +29,9 @@ describe('scope bindings from the user config', () => {
   it('binds scopes resolved through the user config (scope binding or default), not env or project ones', () => {
     const m = defaultManifest();
     expect(userConfigBindings(['@acme/a', '@acme/b', '@zed/c'], m, s({ registries: { '@acme': 'http://u/api' }, tokens: {} }, { CTXPKG_REGISTRY: 'http://e/api' }))).toEqual([
-      { scope: '@acme', registry: 'http://u/api' },
+      { scope: '@acme', registry: 'http://u/api', from: 'your user config' },
     ]);
-    expect(userConfigBindings(['@acme/a'], m, s({ registry: 'http://ud/api', registries: {}, tokens: {} }))).toEqual([{ scope: '@acme', registry: 'http://ud/api' }]);
+    expect(userConfigBindings(['@acme/a'], m, s({ registry: 'http://ud/api', registries: {}, tokens: {} }))).toEqual([{ scope: '@acme', registry: 'http://ud/api', from: 'your user config' }]);
     expect(userConfigBindings(['@acme/a'], m, s({ registries: {}, tokens: {} }, { CTXPKG_REGISTRY: 'http://e/api' }))).toEqual([]);
     const bound = { ...m, registries: { '@acme': 'http://p/api' } };
     expect(userConfigBindings(['@acme/a'], bound, s({ registries: { '@acme': 'http://u/api' }, tokens: {} }))).toEqual([]);
