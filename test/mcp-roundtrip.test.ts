@@ -14,7 +14,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { homeDeps, makeProject, mgraph, mnode, writeGraph } from '../packages/cli/src/targets/__tests__/harness.js';
+import { createHash } from 'node:crypto';
+import { readVerified, writeVerified } from '../packages/cli/src/install/verified.js';
+import { sealKey } from '../packages/cli/src/install/seal.js';
+import { homeDeps, makeProject, mgraph, mnode, writeGraph, writeGraphText } from '../packages/cli/src/targets/__tests__/harness.js';
 import { REPO_ROOT } from './support/shared.js';
 
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
@@ -197,7 +200,7 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
     expect((list.contents[0] as { text: string }).text).toContain('- @acme/auth@1.0.0 — 5 items');
     const one = await client.readResource({ uri: 'ctxpkg://package/%40acme%2Fauth' });
     expect((one.contents[0] as { text: string }).text).toContain('# Context from @acme/auth (ctxpkg)');
-    await expect(client.readResource({ uri: 'ctxpkg://package/%40acme%2Fnope' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'ctxpkg://package/%40acme%2Fnope' })).rejects.toMatchObject({ code: -32002, message: 'MCP error -32002: resource not found: package @acme/nope is not installed' });
   });
 
   it('picks up a reinstall without a restart and says so with notifications/resources/list_changed', async () => {
@@ -213,6 +216,24 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain('ctxpkg://package/%40acme%2Fnew');
     expect(stderr()).toBe('');
   });
+
+  it('an install that writes the graph before its seal is served (and announced) once the seal lands', async () => {
+    let changed = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+      changed++;
+    });
+    const text = JSON.stringify(graph([mnode('@acme/late', 'y', { content: 'A quokka fact installed late.' })]), null, 2) + '\n';
+    writeGraphText(root, text, { sealed: false }); // install: merged.json first …
+    await new Promise((r) => setTimeout(r, 400)); // … the server polls meanwhile and sees an unsealed graph
+    const before = changed;
+    const key = sealKey(homeDeps(root), true)!;
+    writeVerified(root, key, { ...readVerified(root, key), merged: { inputs: [], sha256: createHash('sha256').update(text, 'utf8').digest('hex') } }); // … then the seal
+    for (let i = 0; i < 50 && changed === before; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(changed).toBeGreaterThan(before);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toContain('ctxpkg://package/%40acme%2Flate');
+    expect(text).toContain('quokka');
+    expect(JSON.stringify(await call('search_context', { query: 'quokka' }))).toContain('@acme/late#y');
+  });
 });
 
 describe('ctxpkg mcp outside a project', () => {
@@ -227,6 +248,13 @@ describe('ctxpkg mcp outside a project', () => {
       for (let i = 0; i < 50 && !stderr().includes('E_NOT_FOUND'); i++) await new Promise((res) => setTimeout(res, 50));
       expect(stderr()).toContain('ctxpkg mcp: error E_NOT_FOUND');
       expect((await client.listResources()).resources.map((x) => x.uri)).toEqual(['ctxpkg://packages']);
+      // Reading a resource is a JSON-RPC error (not an error text as the body), said once.
+      const err = await client.readResource({ uri: 'ctxpkg://packages' }).then(
+        () => undefined,
+        (e: { code: number; message: string }) => e,
+      );
+      expect(err).toMatchObject({ code: -32603 });
+      expect(err!.message).toMatch(/^MCP error -32603: error E_NOT_FOUND: no ctxpkg\.json in [^\n]*\nhint: [^\n]*--project/);
     } finally {
       await client.close();
     }

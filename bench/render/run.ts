@@ -118,6 +118,7 @@ const state: McpState = {
   project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [], trust: [], trusted: new Set<string>() },
   index: idx.value,
   now: NOW,
+  pinTexts: new Map(),
 };
 const queries = makeQueries(QUERIES, NODES);
 for (const { text: t } of queries.slice(0, 20)) searchContext(state, t, 50, 16 * 1024);

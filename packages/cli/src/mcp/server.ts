@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isCtxpkgError } from '@ctxpkg/format';
 import type { CliDeps } from '../deps.js';
@@ -48,6 +48,22 @@ import {
 
 /** JSON-RPC error code of MCP for a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002;
+/** JSON-RPC internal error (the project cannot be served). */
+const INTERNAL_ERROR = -32603;
+
+/**
+ * A JSON-RPC error for a request handler: the SDK sends `code` and `message` as they are. (The
+ * SDK's own McpError prefixes its message with "MCP error <code>:", which the client prefixes
+ * again: the host would show the code twice.)
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -221,13 +237,15 @@ export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<P
     try {
       s = load();
     } catch (err) {
-      throw new McpError(-32603, errorText(err));
+      throw new RpcError(INTERNAL_ERROR, errorText(err));
     }
     try {
       return fn(s);
     } catch (err) {
-      if (isCtxpkgError(err) && err.code === 'E_NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, `resource not found: ${err.message}`);
-      throw new McpError(-32603, errorText(err));
+      // Only a package that is not installed is "not found"; any other problem (a policy error,
+      // a broken file) is the server's error about an existing resource.
+      if (isCtxpkgError(err) && err.code === 'E_NOT_FOUND' && err.details?.resource !== undefined) throw new RpcError(RESOURCE_NOT_FOUND, `resource not found: ${err.message}`);
+      throw new RpcError(INTERNAL_ERROR, errorText(err));
     }
   };
   server.registerResource(
@@ -256,7 +274,7 @@ export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<P
       try {
         name = decodeURIComponent(String(raw ?? ''));
       } catch {
-        throw new McpError(RESOURCE_NOT_FOUND, `resource not found: ${uri.href}`);
+        throw new RpcError(RESOURCE_NOT_FOUND, `resource not found: ${uri.href}`);
       }
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: resource((s) => packageResource(s, name)) }] };
     },

@@ -1,8 +1,11 @@
 /**
  * The MCP server's view of the project: policy, merged graph, trust decisions and search index,
- * reloaded when `.ctxpkg/graph/merged.json`, `ctxpkg.json` or `.ctxpkg/built-here.json` changes
- * (checked by mtime/size on each request). The built-here record is read, never written, here
- * (spec/pack.md §6 "Evidence").
+ * reloaded when one of its inputs changes (checked by mtime/size on each request): the merged graph,
+ * its seal (`.ctxpkg/verified.json`: an install writes the graph first, so a reload between the two
+ * writes sees an unsealed graph and must retry once the seal lands), `ctxpkg.json` (policy, pins,
+ * trust), `ctxpkg.lock` (pinned signers decide trust), `.ctxpkg/built-here.json` and
+ * `.ctxpkg/pins.json` (the texts broken pins are ranked against). The built-here and pins records
+ * are read, never written, here (spec/pack.md §6 "Evidence", §2 "Pins").
  *
  * Which project: the caller passes the directory to look it up from (`--project`, else the first
  * MCP root that lies in a project, else the working directory; server.ts), so a server started
@@ -14,14 +17,18 @@ import { buildSearchIndex, CtxpkgError, parseNow, type SearchIndex } from '@ctxp
 import type { CliDeps } from '../deps.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot } from '../project.js';
+import { VERIFIED_FILE } from '../install/verified.js';
 import { BUILT_HERE_FILE } from '../targets/built-here.js';
 import { loadProjectContext, type ProjectContext } from '../targets/context.js';
+import { PINS_RECORD, readPinTexts } from '../targets/pins-record.js';
 
 export interface McpState {
   project: ProjectContext;
   index: SearchIndex;
   /** RFC 3339 time the index was built for (drives expiry; never written into an answer). */
   now: string;
+  /** The text each node pin last delivered (`.ctxpkg/pins.json`): ranks a broken pin's successors as the CLI does. */
+  pinTexts: ReadonlyMap<string, string>;
 }
 
 function stamp(path: string): string {
@@ -33,9 +40,12 @@ function stamp(path: string): string {
   }
 }
 
-/** The change stamp of a project's delivery inputs (merged graph, manifest, built-here record). */
+/** Files whose change reloads the state (see the module docstring), relative to the project root. */
+const INPUTS = [PROJECT_FILES.mergedGraph, VERIFIED_FILE, PROJECT_FILES.manifest, PROJECT_FILES.lockfile, BUILT_HERE_FILE, PINS_RECORD];
+
+/** The change stamp of a project's delivery inputs (`INPUTS`: mtime and size of each). */
 export function projectStamp(root: string): string {
-  return `${root}|${stamp(join(root, PROJECT_FILES.mergedGraph))}|${stamp(join(root, PROJECT_FILES.manifest))}|${stamp(join(root, BUILT_HERE_FILE))}`;
+  return [root, ...INPUTS.map((f) => stamp(join(root, f)))].join('|');
 }
 
 /**
@@ -58,7 +68,7 @@ export function stateLoader(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<Pick<
     const project = loadProjectContext({ env: deps.env ?? {}, homeDir: deps.homeDir ?? '', cwd: root }, { requireGraph: false, evidence: 'read' });
     const now = parseNow(deps.clock().toISOString());
     const index = buildSearchIndex(project.graph, { policy: project.config.pack, nowMs: now.ms, read: project.read, builtHere: project.builtHere });
-    cached = { key, state: { project, index, now: now.iso } };
+    cached = { key, state: { project, index, now: now.iso, pinTexts: readPinTexts(root) } };
     return cached.state;
   };
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSearchIndex, defaultPackPolicy, defaultSyncPolicy, parseNow, type MergedGraph } from '@ctxpkg/format';
 import { mgraph, mnode } from '../targets/__tests__/harness.js';
 import type { McpState } from './state.js';
-import { getNode, getSection, neighbors, renderPack, searchContext } from './tools.js';
+import { getNode, getSection, neighbors, packageResource, renderPack, searchContext } from './tools.js';
 
 function state(graph: MergedGraph, now: string, trusted: string[] = []): McpState {
   const t = parseNow(now);
@@ -14,6 +14,7 @@ function state(graph: MergedGraph, now: string, trusted: string[] = []): McpStat
     project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [], trust: [], trusted: new Set(trusted) },
     index: buildSearchIndex(graph, { nowMs: t.ms }),
     now: t.iso,
+    pinTexts: new Map(),
   };
 }
 
@@ -45,6 +46,21 @@ describe('MCP tools', () => {
     // Without trust, both are reference data inside the banner.
     const plain = searchContext(state(g, '2025-01-01T00:00:00Z'), 'push main');
     expect((plain.structured.hits as Array<{ trust: string }>).every((h) => h.trust === 'reference')).toBe(true);
+  });
+
+  it('render_pack and the package resource deliver a trusted package as instructions, before the banner, like sync', () => {
+    const s = state(g, '2025-01-01T00:00:00Z', ['@own/rules']);
+    for (const text of [renderPack(s, undefined).text, packageResource(s, '@own/rules')]) {
+      const banner = text.indexOf('--- BEGIN UNTRUSTED CONTEXT');
+      expect(text).toContain('- Never push to main.');
+      expect(text.indexOf('- Never push to main.')).toBeLessThan(banner === -1 ? Infinity : banner);
+      expect(text).toMatch(/Instructions from @own\/rules@1\.0\.0/);
+    }
+    const pack = renderPack(s, undefined).text;
+    expect(pack.indexOf('Pushing to main')).toBeGreaterThan(pack.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+    // Untrusted, the same text is fenced.
+    const plain = renderPack(state(g, '2025-01-01T00:00:00Z'), undefined).text;
+    expect(plain.indexOf('- Never push to main.')).toBeGreaterThan(plain.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
   });
 
   it('shows the matching item of a long node with its lead-in, and says which lines', () => {

@@ -321,7 +321,10 @@ export function getSection(state: McpState, q: SectionQuery, maxBytes?: number):
   };
 }
 
-/** `render_pack(focus, max_bytes)`: a context pack, as `ctxpkg render` would print it (no receipt written). */
+/**
+ * `render_pack(focus, max_bytes)`: a context pack, as `ctxpkg render` would print it (no receipt
+ * written): the project's trusted packages under their instructions heading, the rest fenced.
+ */
 export function renderPack(state: McpState, focus: string | undefined, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
   const p = state.project;
@@ -333,6 +336,8 @@ export function renderPack(state: McpState, focus: string | undefined, maxBytes?
     ...(focus && focus.trim() !== '' ? { focus } : {}),
     read: p.read,
     builtHere: p.builtHere,
+    trusted: p.trusted,
+    pinTexts: state.pinTexts,
   });
   const c = pack.receipt.counts;
   return { text: pack.text, structured: { bytes: pack.bytes, max_bytes: budget, pack_sha256: pack.sha256, delivered: c.delivered, omitted: c.suppressed, by_reason: { ...c.by_reason } } };
@@ -356,9 +361,13 @@ export function packageUri(name: string): string {
   return `ctxpkg://package/${encodeURIComponent(name)}`;
 }
 
-/** The `ctxpkg://package/{name}` resource: that package's pack within 16 KiB. Throws `E_NOT_FOUND` when not installed. */
+/**
+ * The `ctxpkg://package/{name}` resource: that package's pack within 16 KiB (trust tier as in
+ * render_pack). Throws `E_NOT_FOUND` with `details.resource` (its URI) when not installed — the
+ * one error the server answers as "resource not found".
+ */
 export function packageResource(state: McpState, name: string): string {
   const p = state.project;
-  if (!p.graph.inputs.some((i) => i.package === name)) throw new CtxpkgError('E_NOT_FOUND', `package ${name} is not installed`);
-  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_DOCUMENT_BYTES, now: state.now, packages: [name], read: p.read, builtHere: p.builtHere, title: `Context from ${name} (ctxpkg)` }).text;
+  if (!p.graph.inputs.some((i) => i.package === name)) throw new CtxpkgError('E_NOT_FOUND', `package ${name} is not installed`, { details: { resource: packageUri(name) } });
+  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_DOCUMENT_BYTES, now: state.now, packages: [name], read: p.read, builtHere: p.builtHere, trusted: p.trusted, pinTexts: state.pinTexts, title: `Context from ${name} (ctxpkg)` }).text;
 }
