@@ -170,8 +170,10 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
     expect(text(byPath)).toBe(t);
     const whole = await call('get_section', { path: 'Auth rules' });
     expect((whole.structuredContent as { nodes: Array<{ id: string }> }).nodes.map((n) => n.id)).toEqual(['@acme/auth#AGENTS.md:tokens~1', '@acme/auth#AGENTS.md:tokens~2', '@acme/auth#AGENTS.md:ci~1']);
-    const cut = await call('get_section', { path: 'Auth rules', max_bytes: 750 });
-    expect(bytes(text(cut))).toBeLessThanOrEqual(750);
+    // One byte short of the whole answer: the last node no longer fits.
+    const max = bytes(text(whole)) - 1;
+    const cut = await call('get_section', { path: 'Auth rules', max_bytes: max });
+    expect(bytes(text(cut))).toBeLessThanOrEqual(max);
     expect(cut.structuredContent).toMatchObject({ complete: false });
     const none = (await client.callTool({ name: 'get_section', arguments: { path: 'No such heading' } })) as Result;
     expect(none.isError).toBe(true);

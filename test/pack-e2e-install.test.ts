@@ -53,7 +53,8 @@ describe('create → publish → install → render → sync', () => {
     expect(receipt.counts.delivered).toBeGreaterThanOrEqual(3);
     expect(receipt.omissions).toEqual([]);
     const lines = AGENTS.split('\n');
-    const provenance = [...pack.matchAll(/^<!-- @acme\/payments@\S+ AGENTS\.md:(\d+)(?:-(\d+))? -->$/gm)];
+    expect(pack).toMatch(/^## @acme\/payments@\S+$/m);
+    const provenance = [...pack.matchAll(/^<!-- AGENTS\.md:(\d+)(?:-(\d+))? -->$/gm)];
     expect(provenance.length).toBeGreaterThan(0);
     for (const m of provenance) {
       const a = Number(m[1]);
@@ -71,7 +72,7 @@ describe('create → publish → install → render → sync', () => {
     const agents = readFileSync(join(project, 'AGENTS.md'), 'utf8');
     expect(agents.startsWith(AGENTS)).toBe(true);
     const block = agents.slice(AGENTS.length);
-    expect(block).toContain('inputs: @acme/payments@1.0.0');
+    expect(block).toContain('\n## @acme/payments@1.0.0\n');
     expect(block).toContain('Never retry a charge without the idempotency key.');
     const copilot = readFileSync(join(project, '.github/copilot-instructions.md'), 'utf8');
     expect(copilot.slice(copilot.indexOf('<!-- ctxpkg:begin'))).toBe(block.slice(block.indexOf('<!-- ctxpkg:begin')));

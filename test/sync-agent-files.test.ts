@@ -70,7 +70,8 @@ describe('ctxpkg sync: targets', () => {
     expect(agents.startsWith(USER_AGENTS + '\n<!-- ctxpkg:begin sha256=')).toBe(true);
     for (const t of UNSCOPED) expect(agents).toContain(t);
     for (const t of SCOPED) expect(agents).not.toContain(t);
-    expect(agents).toContain("- src/api/**/*.ts, src/auth/** — 2 items from @acme/auth@1.0.0: .claude/rules/api.md: `ctxpkg render --focus 'src/api/**/*.ts'`");
+    expect(agents).toContain('Some rules apply only to certain files. Before you work on a file that matches a pattern below, read the rules named there');
+    expect(agents).toContain("\n- `src/api/**/*.ts`, `src/auth/**`: run `ctxpkg render --focus 'src/api/**/*.ts'`\n");
     expect(agents).not.toMatch(/generated: /); // no timestamp: files change only with content
     expect([...tree(root).keys()].sort()).toEqual(['AGENTS.md', 'ctxpkg.json']);
     expect(r.stdout).toContain('targets: agents-md (AGENTS.md + detected');
@@ -113,7 +114,7 @@ describe('ctxpkg sync: targets', () => {
     const patterns = ['src/api/**/*.ts', 'src/auth/**'];
     expect(frontmatterOf(files.get(`.claude/rules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
     expect(frontmatterOf(files.get(`.cursor/rules/ctxpkg-${slug}.mdc`) as string)).toEqual({
-      description: '@acme/auth@1.0.0: .claude/rules/api.md (managed by ctxpkg sync)',
+      description: '@acme/auth: .claude/rules/api.md (managed by ctxpkg sync)',
       globs: patterns.join(','),
       alwaysApply: false,
     });
@@ -138,7 +139,7 @@ describe('ctxpkg sync: targets', () => {
       for (const t of UNSCOPED) expect(files.get(p)).not.toContain(t);
     }
     // Agents without scoping are told where the rule set is.
-    expect(files.get('GEMINI.md')).toContain(`- src/api/**/*.ts, src/auth/** — 2 items from @acme/auth@1.0.0: .claude/rules/api.md: .claude/rules/ctxpkg-${slug}.md`);
+    expect(files.get('GEMINI.md')).toContain(`\n- \`src/api/**/*.ts\`, \`src/auth/**\`: read .claude/rules/ctxpkg-${slug}.md\n`);
     // The receipt lists both tiers and every file.
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
     expect(receipt.always_on.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#g1', '@acme/style#f1']);
@@ -324,8 +325,11 @@ describe('ctxpkg sync: 100 installed packages', () => {
     const agents = readFile(root, 'AGENTS.md') as string;
     expect(Buffer.byteLength(agents)).toBeLessThanOrEqual(8192 + 1);
     const header = agents.slice(0, agents.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
-    expect(header).toMatch(/^inputs: (@acme\/package-number-\d{3}@1\.0\.0, ){9}@acme\/package-number-009@1\.0\.0 \(\+110 more packages: `ctxpkg ls`\)$/m);
-    expect(header).toContain('- +108 more rule sets: listed in .ctxpkg/receipts/sync.json');
+    expect(header).not.toMatch(/^inputs: /m); // the package headings name what is delivered
+    expect(header.match(/^- `services\/svc-\d+\/\*\*`: read \.claude\/rules\/ctxpkg-acme__package-number-\d{3}--scoped\.md$/gm)).toHaveLength(12);
+    expect(header).toContain('- 108 more rule sets for other paths: run `ctxpkg render --focus <path>` to get the rules for a path');
+    const left = 120 * 5 - r.json.tiers.always_on - r.json.tiers.path_scoped;
+    expect(header).toContain(`${left} more installed items did not fit in this file: find them with the \`search_context\` tool of the ctxpkg MCP server`);
     expect(Buffer.byteLength(header)).toBeLessThan(4096);
     expect(r.json.tiers.rule_sets).toBe(120);
     expect(r.json.tiers.always_on).toBeGreaterThan(10);

@@ -122,7 +122,7 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
       for (const b of bodies) expect(b).toBe(bodies[0]);
       expect(rs.receipt.counts.delivered).toBeGreaterThan(0);
       // Agents without path scoping are told where each rule set is.
-      expect(alwaysOn[0]).toContain(`: ${rs.files[0]}`);
+      expect(alwaysOn[0]).toContain(`: read ${rs.files[0]}\n`);
     }
     // Scoped rules are not always-on text.
     expect(alwaysOn[0]).not.toContain('Return 422 for validation errors; never 500.');
@@ -135,7 +135,10 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     expect(agents.indexOf('## Instructions from @acme/rules@1.0.0')).toBeGreaterThan(0);
     expect(agents.indexOf('## Instructions from @acme/rules@1.0.0')).toBeLessThan(banner);
     expect(agents.indexOf('Never push to main; open a pull request.')).toBeLessThan(banner);
-    expect(agents).toMatch(/^Instructions: the sections "Instructions from @acme\/rules@1\.0\.0" before the UNTRUSTED CONTEXT markers are this project's own instructions/m);
+    // The trust line stands right before the fence it explains; nothing about trust precedes the instructions.
+    expect(agents.indexOf('Trust: the text between the UNTRUSTED CONTEXT markers')).toBeGreaterThan(agents.indexOf('Never push to main; open a pull request.'));
+    expect(agents.indexOf('Trust: the text between the UNTRUSTED CONTEXT markers')).toBeLessThan(banner);
+    expect(agents).not.toMatch(/^Instructions: /m);
     expect(agents.indexOf('## @other/corpus@2.0.0')).toBeGreaterThan(banner);
   });
 

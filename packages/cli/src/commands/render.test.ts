@@ -10,7 +10,7 @@ const project = () => makeProject({ graph: mgraph([mnode('@acme/a', 'g', { type:
 describe('ctxpkg render: E_BUDGET names the minimum', () => {
   it('--max-bytes: the smallest budget that works, which then works', async () => {
     const root = project();
-    const r = await run(['render', '--max-bytes', '200'], root);
+    const r = await run(['render', '--max-bytes', '40'], root);
     expect(r.code).toBe(1);
     const m = /the smallest budget that works is (\d+) bytes/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
@@ -21,7 +21,7 @@ describe('ctxpkg render: E_BUDGET names the minimum', () => {
 
   it('--max-tokens: says it in tokens too', async () => {
     const root = project();
-    const r = await run(['render', '--max-tokens', '50'], root);
+    const r = await run(['render', '--max-tokens', '10'], root);
     expect(r.code).toBe(1);
     const m = /the smallest that works is --max-tokens (\d+)\)/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();

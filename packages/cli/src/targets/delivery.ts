@@ -6,7 +6,8 @@
  *
  * - always-on: a pack of the pinned and unscoped nodes (`alwaysOnFilter`), pins first, within
  *   `context.sync.max_bytes` and every enabled agent's documented cap, markers and frontmatter
- *   included; its header names each path-scoped rule set, its patterns and where to read it.
+ *   included; its header says, in plain sentences, which rule file to read before working on
+ *   files of each path-scoped rule set, and how many items did not fit and how to reach them.
  * - path-scoped: one pack per rule set (`ruleSetsOf`) within `context.sync.file_max_bytes` and
  *   every enabled scoping agent's cap.
  * - on demand: the rest; counted in each header and listed in the sync receipt.
@@ -37,7 +38,10 @@ export interface DeliveredRuleSet {
   set: RuleSet;
   /** Patterns usable in frontmatter (package text: controls and line breaks refused). */
   patterns: string[];
-  /** `<package>@<version>: <first source>` — names the set in titles and descriptions. */
+  /**
+   * `<package>: <first source>` — names the set in frontmatter descriptions. No version, so a
+   * version bump does not rewrite every rule file's frontmatter (the receipt has the version).
+   */
   title: string;
   body: string;
   receipt: PackReceipt;
@@ -54,8 +58,6 @@ export interface Delivery {
 
 /** Rule-set entries listed in the always-on header; the rest are counted (bounded header). */
 export const MAX_LISTED_RULE_SETS = 12;
-const POINTER =
-  'more: everything installed is one call away: the ctxpkg MCP server (`ctxpkg mcp`: search_context, get_node, neighbors, render_pack) or `ctxpkg render --focus <path|topic>`';
 
 /**
  * A pattern agents can take: one the bounded glob matcher accepts (`globProblem`: at most 512
@@ -127,18 +129,25 @@ function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', ca
 /** Where an agent without path scoping reads a rule set: the first scoping target's file, else a render command. */
 function whereToRead(rs: DeliveredRuleSet): string {
   const first = [...rs.files.values()][0];
-  return first !== undefined ? first : `\`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
+  return first !== undefined ? `read ${first}` : `run \`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
 }
 
-/** The header lines naming the path-scoped rule sets (bounded: at most `MAX_LISTED_RULE_SETS`). */
+/** Patterns as inline code, comma-separated (a `**` is not read as emphasis). */
+const codeList = (patterns: readonly string[]): string => patterns.map((p) => `\`${p}\``).join(', ');
+
+/**
+ * The header lines naming the path-scoped rule sets (spec/pack.md §11 "Tiers"): one plain
+ * sentence, then one line per rule set — its patterns and what to read — at most
+ * `MAX_LISTED_RULE_SETS`, the rest counted (bounded header).
+ */
 function ruleSetLines(sets: readonly DeliveredRuleSet[]): string[] {
   if (sets.length === 0) return [];
-  const lines = [`path-scoped rules (${sets.length}; agents with path scoping load them for matching files, others read the file named):`];
-  for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) {
-    const n = rs.receipt.counts.delivered;
-    lines.push(`- ${rs.patterns.join(', ')} — ${n} ${n === 1 ? 'item' : 'items'} from ${rs.title}: ${whereToRead(rs)}`);
+  const lines = ['Some rules apply only to certain files. Before you work on a file that matches a pattern below, read the rules named there (agents with their own rule files load them by themselves):'];
+  for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) lines.push(`- ${codeList(rs.patterns)}: ${whereToRead(rs)}`);
+  if (sets.length > MAX_LISTED_RULE_SETS) {
+    const more = sets.length - MAX_LISTED_RULE_SETS;
+    lines.push(`- ${more} more rule ${more === 1 ? 'set' : 'sets'} for other paths: run \`ctxpkg render --focus <path>\` to get the rules for a path`);
   }
-  if (sets.length > MAX_LISTED_RULE_SETS) lines.push(`- +${sets.length - MAX_LISTED_RULE_SETS} more rule sets: listed in .ctxpkg/receipts/sync.json; \`ctxpkg render --focus <path>\` gathers those for a path`);
   return lines;
 }
 
@@ -167,7 +176,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     const patterns = set.patterns.filter(usablePattern);
     if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or that the bounded glob matcher refuses) not written to rule files`);
     if (patterns.length === 0) continue;
-    const title = `${set.package}@${set.version}: ${set.sources[0] ?? 'scoped rules'}`;
+    const title = `${set.package}: ${set.sources[0] ?? 'scoped rules'}`;
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
     let overhead = 0;
@@ -183,8 +192,8 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
       // name nothing in this package's graph.
       policy: { ...config.pack, pins: [] },
       include: (n) => members.has(n.id),
-      title: `Path-scoped context: ${patterns.join(', ')} (ctxpkg)`,
-      notes: [`applies to: ${patterns.join(', ')} — from ${title}`],
+      title: `Rules for ${codeList(patterns)} (ctxpkg)`,
+      style: 'agent',
     });
     if (pack.receipt.counts.delivered === 0) continue;
     ruleSets.push({ set, patterns, title, body: pack.text, receipt: pack.receipt, files });
@@ -203,7 +212,8 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     ...base,
     include: alwaysOnFilter(pinned, scopes),
     title: 'Installed context (ctxpkg)',
-    notes: [...ruleSetLines(ruleSets), POINTER],
+    notes: ruleSetLines(ruleSets),
+    style: 'agent',
   });
   return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes };
 }

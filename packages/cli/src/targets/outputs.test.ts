@@ -24,8 +24,9 @@ describe('the always-on block (one selection for every agent)', () => {
     expect(r.code, r.stderr).toBe(0);
     const text = readFile(root, 'AGENTS.md') as string;
     for (const t of ['Never log session tokens.', 'Validate the JWT audience.', 'Run make db first.', 'Two-space indentation.']) expect(text).toContain(t);
-    expect(text).toMatch(/^omitted: none$/m);
-    expect(text).toContain('more: everything installed is one call away: the ctxpkg MCP server');
+    // Everything fit: no omission line, no counts an agent cannot use.
+    expect(text).not.toMatch(/^omitted: /m);
+    expect(text).not.toContain('did not fit in this file');
     expect(r.stdout).toContain('delivered: 4 always-on, 0 path-scoped in 0 rule sets; 0 on demand');
   });
 
@@ -41,7 +42,7 @@ describe('the always-on block (one selection for every agent)', () => {
     expect(text.indexOf('PINNED FACT')).toBeGreaterThan(0);
     // Pins and gotchas are selected first; the text is in source order (spec/pack.md §8).
     expect((text.match(/^gotcha \d+ /gm) ?? []).length).toBeGreaterThan((text.match(/^fact \d+ /gm) ?? []).length);
-    const omitted = /^omitted: (\d+) \(byte_budget \1\)/m.exec(text);
+    const omitted = /^(\d+) more installed items did not fit in this file: find them with the `search_context` tool of the ctxpkg MCP server \(`ctxpkg mcp`\), or run `ctxpkg render --focus <path or topic>`\.$/m.exec(text);
     expect(omitted).not.toBeNull();
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
     expect(receipt.always_on.omissions).toHaveLength(Number(omitted?.[1]));
@@ -84,10 +85,10 @@ describe('cap errors name the setting to change', () => {
         { from: '@acme/big#root', to: '@acme/big#s', type: 'applies_to' },
       ],
     );
-    const root = makeProject({ graph: g, context: { sync: { targets: ['copilot'], file_max_bytes: 300 } } });
+    const root = makeProject({ graph: g, context: { sync: { targets: ['copilot'], file_max_bytes: 200 } } });
     const r = await run(['sync'], root);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/path-scoped rules src\/\*\* \(@acme\/big@1\.0\.0: scoped rules\): its header alone need \d+ bytes, more than "context\.sync\.file_max_bytes" in ctxpkg\.json allows \(currently 300\)/);
+    expect(r.stderr).toMatch(/path-scoped rules src\/\*\* \(@acme\/big: scoped rules\): its header alone need \d+ bytes, more than "context\.sync\.file_max_bytes" in ctxpkg\.json allows \(currently 200\)/);
   });
 });
 

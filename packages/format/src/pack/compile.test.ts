@@ -53,7 +53,7 @@ describe('compilePack: budget', () => {
   });
 
   it('refuses with E_BUDGET when the mandatory structure does not fit', () => {
-    expect(() => compilePack(base({ maxBytes: 200 }))).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
+    expect(() => compilePack(base({ maxBytes: 40 }))).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
   });
 
   it('pinned nodes fit exactly or the compiler refuses (pinned overflow)', () => {
@@ -311,7 +311,7 @@ describe('compilePack: untrusted text', () => {
     const p = compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW });
     expect(p.text).toContain('\n### x\\u000ay.md\n');
     expect(p.text).toContain('a\\u202eb\\u200bc\\u0007d\ne');
-    expect(p.text).toContain('<!-- @a/x@1.0.0 x\\u000ay.md:1 -->');
+    expect(p.text).toContain('<!-- x\\u000ay.md:1 -->');
     expect(p.text).not.toMatch(/[\u202E\u200B\u0007\r]/);
   });
 
@@ -341,18 +341,18 @@ describe('compilePack: untrusted text', () => {
         '## @a/x@2.1.0',
         '',
         '### Guide',
-        '<!-- @a/x@2.1.0 AGENTS.md:1-9 -->',
+        '<!-- AGENTS.md:1-9 -->',
         '',
         'Intro.',
         '',
         '#### Tests',
-        '<!-- @a/x@2.1.0 AGENTS.md:5-9 -->',
+        '<!-- AGENTS.md:5-9 -->',
         '- Run it.',
         '- Then this.',
         '',
         '### NOTES.md',
         '',
-        '<!-- @a/x@2.1.0 NOTES.md:3-5 -->',
+        '<!-- NOTES.md:3-5 -->',
         'No section.',
         '',
         '',
@@ -418,5 +418,118 @@ describe('compilePack: inputs', () => {
     expect(p.receipt.pack_sha256).toBe(p.sha256);
     const text = JSON.stringify(p.receipt);
     for (const n of sample().nodes) if (n.type !== 'section') expect(text).not.toContain(n.content);
+  });
+});
+
+describe('compilePack: the untrusted fence is written only around untrusted items', () => {
+  it('all trusted: no banner, no footer, no trust line; the budget stays exact down to the byte', () => {
+    const trusted = new Set(['@acme/auth', '@acme/style']);
+    const full = compilePack(base({ trusted }));
+    expect(full.text).not.toContain(UNTRUSTED_BANNER);
+    expect(full.text).not.toContain(UNTRUSTED_FOOTER);
+    expect(full.text).not.toContain('Trust: ');
+    expect(full.text).toContain('## Instructions from @acme/auth@1.0.0');
+    const exact = compilePack(base({ trusted, maxBytes: full.bytes }));
+    expect(exact.text).toBe(full.text);
+    for (let max = full.bytes - 1; max > full.bytes - 400; max -= 7) {
+      let p;
+      try {
+        p = compilePack(base({ trusted, maxBytes: max }));
+      } catch (e) {
+        expect(e).toMatchObject({ code: 'E_BUDGET' });
+        break;
+      }
+      expect(p.bytes).toBe(Buffer.byteLength(p.text));
+      expect(p.bytes).toBeLessThanOrEqual(max);
+      expect(p.text).not.toContain(UNTRUSTED_BANNER);
+    }
+  });
+
+  it('mixed: trusted sections first, then the trust line and the fence around the rest; exact under any budget', () => {
+    const trusted = new Set(['@acme/auth']);
+    const full = compilePack(base({ trusted }));
+    const banner = full.text.indexOf(UNTRUSTED_BANNER);
+    expect(full.text.indexOf('## Instructions from @acme/auth@1.0.0')).toBeLessThan(banner);
+    expect(full.text.indexOf('Trust: ')).toBeLessThan(banner);
+    expect(full.text.indexOf('Trust: ')).toBeGreaterThan(full.text.indexOf('Never log tokens.'));
+    expect(full.text.indexOf('## @acme/style@1.0.0')).toBeGreaterThan(banner);
+    expect(full.text.endsWith(`\n${UNTRUSTED_FOOTER}\n`)).toBe(true);
+    for (let max = full.bytes; max > 100; max -= 13) {
+      let p;
+      try {
+        p = compilePack(base({ trusted, maxBytes: max }));
+      } catch (e) {
+        expect(e).toMatchObject({ code: 'E_BUDGET' });
+        break;
+      }
+      expect(p.bytes).toBeLessThanOrEqual(max);
+      const fenced = p.receipt.delivered.some((d) => d.package === '@acme/style');
+      expect(p.text.includes(UNTRUSTED_BANNER)).toBe(fenced);
+      expect(p.text.includes(UNTRUSTED_FOOTER)).toBe(fenced);
+    }
+  });
+
+  it('nothing untrusted selected (empty selection): no fence at all', () => {
+    const p = compilePack({ graph: graph([]), maxBytes: 4096, now: NOW });
+    expect(p.text).not.toContain(UNTRUSTED_BANNER);
+  });
+});
+
+describe('compilePack: provenance names the version once per package', () => {
+  it('a version bump changes only the package heading line', () => {
+    const at = (version: string) =>
+      graph(
+        [
+          node('@a/x', 'AGENTS.md', { type: 'section', content: 'Guide', version, file_path: 'AGENTS.md', line_start: 1, line_end: 9 }),
+          node('@a/x', 'AGENTS.md:~1', { content: 'Intro.', version, file_path: 'AGENTS.md', line_start: 3, line_end: 3 }),
+          node('@a/x', 'loose', { content: 'No section.', version, file_path: 'NOTES.md', line_start: 3, line_end: 5 }),
+        ],
+        [{ from: '@a/x#AGENTS.md', to: '@a/x#AGENTS.md:~1', type: 'contains' }],
+      );
+    const a = compilePack({ graph: at('1.0.0'), maxBytes: 4096, now: NOW, style: 'agent' }).text.split('\n');
+    const b = compilePack({ graph: at('1.0.1'), maxBytes: 4096, now: NOW, style: 'agent' }).text.split('\n');
+    expect(a.length).toBe(b.length);
+    const changed = a.map((l, i) => [l, b[i]]).filter(([x, y]) => x !== y);
+    expect(changed).toEqual([['## @a/x@1.0.0', '## @a/x@1.0.1']]);
+  });
+});
+
+describe('compilePack: agent-file header', () => {
+  it('says in one sentence how many items were left out for space and how to reach them; nothing when none', () => {
+    const full = compilePack(base({ style: 'agent', title: 'Installed context (ctxpkg)' }));
+    expect(full.text.startsWith('# Installed context (ctxpkg)\n\nTrust: ')).toBe(true);
+    expect(full.text).not.toMatch(/^(inputs|omitted): /m);
+    const tight = compilePack(base({ style: 'agent', maxBytes: full.bytes - 40 }));
+    const left = tight.receipt.omissions.filter((o) => o.reason === 'byte_budget').length;
+    expect(left).toBeGreaterThan(0);
+    expect(tight.text).toContain(`${left} more installed item${left === 1 ? '' : 's'} did not fit in this file: find`);
+    expect(tight.text).toContain('`search_context` tool of the ctxpkg MCP server (`ctxpkg mcp`), or run `ctxpkg render --focus <path or topic>`.');
+    expect(tight.text).not.toContain('byte_budget');
+  });
+});
+
+describe('compilePack: which items the budget reaches first', () => {
+  it('equal items are taken from the top of every file in turn, not by the alphabetical order of their paths', () => {
+    const nodes = [];
+    for (const file of ['.a/rules.md', 'B.md', 'c.md']) for (let i = 1; i <= 6; i++) nodes.push(node('@a/x', `${file}:~${i}`, { type: 'convention', content: `Rule ${i} of ${file}, stated at some length.`, file_path: file, line_start: i * 2, line_end: i * 2 }));
+    const full = compilePack({ graph: graph(nodes), maxBytes: 64 * 1024, now: NOW, style: 'agent' });
+    const p = compilePack({ graph: graph(nodes), maxBytes: full.bytes - 600, now: NOW, style: 'agent' });
+    expect(p.receipt.delivered.length).toBeLessThan(12);
+    const perFile = new Map<string, number>();
+    for (const d of p.receipt.delivered) perFile.set(d.id.split('#')[1]!.split(':')[0]!, (perFile.get(d.id.split('#')[1]!.split(':')[0]!) ?? 0) + 1);
+    expect([...perFile.keys()].sort()).toEqual(['.a/rules.md', 'B.md', 'c.md']);
+    const counts = [...perFile.values()];
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+  });
+
+  it('an item larger than an eighth of the budget comes after the others of any kind, and still gets room left at the end', () => {
+    const long = `- ${'A long list item that goes on. '.repeat(40)}`;
+    const nodes = [node('@a/x', 'long', { type: 'gotcha', content: long, file_path: 'A.md', line_start: 1, line_end: 1 })];
+    for (let i = 1; i <= 20; i++) nodes.push(node('@a/x', `r${i}`, { type: 'fact', content: `Short fact ${i}.`, file_path: 'B.md', line_start: i, line_end: i }));
+    const p = compilePack({ graph: graph(nodes), maxBytes: 2000, now: NOW, style: 'agent' });
+    expect(p.receipt.delivered.map((d) => d.id)).not.toContain('@a/x#long');
+    expect(p.receipt.delivered.length).toBe(20);
+    const roomy = compilePack({ graph: graph(nodes), maxBytes: 4000, now: NOW, style: 'agent' });
+    expect(roomy.receipt.delivered.map((d) => d.id)).toContain('@a/x#long');
   });
 });

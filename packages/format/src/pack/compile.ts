@@ -14,7 +14,7 @@ import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshne
 import { itemOf } from './item.js';
 import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
 import { factsFor } from './node-facts.js';
-import { decayedActivation, priorityOf, sectionOf, typeRank } from './order.js';
+import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
 import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from './render.js';
@@ -72,6 +72,12 @@ export interface PackInput {
   pinnedOnly?: boolean;
   /** Header title (default "Context pack (ctxpkg)"). */
   title?: string;
+  /**
+   * Header style (render.ts `FrameInfo.style`): `pack` (default) or `agent` — the minimal
+   * header of agent files written by `ctxpkg sync` (no inputs or omission counts by reason; one
+   * plain sentence when items were left out for space).
+   */
+  style?: 'pack' | 'agent';
   /** Extra trusted header lines written by ctxpkg itself (e.g. a package index). */
   notes?: readonly string[];
   /**
@@ -191,12 +197,27 @@ export function compilePack(input: PackInput): CompiledPack {
     keys.pinned[h] = isPinned ? 1 : 0;
     if (focus) keys.focus[h] = focusScore(focus, n, scopes.get(n.id));
     if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
+    keys.big[h] = isOversize(utf8Length(n.content), maxBytes) ? 1 : 0;
     keys.rank[h] = typeRank(n.type);
     keys.activation[h] = activation[h] as number;
     const si = isPinned ? 0 : SECTION_INDEX[sectionOf(n.type)];
     sectionIdx[h] = si;
     perSection[si]++;
   });
+  // Order key 7: position among the candidates of the same package and source file (by first
+  // line, then id), so equal items are taken from the top of every file in turn.
+  const byFile = new Map<string, number[]>();
+  live.forEach((n, h) => {
+    const k = `${n.package}\u0000${n.file_path ?? ''}`;
+    const list = byFile.get(k);
+    if (list) list.push(h);
+    else byFile.set(k, [h]);
+  });
+  const lineOf = (h: number): number => (live[h] as MergedNode).line_start ?? Number.MAX_SAFE_INTEGER;
+  for (const hs of byFile.values()) {
+    hs.sort((a, b) => lineOf(a) - lineOf(b) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id));
+    hs.forEach((h, i) => (keys.pos[h] = i));
+  }
   const compare = handleComparator(keys);
   const members = SECTIONS.map((_, si) => new Int32Array(perSection[si] as number));
   const fill = new Int32Array(SECTIONS.length);
@@ -247,11 +268,16 @@ export function compilePack(input: PackInput): CompiledPack {
     notes: input.notes ?? [],
     receipt: input.receipt === true,
     trusted: inputs.filter((i) => input.trusted?.has(i.package)).map((i) => `${i.package}@${i.version}`),
+    style: input.style ?? 'pack',
   });
   const frameSize = (nb: number): number => {
     const f = renderer.frame(frameInfo(nb));
-    return utf8Length(f.prefix) + utf8Length(f.middle) + utf8Length(f.suffix);
+    return utf8Length(f.prefix) + utf8Length(f.suffix);
   };
+  // The fence around untrusted items is a group of each of them (render.ts `Frame`): written,
+  // and paid for, once — only when an untrusted item is selected. Its text does not depend on nb.
+  const fence = renderer.frame(frameInfo(0));
+  const fenceGroup = { key: '\u0001fence', bytes: utf8Length(fence.fenceOpen) + utf8Length(fence.fenceClose) };
 
   // The item of candidate `h` before screening (no flags): enough for its lower bound (field
   // lengths only: no escaping or rendering, select.ts) and its groups (package, file, headings).
@@ -264,12 +290,15 @@ export function compilePack(input: PackInput): CompiledPack {
   };
   const boundOf = (h: number, withStructure: boolean): number => renderer.blockLowerBound(bareOf(h, withStructure));
   const groupBytes = new Map<string, number>();
-  const groupsAt = (h: number): Array<{ key: string; bytes: number }> =>
-    renderer.groups(items[h] ?? bareOf(h, true)).map((g) => {
+  const groupsAt = (h: number): Array<{ key: string; bytes: number }> => {
+    const it = items[h] ?? bareOf(h, true);
+    const gs = renderer.groups(it).map((g) => {
       let bytes = groupBytes.get(g.key);
       if (bytes === undefined) groupBytes.set(g.key, (bytes = utf8Length(g.text)));
       return { key: g.key, bytes };
     });
+    return it.trusted || fenceGroup.bytes === 0 ? gs : [fenceGroup, ...gs];
+  };
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
   let minBlock = Number.MAX_SAFE_INTEGER;
@@ -321,6 +350,7 @@ export function compilePack(input: PackInput): CompiledPack {
   for (const h of chosen) {
     const it = itemAt(h);
     const into = it.trusted ? trustedParts : parts;
+    if (!it.trusted && parts.length === 0) into.push(fence.fenceOpen);
     for (const g of renderer.groups(it)) {
       if (opened.has(g.key)) continue;
       opened.add(g.key);
@@ -339,7 +369,8 @@ export function compilePack(input: PackInput): CompiledPack {
     });
   }
   const frame = renderer.frame(frameInfo(nb));
-  const text = frame.prefix + trustedParts.join('') + frame.middle + parts.join('') + frame.suffix;
+  const fenced = parts.length > 0 ? parts.join('') + fence.fenceClose : '';
+  const text = frame.prefix + trustedParts.join('') + fenced + frame.suffix;
   const bytes = utf8Length(text);
   if (bytes > maxBytes) {
     throw new CtxpkgError('E_INTERNAL', `pack compiler overran its budget (${bytes} > ${maxBytes}); this is a bug`);

@@ -11,6 +11,8 @@ const row = fc.record({
   priority: fc.constantFrom(0, 1, -2, 0.5),
   rank: fc.constantFrom(0, 10, 20, 45, 50, 60),
   activation: fc.constantFrom(0, 0.25, 0.5, 1, 0.3333333333333333),
+  big: fc.boolean(),
+  pos: fc.constantFrom(0, 1, 2, 40),
 });
 
 describe('LazyOrder', () => {
@@ -25,9 +27,11 @@ describe('LazyOrder', () => {
           keys.priority[h] = r.priority;
           keys.rank[h] = r.rank;
           keys.activation[h] = r.activation;
+          keys.big[h] = r.big ? 1 : 0;
+          keys.pos[h] = r.pos;
         });
         const ref = rows
-          .map((r, h) => ({ h, pinned: r.pinned, focus: r.focus, priority: r.priority, rank: r.rank, activation: r.activation, package: r.pkg, id: (nodes[h] as { id: string }).id }))
+          .map((r, h) => ({ h, pinned: r.pinned, focus: r.focus, priority: r.priority, rank: r.rank, activation: r.activation, big: r.big, pos: r.pos, package: r.pkg, id: (nodes[h] as { id: string }).id }))
           .sort(compareKeys)
           .map((k) => k.h);
         const order = new LazyOrder(Int32Array.from(rows, (_, h) => h), handleComparator(keys));

@@ -6,7 +6,8 @@
  * the comparator runs on numbers in typed arrays, not on per-candidate objects.
  *
  * Handles are indices into the `CandidateKeys` arrays. The order is the total order of
- * `order.ts` (`compareKeys`): pinned, focus, priority, type rank, activation, package, id.
+ * `order.ts` (`compareKeys`): pinned, focus, priority, size class, type rank, activation, position
+ * in its file, package, id.
  */
 import type { MergedNode } from '../graph-types.js';
 
@@ -16,19 +17,23 @@ export interface CandidateKeys {
   pinned: Uint8Array;
   focus: Float64Array;
   priority: Float64Array;
+  /** 1 for an oversize item (`isOversize`). */
+  big: Uint8Array;
   rank: Int32Array;
   activation: Float64Array;
+  /** Position among the candidates of its source file (`order.ts` key 7). */
+  pos: Int32Array;
 }
 
 /** Allocate keys for `n` candidates (filled by the caller). */
 export function candidateKeys(nodes: readonly MergedNode[]): CandidateKeys {
   const n = nodes.length;
-  return { nodes, pinned: new Uint8Array(n), focus: new Float64Array(n), priority: new Float64Array(n), rank: new Int32Array(n), activation: new Float64Array(n) };
+  return { nodes, pinned: new Uint8Array(n), focus: new Float64Array(n), priority: new Float64Array(n), big: new Uint8Array(n), rank: new Int32Array(n), activation: new Float64Array(n), pos: new Int32Array(n) };
 }
 
 /** The total-order comparator over handles (negative: `a` first); equal only for `a === b` (ids are unique). */
 export function handleComparator(k: CandidateKeys): (a: number, b: number) => number {
-  const { nodes, pinned, focus, priority, rank, activation } = k;
+  const { nodes, pinned, focus, priority, big, rank, activation, pos } = k;
   return (a, b) => {
     if (pinned[a] !== pinned[b]) return pinned[a] ? -1 : 1;
     const fa = focus[a] as number;
@@ -37,12 +42,16 @@ export function handleComparator(k: CandidateKeys): (a: number, b: number) => nu
     const pa = priority[a] as number;
     const pb = priority[b] as number;
     if (pa !== pb) return pb - pa;
+    if (big[a] !== big[b]) return big[a] ? 1 : -1;
     const ra = rank[a] as number;
     const rb = rank[b] as number;
     if (ra !== rb) return ra - rb;
     const aa = activation[a] as number;
     const ab = activation[b] as number;
     if (aa !== ab) return ab - aa;
+    const la = pos[a] as number;
+    const lb = pos[b] as number;
+    if (la !== lb) return la - lb;
     const na = nodes[a] as MergedNode;
     const nb = nodes[b] as MergedNode;
     if (na.package !== nb.package) return na.package < nb.package ? -1 : 1;

@@ -5,9 +5,15 @@
  *  1. pinned first;
  *  2. focus score, higher first (all equal without `--focus`);
  *  3. priority, higher first (policy `priorities`: node id entry, else package entry, else 0);
- *  4. type rank, lower first (`TYPE_RANK`; unknown types rank 50, `code_*` 60);
- *  5. effective activation, higher first (activation after temporal decay at `now`);
- *  6. package name, then 7. qualified node id — both by UTF-16 code unit order (never locale),
+ *  4. size class: an item whose text is larger than an eighth of the budget (`isOversize`) after
+ *     all the others, so one long list cannot crowd out many short rules (it still gets the
+ *     bytes left at the end, spec/pack.md §5);
+ *  5. type rank, lower first (`TYPE_RANK`; unknown types rank 50, `code_*` 60);
+ *  6. effective activation, higher first (activation after temporal decay at `now`);
+ *  7. position among the candidates of its source file (by first line, then id; lower first) —
+ *     so equal items are taken from the top of every file in turn (the first item of each file,
+ *     then the second, …), not file by file in the alphabetical order of their paths;
+ *  8. package name, then 9. qualified node id — both by UTF-16 code unit order (never locale),
  *     so the order is total: ids are unique.
  */
 import type { MergedNode } from '../graph-types.js';
@@ -78,13 +84,25 @@ export function effectiveActivation(node: Pick<MergedNode, 'activation' | 'creat
   return decayedActivation(node, nowMs) ?? (Number.isFinite(node.activation) ? node.activation : 0);
 }
 
+/**
+ * True when an item of `textBytes` UTF-8 bytes is larger than an eighth of a `budgetBytes` budget
+ * (order key 4: such items come after the others).
+ */
+export function isOversize(textBytes: number, budgetBytes: number): boolean {
+  return textBytes * 8 > budgetBytes;
+}
+
 /** The precomputed sort keys of one candidate. */
 export interface OrderKey {
   pinned: boolean;
   focus: number;
   priority: number;
+  /** Order key 4 (`isOversize`). */
+  big: boolean;
   rank: number;
   activation: number;
+  /** Position among the candidates of its package and source file (key 7; 0 first). */
+  pos: number;
   package: string;
   id: string;
 }
@@ -96,8 +114,10 @@ export function compareKeys(a: OrderKey, b: OrderKey): number {
   if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
   if (a.focus !== b.focus) return b.focus - a.focus;
   if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.big !== b.big) return a.big ? 1 : -1;
   if (a.rank !== b.rank) return a.rank - b.rank;
   if (a.activation !== b.activation) return b.activation - a.activation;
+  if (a.pos !== b.pos) return a.pos - b.pos;
   return cmpStr(a.package, b.package) || cmpStr(a.id, b.id);
 }
 

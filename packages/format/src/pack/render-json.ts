@@ -85,7 +85,8 @@ function frame(info: FrameInfo): Frame {
   const text = JSON.stringify(head);
   return {
     prefix: text.slice(0, -1) + ',"nodes":[\n',
-    middle: '',
+    fenceOpen: '',
+    fenceClose: '',
     suffix: `\n],"untrusted_footer":${JSON.stringify(UNTRUSTED_FOOTER)}}\n`,
   };
 }

@@ -70,6 +70,14 @@ export interface FrameInfo {
   receipt: boolean;
   /** `package@version` of the packages delivered as instructions (outside the fence), sorted. */
   trusted: readonly string[];
+  /**
+   * `pack` (default; `ctxpkg render`): the full header — inputs, omission summary by reason.
+   * `agent` (agent files written by `ctxpkg sync`): only what an agent can act on — the title,
+   * the caller's notes and, when items were left out for space, one plain sentence saying how
+   * many and how to reach them (spec/pack.md §8 "Agent-file header"). Counts by reason, inputs
+   * and policy live in the receipt.
+   */
+  style?: 'pack' | 'agent';
 }
 
 /** A group header: written once, before the first item of the group (`key` identifies it). */
@@ -79,13 +87,17 @@ export interface RenderGroup {
 }
 
 /**
- * A pack's frame: `prefix` + [trusted items] + `middle` + [other items] + `suffix`. `middle`
- * (the untrusted banner in Markdown) separates the project's own instructions from reference
- * data; it is written even when one side is empty, so the frame never depends on the selection.
+ * A pack's frame: `prefix` + [trusted items] + [`fenceOpen` + other items + `fenceClose`] +
+ * `suffix`. The fence (in Markdown: the trust line and the untrusted banner, then the footer)
+ * encloses the items that are not the project's own instructions; it is written only when at
+ * least one such item is selected, so a file of trusted instructions carries no empty fence.
+ * The compiler counts the fence as a group of every untrusted item (its bytes are
+ * `fenceOpen + fenceClose`, paid once by the first one taken), so the budget stays exact.
  */
 export interface Frame {
   prefix: string;
-  middle: string;
+  fenceOpen: string;
+  fenceClose: string;
   suffix: string;
 }
 

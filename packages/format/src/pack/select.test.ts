@@ -94,7 +94,7 @@ describe('E_BUDGET names the smallest budget that works', () => {
   it('frame alone: the message and details give a budget that then works', () => {
     let err: unknown;
     try {
-      compilePack({ graph: g, maxBytes: 100, now: NOW });
+      compilePack({ graph: g, maxBytes: 30, now: NOW });
     } catch (e) {
       err = e;
     }

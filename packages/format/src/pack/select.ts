@@ -138,7 +138,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   const required = frame(nb) + body;
   if (required > o.maxBytes) {
     const k = cands.pinned.length;
-    const what = k > 0 ? `the pack's frame (header, trust line, banner, footer) and its ${k} pinned ${k === 1 ? 'node' : 'nodes'}` : `the pack's frame alone (header, trust line, banner, footer)`;
+    const what = k > 0 ? `the pack's frame (its header; with the pinned nodes' groups and the untrusted fence they need) and its ${k} pinned ${k === 1 ? 'node' : 'nodes'}` : `the pack's frame alone (its header)`;
     throw new CtxpkgError('E_BUDGET', `${what} need ${required} bytes, more than the budget of ${o.maxBytes}; the smallest budget that works is ${required} bytes`, {
       hint: k > 0 ? `raise the budget to at least ${required} bytes, or unpin nodes ("context.pins" in ctxpkg.json)` : `raise the budget to at least ${required} bytes`,
       details: { required_bytes: required, max_bytes: o.maxBytes, pinned: k },
