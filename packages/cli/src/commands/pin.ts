@@ -36,13 +36,35 @@ async function syncAfter(deps: CliDeps): Promise<{ text: string[]; warnings: str
 /** Run `ctxpkg pin`. */
 export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDeps): Promise<CommandResult> {
   const { loadProjectContext, computeDelivery, enabledTargets, findOwnedOutputs, agentTarget } = await import('../targets/index.js');
-  const { headingPinMatches, buildSearchIndex, searchIndex, parseNow, STRUCTURAL_TYPES } = await import('@ctxpkg/format');
+  const { checkPins, headingPinMatches, buildSearchIndex, rankSuccessors, searchIndex, parseNow, STRUCTURAL_TYPES } = await import('@ctxpkg/format');
   const project = loadProjectContext(deps, { requireGraph: true });
   const deliverable = project.graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
   const byPackage = new Map<string, MergedNode[]>();
   for (const n of deliverable) byPackage.set(n.package, [...(byPackage.get(n.package) ?? []), n]);
   const named = deliverable.some((n) => n.id === arg) ? deliverable.filter((n) => n.id === arg) : (byPackage.get(arg) ?? headingPinMatches(arg, byPackage));
   if (named.length === 0) {
+    // An id whose text changed (importer ids end in a hash of the text): its likely successors,
+    // ranked as render, sync and the MCP server rank a broken pin's (screen.ts `rankSuccessors`).
+    const hash = arg.indexOf('#');
+    const own = hash > 0 && arg.includes('~', hash) ? byPackage.get(arg.slice(0, hash)) : undefined;
+    if (own) {
+      const { readPinTexts } = await import('../targets/pins-record.js');
+      const texts = readPinTexts(project.root);
+      const { pinned } = checkPins(project.config.pack.pins, project.graph, deliverable, texts);
+      const byId = new Map(own.map((n) => [n.id, n]));
+      const ranked = rankSuccessors(arg, own, pinned, texts.get(arg)).map((id) => byId.get(id) as MergedNode);
+      if (ranked.length > 0) {
+        const shown = ranked.slice(0, MAX_MATCHES);
+        return {
+          text: [
+            `no installed node has the id ${arg} (its text probably changed: ids end in a hash of the text) — nothing pinned; likely successors, best first:`,
+            ...shown.map((n) => `  ${n.id}  (${n.type}${where(n) ? `, ${where(n)}` : ''}) ${oneLine(n.content)}`),
+            `pin one with \`ctxpkg pin '${shown[0]!.id}'\`${project.config.pack.pins.includes(arg) ? ` after \`ctxpkg unpin '${arg}'\`` : ''}`,
+          ],
+          json: { pinned: null, query: arg, total: ranked.length, successors: true, matches: shown.map((n) => ({ id: n.id, type: n.type, file_path: n.file_path ?? null, line_start: n.line_start ?? null, content: n.content })) },
+        };
+      }
+    }
     const now = parseNow(deps.clock().toISOString()).ms;
     const index = buildSearchIndex(project.graph, { nowMs: now });
     const { total, results } = searchIndex(index, arg, MAX_MATCHES);

@@ -75,7 +75,10 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
     suppressed: counts.suppressed,
     flagged: counts.flagged,
     by_reason: counts.by_reason,
+    pins_broken: pack.brokenPins.map(({ pin, replacement, successors }) => ({ pin, replacement, successors: successors.slice(0, 5) })),
   };
+  // A broken pin does not stop the pack (the rest is delivered), and never goes unnoticed.
+  const warnings = pack.brokenPins.map((b) => b.message);
   if (opts.out !== undefined) {
     const out = isAbsolute(opts.out) ? opts.out : resolve(deps.cwd, opts.out);
     const receiptPath = `${out}.receipt.json`;
@@ -88,6 +91,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
         `receipt: ${relative(deps.cwd, receiptPath) || receiptPath}`,
       ],
       json: { ...summary, out, receipt: receiptPath },
+      warnings,
     };
   }
   const receiptPath = join(project.root, '.ctxpkg', 'receipts', `${pack.sha256.slice('sha256:'.length)}.json`);
@@ -95,6 +99,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
   return {
     text: pack.text.endsWith('\n') ? pack.text.slice(0, -1).split('\n') : pack.text.split('\n'),
     json: { ...summary, receipt: receiptPath, pack: pack.text },
+    warnings,
     raw: true,
   };
 }

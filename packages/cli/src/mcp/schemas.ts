@@ -77,4 +77,5 @@ export const packOutput = {
   delivered: z.number().int(),
   omitted: z.number().int(),
   by_reason: z.record(z.string(), z.number().int()),
+  warnings: z.array(z.string()).describe('problems the pack was delivered despite (a pin that names no installed node, with its fix)'),
 };

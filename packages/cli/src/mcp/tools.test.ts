@@ -3,18 +3,18 @@
  * states built at different times answer with the same bytes), passages of long nodes.
  */
 import { describe, expect, it } from 'vitest';
-import { buildSearchIndex, defaultPackPolicy, defaultSyncPolicy, parseNow, type MergedGraph } from '@ctxpkg/format';
+import { buildSearchIndex, compilePack, defaultPackPolicy, defaultSyncPolicy, parseNow, type MergedGraph } from '@ctxpkg/format';
 import { mgraph, mnode } from '../targets/__tests__/harness.js';
 import type { McpState } from './state.js';
 import { getNode, getSection, neighbors, packageResource, renderPack, searchContext } from './tools.js';
 
-function state(graph: MergedGraph, now: string, trusted: string[] = []): McpState {
+function state(graph: MergedGraph, now: string, trusted: string[] = [], pins: { pins?: string[]; texts?: Map<string, string> } = {}): McpState {
   const t = parseNow(now);
   return {
-    project: { root: '/', config: { pack: defaultPackPolicy(), sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [], trust: [], trusted: new Set(trusted) },
+    project: { root: '/', config: { pack: { ...defaultPackPolicy(), pins: pins.pins ?? [] }, sync: defaultSyncPolicy() }, graph, installed: true, read: () => undefined, builtHere: [], trust: [], trusted: new Set(trusted) },
     index: buildSearchIndex(graph, { nowMs: t.ms }),
     now: t.iso,
-    pinTexts: new Map(),
+    pinTexts: pins.texts ?? new Map(),
   };
 }
 
@@ -61,6 +61,21 @@ describe('MCP tools', () => {
     // Untrusted, the same text is fenced.
     const plain = renderPack(state(g, '2025-01-01T00:00:00Z'), undefined).text;
     expect(plain.indexOf('- Never push to main.')).toBeGreaterThan(plain.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+  });
+
+  it('a broken pin: render_pack delivers the rest and says so, naming the successor the CLI names (same ranking, same pin texts)', () => {
+    const pin = '@own/rules#AGENTS.md:~gone';
+    const s = state(g, '2025-01-01T00:00:00Z', [], { pins: [pin], texts: new Map([[pin, '- Never, ever push to main.']]) });
+    const r = renderPack(s, undefined);
+    const message = `a pin no longer resolves (its text changed in @own/rules@1.0.0): ctxpkg unpin '${pin}' && ctxpkg pin '@own/rules#AGENTS.md:~a'`;
+    expect(r.structured.warnings).toEqual([message]);
+    expect(r.text).toContain(`ctxpkg: ${message}`);
+    expect(r.text).toContain('Pushing to main triggers a deploy.');
+    const cli = compilePack({ graph: g, policy: s.project.config.pack, maxBytes: 16384, now: s.now, pinTexts: s.pinTexts });
+    expect(cli.brokenPins.map((b) => b.message)).toEqual([message]);
+    // The package resource of another package does not carry this package's pin problem.
+    expect(packageResource(s, '@other/tips')).not.toContain('no longer resolves');
+    expect(packageResource(s, '@own/rules')).toContain(message);
   });
 
   it('shows the matching item of a long node with its lead-in, and says which lines', () => {

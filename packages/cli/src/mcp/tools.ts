@@ -29,6 +29,8 @@ import {
   UNTRUSTED_FOOTER,
   utf8Length,
   type AnswerEntry,
+  type CompiledPack,
+  type PackInput,
   type RenderItem,
   type SectionRef,
 } from '@ctxpkg/format';
@@ -327,20 +329,28 @@ export function getSection(state: McpState, q: SectionQuery, maxBytes?: number):
  */
 export function renderPack(state: McpState, focus: string | undefined, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
-  const p = state.project;
-  const pack = compilePack({
-    graph: p.graph,
-    policy: p.config.pack,
-    maxBytes: budget,
-    now: state.now,
-    ...(focus && focus.trim() !== '' ? { focus } : {}),
-    read: p.read,
-    builtHere: p.builtHere,
-    trusted: p.trusted,
-    pinTexts: state.pinTexts,
-  });
+  const pack = compileWithPinNotes(state, { maxBytes: budget, ...(focus && focus.trim() !== '' ? { focus } : {}) });
   const c = pack.receipt.counts;
-  return { text: pack.text, structured: { bytes: pack.bytes, max_bytes: budget, pack_sha256: pack.sha256, delivered: c.delivered, omitted: c.suppressed, by_reason: { ...c.by_reason } } };
+  return {
+    text: pack.text,
+    structured: { bytes: pack.bytes, max_bytes: budget, pack_sha256: pack.sha256, delivered: c.delivered, omitted: c.suppressed, by_reason: { ...c.by_reason }, warnings: pack.brokenPins.map((b) => b.message) },
+  };
+}
+
+/**
+ * `compilePack` over the project as render and sync see it (policy, trust, pin texts, freshness).
+ * A pin that names nothing installed does not stop the pack; it is said in the pack's header (a
+ * ctxpkg note with the fix, so the agent can tell the user) — compiled a second time with that
+ * note only when some pin is broken.
+ */
+function compileWithPinNotes(state: McpState, extra: Pick<PackInput, 'maxBytes' | 'focus' | 'packages' | 'title'>): CompiledPack {
+  const p = state.project;
+  const input: PackInput = { graph: p.graph, policy: p.config.pack, now: state.now, read: p.read, builtHere: p.builtHere, trusted: p.trusted, pinTexts: state.pinTexts, ...extra };
+  const pack = compilePack(input);
+  const only = extra.packages ? new Set(extra.packages) : undefined;
+  const broken = pack.brokenPins.filter((b) => !only || (b.package !== null && only.has(b.package)));
+  if (broken.length === 0) return pack;
+  return compilePack({ ...input, notes: broken.map((b) => `ctxpkg: ${b.message}`) });
 }
 
 /** The `ctxpkg://packages` resource: installed packages with item counts (trusted metadata). */
@@ -369,5 +379,5 @@ export function packageUri(name: string): string {
 export function packageResource(state: McpState, name: string): string {
   const p = state.project;
   if (!p.graph.inputs.some((i) => i.package === name)) throw new CtxpkgError('E_NOT_FOUND', `package ${name} is not installed`, { details: { resource: packageUri(name) } });
-  return compilePack({ graph: p.graph, policy: p.config.pack, maxBytes: DEFAULT_DOCUMENT_BYTES, now: state.now, packages: [name], read: p.read, builtHere: p.builtHere, trusted: p.trusted, pinTexts: state.pinTexts, title: `Context from ${name} (ctxpkg)` }).text;
+  return compileWithPinNotes(state, { maxBytes: DEFAULT_DOCUMENT_BYTES, packages: [name], title: `Context from ${name} (ctxpkg)` }).text;
 }

@@ -20,7 +20,7 @@ import {
   globProblem,
   hasInvisible,
   isCtxpkgError,
-  resolvePins,
+  checkPins,
   ruleSetsOf,
   STRUCTURAL_TYPES,
   type PackInput,
@@ -54,6 +54,8 @@ export interface Delivery {
   ruleSets: DeliveredRuleSet[];
   /** Notes for the report (patterns refused, caps lowered). */
   notes: string[];
+  /** Problems to act on that did not stop the delivery: each broken pin (delivered without it), with its fix. */
+  warnings: string[];
 }
 
 /** Rule-set entries listed in the always-on header; the rest are counted (bounded header). */
@@ -152,15 +154,16 @@ function ruleSetLines(sets: readonly DeliveredRuleSet[]): string[] {
 }
 
 /**
- * Compute the delivery for `targets` (the enabled ones). Throws `E_NOT_FOUND` for a pin that
- * names nothing installed, `E_BUDGET` when pinned nodes do not fit the always-on cap.
+ * Compute the delivery for `targets` (the enabled ones). A pin that names nothing installed is a
+ * warning (`warnings`: the rest is delivered); throws `E_BUDGET` when pinned nodes do not fit the
+ * always-on cap.
  */
 export function computeDelivery(project: ProjectContext, targets: readonly AgentTarget[], now: string): Delivery {
   const { graph, config } = project;
   const notes: string[] = [];
   const deliverable = graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
   const pinTexts = readPinTexts(project.root);
-  const pinned = resolvePins(config.pack.pins, graph, deliverable, pinTexts);
+  const { pinned, broken } = checkPins(config.pack.pins, graph, deliverable, pinTexts);
   const scopes = computeScopes(graph);
   const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, pinTexts, trusted: project.trusted, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
   const scoping = targets.filter((t) => t.scoped !== null);
@@ -215,5 +218,5 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     notes: ruleSetLines(ruleSets),
     style: 'agent',
   });
-  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes };
+  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes, warnings: broken.map((b) => b.message) };
 }

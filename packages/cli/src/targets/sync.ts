@@ -170,7 +170,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   const anything = project.installed && project.graph.nodes.some((n) => !STRUCTURAL_TYPES.has(n.type));
   const delivery = anything && agents.length > 0 ? computeDelivery(project, agents, opts.now) : undefined;
   if (delivery) report.notes.push(...delivery.notes);
-  if (delivery) report.warnings.push(...trustWarnings(project.trust));
+  if (delivery) report.warnings.push(...delivery.warnings, ...trustWarnings(project.trust));
   report.tiers = countTiers(project, delivery);
   const wanted = desiredOutputs(root, agents, delivery, report.notes);
   const record = readSyncRecord(root);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compilePack, type PackInput } from './compile.js';
+import { resolvePins } from './screen.js';
 import { UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 import { byteLen, graph, node, NOW } from './__tests__/graph.js';
 import type { MergedGraph } from '../graph-types.js';
@@ -78,18 +79,20 @@ describe('compilePack: budget', () => {
     expect(() => compilePack({ graph: g, maxBytes: required - 1, now: NOW, policy })).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
   });
 
-  it('E_NOT_FOUND for a pin naming nothing installed', () => {
-    expect(() => compilePack(base({ policy: { pins: ['@acme/auth#nope', '@zz/none'] } }))).toThrow(
-      expect.objectContaining({
-        code: 'E_NOT_FOUND',
-        details: {
-          pins: [
-            { pin: '@acme/auth#nope', package: '@acme/auth', version: '1.0.0', successors: [] },
-            { pin: '@zz/none', package: null, version: null, successors: [] },
-          ],
-        },
-      }),
-    );
+  it('a pin naming nothing installed does not stop the pack: it is reported (brokenPins, receipt) and the rest delivered', () => {
+    const whole = compilePack(base());
+    const p = compilePack(base({ policy: { pins: ['@acme/auth#nope', '@zz/none', '@acme/style'] } }));
+    expect(p.brokenPins.map(({ pin, package: pkg, version, successors, replacement }) => ({ pin, pkg, version, successors, replacement }))).toEqual([
+      { pin: '@acme/auth#nope', pkg: '@acme/auth', version: '1.0.0', successors: [], replacement: null },
+      { pin: '@zz/none', pkg: null, version: null, successors: [], replacement: null },
+    ]);
+    expect(p.brokenPins[1]!.message).toBe("a pin names no installed package or node: install it, or ctxpkg unpin '@zz/none'");
+    expect(p.receipt.policy.pins_broken).toEqual(['@acme/auth#nope', '@zz/none']);
+    expect(p.receipt.counts.delivered).toBe(whole.receipt.counts.delivered);
+    expect(p.receipt.delivered.filter((d) => d.section === 'pinned').map((d) => d.id)).toEqual(['@acme/style#c2', '@acme/style#f2']);
+    expect(whole.receipt.policy).not.toHaveProperty('pins_broken');
+    // The strict form still refuses, with the same short messages.
+    expect(() => resolvePins(['@zz/none'], { nodes: [] }, [])).toThrow(expect.objectContaining({ code: 'E_NOT_FOUND', message: "a pin names no installed package or node: install it, or ctxpkg unpin '@zz/none'" }));
   });
 
   it('a package pin pins every deliverable node of the package', () => {

@@ -22,7 +22,7 @@ import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import { computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
 import { sectionPathResolver, sequenceResolver } from './sections.js';
-import { conflictPartners, omissionReason, resolvePins, screenNode, type ScreenContext } from './screen.js';
+import { checkPins, conflictPartners, omissionReason, screenNode, type BrokenPin, type ScreenContext } from './screen.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
 
@@ -94,6 +94,11 @@ export interface CompiledPack {
   /** `sha256:<hex>` of `text`. */
   sha256: string;
   receipt: PackReceipt;
+  /**
+   * Pins that name no installed node (`checkPins`): the pack is delivered without them; the
+   * caller must warn with each `message` (also listed in the receipt, `policy.pins_broken`).
+   */
+  brokenPins: BrokenPin[];
 }
 
 /** Parse `now` (RFC 3339 / ISO 8601 with a zone) to ms; throws `E_USAGE`. Returns ms and canonical ISO text. */
@@ -114,8 +119,8 @@ const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotcha
 /**
  * Compile a context pack. Deterministic: the same graph (in any node/edge order), policy,
  * budget, `now`, format, focus and workspace contents give byte-identical text and receipt.
- * Throws `E_USAGE` (bad budget, `now`, format), `E_NOT_FOUND` (a pin names nothing installed),
- * `E_BUDGET` (mandatory structure + pinned nodes exceed the budget).
+ * Throws `E_USAGE` (bad budget, `now`, format), `E_BUDGET` (mandatory structure + pinned nodes
+ * exceed the budget). A pin that names nothing installed does not stop it: see `brokenPins`.
  */
 export function compilePack(input: PackInput): CompiledPack {
   const maxBytes = checkByteBudget(input.maxBytes);
@@ -136,7 +141,7 @@ export function compilePack(input: PackInput): CompiledPack {
     if (STRUCTURAL_TYPES.has(n.type)) structural++;
     else deliverable.push(n);
   }
-  const pinned = resolvePins(policy.pins, graph, deliverable, input.pinTexts);
+  const { pinned, broken: brokenPins } = checkPins(policy.pins, graph, deliverable, input.pinTexts);
   const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
   // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
   const inScope: MergedNode[] = [];
@@ -394,6 +399,7 @@ export function compilePack(input: PackInput): CompiledPack {
       ...(builtHere.length > 0 ? { built_here: builtHere } : {}),
       min_activation: policy.min_activation,
       pins: [...policy.pins].sort(),
+      ...(brokenPins.length > 0 ? { pins_broken: brokenPins.map((b) => b.pin).sort() } : {}),
     },
     inputs,
     nodes: nodes.length,
@@ -402,5 +408,5 @@ export function compilePack(input: PackInput): CompiledPack {
     delivered,
     omissions,
   });
-  return { text, bytes, sha256: receipt.pack_sha256, receipt };
+  return { text, bytes, sha256: receipt.pack_sha256, receipt, brokenPins };
 }

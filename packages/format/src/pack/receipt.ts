@@ -33,7 +33,16 @@ export interface PackReceipt {
    * `built_here` (only under `freshness: "auto"`, only when non-empty): installed packages the
    * caller knew to be built from this workspace, checked even without a fresh node (§6).
    */
-  policy: { stale: string; disputed: string; freshness: FreshnessScope; built_here?: string[]; min_activation: number; pins: string[] };
+  policy: {
+    stale: string;
+    disputed: string;
+    freshness: FreshnessScope;
+    built_here?: string[];
+    min_activation: number;
+    pins: string[];
+    /** Pins that named no installed node, so the pack was delivered without them (only when some did). */
+    pins_broken?: string[];
+  };
   inputs: Array<{ package: string; version: string; content_hash: string }>;
   counts: {
     /** All nodes of the merged graph. */

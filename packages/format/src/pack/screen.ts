@@ -41,21 +41,40 @@ export function headingPinMatches(pin: string, byPackage: ReadonlyMap<string, re
   return nodes.filter((n) => prefixes.some((p) => n.local_id.startsWith(p)));
 }
 
+/** A pin that names no installed node (`checkPins`). */
+export interface BrokenPin {
+  pin: string;
+  /** The package the pin names (`null`: no `#` in it). */
+  package: string | null;
+  /** Its installed version (`null`: not installed). */
+  version: string | null;
+  /** The package is installed, so the node's id changed (its text was edited) or it was removed. */
+  installed: boolean;
+  /** Likely successors, best first (`rankSuccessors`; at most 50). */
+  successors: string[];
+  /**
+   * What to pin instead: the best successor, else the pin's heading without the hash suffix when
+   * that heading still has nodes (it survives edits), else `null`.
+   */
+  replacement: string | null;
+  /** One short line for a person: what is wrong and the command that fixes it. */
+  message: string;
+}
+
 /**
- * Resolve pins to the set of pinned node ids among `deliverable` (spec/pack.md §2 "Pins"). A pin
- * is a qualified node id, a package name (all its deliverable nodes), or a heading path without
- * the hash suffix (`headingPinMatches`: that section and its children, or a whole file). Throws
- * `E_NOT_FOUND` listing every pin that names nothing installed: a pack must never be silently
- * missing a pinned node. Importer ids are `<file>:<heading path>~<text hash>` (spec/format.md
- * "Ids"), so editing a pinned node's text and re-publishing changes its id; for such a pin the
- * message names the package (and its installed version) and the likely successors, ranked by
- * text similarity to the text the pin last delivered (`previous`, pin → text; without it, to the
- * pin's heading path), best first, nodes already pinned excluded (`details.pins[i].successors`),
- * and how to re-pin.
+ * Resolve pins among `deliverable` (spec/pack.md §2 "Pins"). A pin is a qualified node id, a
+ * package name (all its deliverable nodes), or a heading path without the hash suffix
+ * (`headingPinMatches`: that section and its children, or a whole file). Returns the pinned ids
+ * and every pin that names nothing installed (`broken`, in `pins` order; a pin on a structural
+ * node with no deliverable children pins nothing and is not broken). A broken pin never stops a
+ * delivery: callers deliver the rest and warn with `message` (it must never go unnoticed).
+ * Importer ids are `<file>:<heading path>~<text hash>` (spec/format.md "Ids"), so editing a pinned
+ * node's text and re-publishing changes its id; the successors are ranked by `rankSuccessors`
+ * against `previous` (pin → the text it last delivered, the CLI's `.ctxpkg/pins.json`).
  */
-export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'nodes'>, deliverable: readonly MergedNode[], previous?: ReadonlyMap<string, string>): Set<string> {
+export function checkPins(pins: readonly string[], graph: Pick<MergedGraph, 'nodes'>, deliverable: readonly MergedNode[], previous?: ReadonlyMap<string, string>): { pinned: Set<string>; broken: BrokenPin[] } {
   const out = new Set<string>();
-  if (pins.length === 0) return out;
+  if (pins.length === 0) return { pinned: out, broken: [] };
   const allIds = new Set(graph.nodes.map((n) => n.id));
   const byPackage = new Map<string, MergedNode[]>();
   for (const n of deliverable) {
@@ -64,42 +83,44 @@ export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'n
     else byPackage.set(n.package, [n]);
   }
   const deliverableIds = new Set(deliverable.map((n) => n.id));
-  const broken: string[] = [];
+  const missing: string[] = [];
   for (const pin of pins) {
     if (deliverableIds.has(pin)) out.add(pin);
     else if (byPackage.has(pin)) for (const n of byPackage.get(pin) as MergedNode[]) out.add(n.id);
     else {
       const under = headingPinMatches(pin, byPackage);
       if (under.length > 0) for (const n of under) out.add(n.id);
-      else if (!allIds.has(pin)) broken.push(pin);
-      // a pin on a structural node with no deliverable children pins nothing: ignored
+      else if (!allIds.has(pin)) missing.push(pin);
     }
   }
-  if (broken.length === 0) return out;
-  const missing = broken.map((pin) => explainMissingPin(pin, graph.nodes, byPackage, out, previous?.get(pin)));
-  const changed = missing.some((m) => m.installed);
-  throw new CtxpkgError('E_NOT_FOUND', `${missing.length === 1 ? 'a pin in' : `${missing.length} pins in`} "context.pins" ${missing.length === 1 ? 'names' : 'name'} no installed node: ${missing.map((m) => m.text).join('; ')}`, {
+  return { pinned: out, broken: missing.map((pin) => explainMissingPin(pin, graph.nodes, byPackage, out, previous?.get(pin))) };
+}
+
+/**
+ * `checkPins`, strict: throws `E_NOT_FOUND` (`brokenPinsError`) when a pin names nothing
+ * installed. For callers that must not deliver without every pin; packs and sync use `checkPins`.
+ */
+export function resolvePins(pins: readonly string[], graph: Pick<MergedGraph, 'nodes'>, deliverable: readonly MergedNode[], previous?: ReadonlyMap<string, string>): Set<string> {
+  const { pinned, broken } = checkPins(pins, graph, deliverable, previous);
+  if (broken.length > 0) throw brokenPinsError(broken);
+  return pinned;
+}
+
+/** `E_NOT_FOUND` for broken pins: their short messages; `details.pins[i]` with package, version, successors, replacement. */
+export function brokenPinsError(broken: readonly BrokenPin[]): CtxpkgError {
+  const changed = broken.some((m) => m.installed);
+  return new CtxpkgError('E_NOT_FOUND', broken.map((m) => m.message).join('; '), {
     hint: changed
-      ? 'node ids end in a hash of their text, so a pinned node whose text changed has a new id: `ctxpkg unpin <pin>` and `ctxpkg pin <successor id>` (listed above; `ctxpkg ls --nodes` shows every id), pin the heading path without the hash (e.g. @acme/x#AGENTS.md:security) or the whole package, or remove the pin'
-      : 'install the package that provides it, or remove the pin (`ctxpkg unpin <pin>`)',
-    details: { pins: missing.map(({ pin, package: p, version, successors }) => ({ pin, package: p, version, successors })) },
+      ? 'a node id ends in a hash of its text, so an edited node has a new id; `ctxpkg ls --nodes` lists the ids, and a heading pin without the hash (pkg#file:heading) survives edits'
+      : 'install the package that provides it, or `ctxpkg unpin <pin>`',
+    details: { pins: broken.map(({ pin, package: p, version, successors, replacement }) => ({ pin, package: p, version, successors, replacement })) },
   });
 }
 
-interface MissingPin {
-  pin: string;
-  package: string | null;
-  version: string | null;
-  /** The package is installed (so the node id changed or was removed). */
-  installed: boolean;
-  successors: string[];
-  text: string;
-}
-
-/** Successors shown per missing pin (the rest are counted). */
-const MAX_SUCCESSORS = 5;
 /** Candidates ranked per missing pin (the best of a package's nodes). */
 const MAX_RANKED = 50;
+/** Least similarity for a successor outside the pin's own heading (Dice over words, 0 … 1). */
+const MIN_SIMILARITY = 0.2;
 
 /** Lowercase word tokens (letters and digits, ≥ 2 characters) of `text`, at most 4096. */
 function words(text: string): string[] {
@@ -122,38 +143,58 @@ export function textSimilarity(a: readonly string[], b: readonly string[]): numb
   return (2 * common) / (a.length + b.length);
 }
 
+/** The heading part of a pin's local id (`<file>:<heading path>`, the `~hash` removed). */
+function headingOf(local: string): string {
+  const tilde = local.lastIndexOf('~');
+  return tilde >= 0 ? local.slice(0, tilde) : local;
+}
+
 /**
- * Why `pin` names nothing, with its likely successors: the package's unpinned nodes ranked by
- * text similarity to `previousText` (or, unknown, to the pin's heading path words), ties broken
- * by the same `<file>:<heading path>` first, then id.
+ * The likely successors of a pin that names no node: `candidates` (the pin's package's nodes)
+ * not in `exclude` (already pinned), best first, at most 50. The one ranking for every caller —
+ * render, sync, `ctxpkg pin` and the MCP server alike (spec/pack.md §2 "Pins"):
+ * - with `previousText` (what the pin last delivered): Dice similarity of the words of a node's
+ *   text to it, plus 0.1 for a node under the pin's own heading; a node elsewhere needs
+ *   similarity ≥ 0.2;
+ * - without it: nodes under the pin's own heading first, then by similarity of their heading
+ *   path and text to the pin's heading words.
+ * Ties by id. Linear in the candidates' text.
  */
-function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage: ReadonlyMap<string, MergedNode[]>, pinned: ReadonlySet<string>, previousText: string | undefined): MissingPin {
+export function rankSuccessors(pin: string, candidates: readonly MergedNode[], exclude: ReadonlySet<string>, previousText?: string): string[] {
   const hash = pin.indexOf('#');
-  if (hash <= 0) return { pin, package: null, version: null, installed: false, successors: [], text: `${pin} (no package of that name is installed)` };
+  const heading = headingOf(hash >= 0 ? pin.slice(hash + 1) : pin);
+  const ref = words(previousText ?? heading.replace(/[:/.-]+/g, ' '));
+  const scored: Array<{ id: string; score: number }> = [];
+  for (const n of candidates) {
+    if (exclude.has(n.id)) continue;
+    const same = n.local_id.startsWith(`${heading}~`);
+    const sim = textSimilarity(ref, words(previousText !== undefined ? n.content : `${n.local_id.replace(/[:/.~-]+/g, ' ')} ${n.content}`));
+    if (previousText !== undefined) {
+      if (same || sim >= MIN_SIMILARITY) scored.push({ id: n.id, score: sim + (same ? 0.1 : 0) });
+    } else if (same || sim > 0) scored.push({ id: n.id, score: (same ? 1 : 0) + sim });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return scored.slice(0, MAX_RANKED).map((c) => c.id);
+}
+
+/** Why `pin` names nothing, with its likely successors (`rankSuccessors`) and a one-line fix. */
+function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage: ReadonlyMap<string, MergedNode[]>, pinned: ReadonlySet<string>, previousText: string | undefined): BrokenPin {
+  const unpin = `ctxpkg unpin '${pin}'`;
+  const hash = pin.indexOf('#');
+  if (hash <= 0) return { pin, package: null, version: null, installed: false, successors: [], replacement: null, message: `a pin names no installed package or node: install it, or ${unpin}` };
   const pkg = pin.slice(0, hash);
   const local = pin.slice(hash + 1);
   const installedNodes = byPackage.get(pkg) ?? nodes.filter((n) => n.package === pkg);
-  if (installedNodes.length === 0) return { pin, package: pkg, version: null, installed: false, successors: [], text: `${pin} (package ${pkg} is not installed)` };
+  if (installedNodes.length === 0) return { pin, package: pkg, version: null, installed: false, successors: [], replacement: null, message: `a pin names package ${pkg}, which is not installed: \`ctxpkg install ${pkg}\`, or ${unpin}` };
   const version = installedNodes[0]?.version ?? null;
-  const tilde = local.lastIndexOf('~');
-  const heading = tilde >= 0 ? local.slice(0, tilde) : local;
-  const ref = words(previousText ?? heading.replace(/[:/.-]+/g, ' '));
-  const scored = installedNodes
-    .filter((n) => !pinned.has(n.id))
-    .map((n) => ({ id: n.id, same: n.local_id.startsWith(`${heading}~`) ? 1 : 0, score: textSimilarity(ref, words(previousText !== undefined ? n.content : `${n.local_id.replace(/[:/.~-]+/g, ' ')} ${n.content}`)) }))
-    .filter((c) => c.score > 0 || c.same > 0)
-    .sort((a, b) => b.score - a.score || b.same - a.same || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .slice(0, MAX_RANKED);
-  const successors = scored.map((c) => c.id);
-  const shown = successors.slice(0, MAX_SUCCESSORS).join(', ');
-  const more = successors.length > MAX_SUCCESSORS ? ` (+${successors.length - MAX_SUCCESSORS} more)` : '';
-  const where = `${pkg}${version ? `@${version}` : ''} has no node ${local}`;
-  const basis = previousText !== undefined ? 'most similar to the text it pinned' : 'most similar to its heading';
-  const text =
-    successors.length > 0
-      ? `${pin} (${where}; its text probably changed — likely ${successors.length === 1 ? 'successor' : 'successors'}, ${basis}: ${shown}${more})`
-      : `${pin} (${where}${tilde >= 0 ? ` and nothing like it under the heading ${heading}` : ''})`;
-  return { pin, package: pkg, version, installed: true, successors, text };
+  const successors = rankSuccessors(pin, installedNodes, pinned, previousText);
+  const heading = headingOf(local);
+  const headingPin = heading !== local && headingPinMatches(`${pkg}#${heading}`, byPackage).length > 0 ? `${pkg}#${heading}` : null;
+  const replacement = successors[0] ?? headingPin;
+  const where = `${pkg}${version ? `@${version}` : ''}`;
+  const what = heading !== local ? `its text changed in ${where}` : `${where} has no such node`;
+  const fix = replacement !== null ? `${unpin} && ctxpkg pin '${replacement}'` : unpin;
+  return { pin, package: pkg, version, installed: true, successors, replacement, message: `a pin no longer resolves (${what}): ${fix}` };
 }
 
 /** Conflict partners per qualified id, from `graph.conflicts` (both directions, sorted). */
