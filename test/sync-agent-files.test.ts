@@ -90,6 +90,34 @@ describe('ctxpkg sync: targets', () => {
     expect(existsSync(join(root, '.github/instructions'))).toBe(false); // a .github folder alone is not Copilot
   });
 
+  it('names the user\'s own file or folder as the reason a target is detected, never one ctxpkg wrote', async () => {
+    // `.claude/` is the user's; CLAUDE.md is created by the first sync and is not a reason.
+    const root = makeProject({ files: { '.claude/settings.json': '{}\n', '.gemini/settings.json': '{}\n' }, graph: twoPackages() });
+    const first = await run(['sync', '--json'], root);
+    expect(first.json.detected).toEqual(['claude: .claude', 'gemini: .gemini']);
+    expect(readFile(root, 'CLAUDE.md')).toMatch(/^<!-- ctxpkg:begin /);
+    const second = await run(['sync', '--json'], root);
+    expect(second.json.detected).toEqual(['claude: .claude', 'gemini: .gemini']);
+    // Once the user writes their own text into CLAUDE.md, it is a reason of its own.
+    writeFile(root, 'CLAUDE.md', `# Mine\n\n${readFile(root, 'CLAUDE.md')}`);
+    expect((await run(['sync', '--json'], root)).json.detected).toEqual(['claude: CLAUDE.md', 'gemini: .gemini']);
+  });
+
+  it('a target whose folder holds only files ctxpkg generated is on because of that output, not "detected" by the folder', async () => {
+    const root = makeProject({ graph: twoPackages(), context: { sync: { targets: ['agents-md', 'cursor', 'windsurf'] } } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    expect(existsSync(join(root, '.cursor/rules/ctxpkg-acme__auth--api.mdc'))).toBe(true);
+    const m = JSON.parse(readFile(root, 'ctxpkg.json') as string);
+    delete m.context;
+    writeFile(root, 'ctxpkg.json', JSON.stringify(m, null, 2) + '\n');
+    const r = await run(['sync', '--json'], root);
+    expect(r.json.targets).toEqual(['agents-md', 'cursor', 'windsurf']);
+    expect(r.json.detected).toEqual(['cursor: ctxpkg output present', 'windsurf: ctxpkg output present']);
+    // A file of the user's in the folder makes it a reason again.
+    writeFile(root, '.cursor/rules/mine.mdc', '---\nalwaysApply: true\n---\nmine\n');
+    expect((await run(['sync', '--json'], root)).json.detected).toEqual(['cursor: .cursor', 'windsurf: ctxpkg output present']);
+  });
+
   it('writes the same selection into all eight targets, each in its own files and frontmatter', async () => {
     const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { sync: { targets: ALL } } });
     const r = await run(['sync', '--json'], root);

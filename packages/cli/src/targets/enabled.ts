@@ -6,11 +6,19 @@
  *   exists, the target modules' `detect`), plus every target that already has ctxpkg output on
  *   disk — so outputs are removed only when a target is removed by name (`sync --remove <t>`),
  *   never because detection changed.
+ *
+ * A detect path counts as a reason only when it is the user's: a file that holds nothing but a
+ * ctxpkg block, a file ctxpkg generated, or a folder whose every file is one ctxpkg generated,
+ * exists because of ctxpkg, not because the project uses the agent — such a target is on
+ * because "ctxpkg output present" (new-user trial item 17: `claude: CLAUDE.md` was printed for a
+ * CLAUDE.md that sync itself had created).
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SYNC_TARGETS, type SyncPolicy, type SyncTarget } from '@ctxpkg/format';
 import { agentTarget } from './agents/index.js';
+import { readTextIfExists } from '../fsutil.js';
+import { findBlock, removeBlock } from './blocks.js';
 import type { OwnedOutput } from './owned.js';
 
 export interface EnabledTargets {
@@ -30,14 +38,54 @@ function exists(root: string, rel: string): boolean {
   }
 }
 
+/** Most entries looked at under one detect folder before it counts as the user's (bounded work). */
+const MAX_SCAN = 1000;
+
+/**
+ * True when `rel` exists only because of ctxpkg: an owned block file with no other text, an
+ * owned generated file, or a folder (not a symbolic link) whose files are all owned generated
+ * files (an empty folder, or one holding anything else, is the user's).
+ */
+function ctxpkgOnly(root: string, rel: string, owned: ReadonlyMap<string, OwnedOutput>): boolean {
+  const o = owned.get(rel);
+  if (o) {
+    if (o.kind === 'file') return true;
+    const text = readTextIfExists(join(root, ...rel.split('/'))) ?? '';
+    const st = findBlock(text);
+    return st.kind === 'ok' && removeBlock(text, st).trim() === '';
+  }
+  let seen = 0;
+  let files = 0;
+  const walk = (dir: string): boolean => {
+    let entries;
+    try {
+      if (!lstatSync(join(root, ...dir.split('/'))).isDirectory()) return false;
+      entries = readdirSync(join(root, ...dir.split('/')), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_SCAN) return false;
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        if (!walk(p)) return false;
+      } else if (owned.get(p)?.kind === 'file') files++;
+      else return false;
+    }
+    return true;
+  };
+  return walk(rel) && files > 0;
+}
+
 /** The enabled targets of a project (see module docstring). */
 export function enabledTargets(root: string, sync: Pick<SyncPolicy, 'targets'>, owned: readonly OwnedOutput[]): EnabledTargets {
   if (sync.targets !== null) return { targets: [...sync.targets], auto: false, reasons: [] };
   const on = new Set<SyncTarget>(['agents-md']);
   const reasons: string[] = [];
+  const byPath = new Map(owned.map((o) => [o.path, o]));
   for (const id of SYNC_TARGETS) {
     if (id === 'agents-md') continue;
-    const found = agentTarget(id).detect.find((p) => exists(root, p));
+    const found = agentTarget(id).detect.find((p) => exists(root, p) && !ctxpkgOnly(root, p, byPath));
     if (found !== undefined) {
       on.add(id);
       reasons.push(`${id}: ${found}`);
