@@ -118,6 +118,35 @@ describe('ctxpkg sync: targets', () => {
     expect((await run(['sync', '--json'], root)).json.detected).toEqual(['cursor: .cursor', 'windsurf: ctxpkg output present']);
   });
 
+  it('warns when a Copilot instruction file runs past the 4,000 characters code review reads, naming the file and the setting', async () => {
+    const nodes = [mnode('@acme/a', 'root', { type: 'section', content: 'Rules' }), mnode('@acme/a', 'scope', { type: 'scope', content: 'src/**' })];
+    const edges = [{ from: '@acme/a#root', to: '@acme/a#scope', type: 'applies_to' }];
+    for (let i = 0; i < 30; i++) nodes.push(mnode('@acme/a', `u${i}`, { type: 'convention', content: `Unscoped rule ${i}: ${'u'.repeat(150)}` }));
+    for (let i = 0; i < 30; i++) {
+      nodes.push(mnode('@acme/a', `s${i}`, { type: 'convention', content: `Scoped rule ${i}: ${'s'.repeat(150)}` }));
+      edges.push({ from: '@acme/a#root', to: `@acme/a#s${i}`, type: 'contains' });
+    }
+    const root = makeProject({ graph: mgraph(nodes, edges), context: { sync: { targets: ['agents-md', 'copilot'] } } });
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const rule = '.github/instructions/ctxpkg-acme__a--scoped.instructions.md';
+    const chars = (p: string) => [...(readFile(root, p) as string)].length;
+    expect(chars('.github/copilot-instructions.md')).toBeGreaterThan(4000);
+    expect(chars(rule)).toBeGreaterThan(4000);
+    const w = (r.json.warnings as string[]).filter((x) => x.startsWith('GitHub Copilot code review reads only the first 4,000 characters'));
+    expect(w).toHaveLength(1);
+    expect(w[0]).toContain(`sync wrote 2 files over 4000 characters: .github/copilot-instructions.md (${chars('.github/copilot-instructions.md')} characters), ${rule} (${chars(rule)} characters)`);
+    expect(w[0]).toContain('set "context.sync.max_bytes" and "context.sync.file_max_bytes" in ctxpkg.json to 4000 or less');
+    // Following the advice silences it.
+    const m = JSON.parse(readFile(root, 'ctxpkg.json') as string);
+    m.context.sync.max_bytes = 4000;
+    m.context.sync.file_max_bytes = 4000;
+    writeFile(root, 'ctxpkg.json', JSON.stringify(m, null, 2) + '\n');
+    const again = await run(['sync', '--json'], root);
+    expect(again.code, again.stderr).toBe(0);
+    expect((again.json.warnings as string[]).filter((x) => x.startsWith('GitHub Copilot'))).toEqual([]);
+  });
+
   it('writes the same selection into all eight targets, each in its own files and frontmatter', async () => {
     const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { sync: { targets: ALL } } });
     const r = await run(['sync', '--json'], root);

@@ -199,6 +199,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     else report.unchanged.push(a.path);
   }
   for (const n of sizeNotes(root, actions)) report.notes.push(n);
+  for (const w of partialReadWarnings(root, actions, wanted)) report.warnings.push(w);
 
   // Folders sync created and may remove again: recorded ones, plus (no record) empty rule folders.
   const createdDirs = new Set(record.dirs);
@@ -279,6 +280,47 @@ function wouldBeEmpty(root: string, d: string, actions: readonly Action[]): bool
   } catch {
     return false;
   }
+}
+
+/** Characters (Unicode code points) of `text`. */
+function charCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || text.charCodeAt(i - 1) < 0xd800 || text.charCodeAt(i - 1) > 0xdbff) n++;
+  }
+  return n;
+}
+
+/**
+ * One warning per target whose files sync wrote (or left unchanged) run past a soft limit of its
+ * agent (`AgentLimit.partial`: Copilot code review reads the first 4,000 characters of an
+ * instruction file), naming each file, its size and the setting that brings it under.
+ */
+function partialReadWarnings(root: string, actions: readonly Action[], wanted: readonly DesiredOutput[]): string[] {
+  const tierOf = new Map(wanted.map((w) => [w.path, w.tier]));
+  // Each path once (wanted outputs are unique by path).
+  const over = new Map<SyncTarget, Array<{ path: string; chars: number; limit: number; what: string; setting: string }>>();
+  for (const a of actions) {
+    if (a.delete || a.label !== undefined) continue;
+    const t = agentTarget(a.target);
+    const scoped = tierOf.get(a.path) === 'scoped';
+    const partial = scoped ? t.limits.ruleFile?.partial : t.limits.alwaysOn.partial;
+    if (partial === undefined) continue;
+    const chars = charCount(a.write ?? readTextIfExists(join(root, a.path)) ?? '');
+    if (chars <= partial.chars) continue;
+    const list = over.get(a.target) ?? [];
+    list.push({ path: a.path, chars, limit: partial.chars, what: partial.what, setting: scoped ? 'context.sync.file_max_bytes' : 'context.sync.max_bytes' });
+    over.set(a.target, list);
+  }
+  const out: string[] = [];
+  for (const [target, files] of over) {
+    const first = files[0] as (typeof files)[number];
+    const settings = [...new Set(files.map((f) => f.setting))].map((s) => `"${s}"`).join(' and ');
+    const list = files.map((f) => `${f.path} (${f.chars} characters)`).join(', ');
+    out.push(`${agentTarget(target).agent} ${first.what}; sync wrote ${files.length === 1 ? 'a file' : `${files.length} files`} over ${first.limit} characters: ${list}. To keep all of it in view, set ${settings} in ctxpkg.json to ${first.limit} or less (your own text in the file counts too)`);
+  }
+  return out;
 }
 
 /** Warnings where a written file is larger than its agent reads (e.g. AGENTS.md over Codex's 32 KiB). */

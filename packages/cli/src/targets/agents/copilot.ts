@@ -1,11 +1,14 @@
 /**
  * GitHub Copilot: `.github/copilot-instructions.md` (repository-wide, always loaded) and
  * `.github/instructions/*.instructions.md` with frontmatter `applyTo` (comma-separated globs).
- * Copilot code review reads only the first 4,000 characters of each instruction file, which is
- * why pinned nodes and gotchas come first in every block.
+ * Copilot code review reads only the first 4,000 characters of each instruction file (chat and
+ * the coding agent read all of it): sync warns for each file it writes past that
+ * (`limits.*.partial`), since the one selection every agent shares is not cut for one feature.
  */
 import type { AgentTarget } from './types.js';
 import { commaFree, frontmatter, yamlQuote } from './yaml.js';
+
+const PARTIAL = 'code review reads only the first 4,000 characters of an instruction file (chat and the coding agent read all of it)';
 
 export const copilot: AgentTarget = {
   id: 'copilot',
@@ -21,8 +24,9 @@ export const copilot: AgentTarget = {
   limits: {
     alwaysOn: {
       text: 'chat: no documented cap ("keep it short"); code review reads only the first 4,000 characters of an instruction file',
+      partial: { chars: 4000, what: PARTIAL },
       source: 'https://docs.github.com/en/copilot/customizing-copilot/adding-repository-custom-instructions-for-github-copilot',
     },
-    ruleFile: { text: 'code review: first 4,000 characters', source: 'https://docs.github.com/en/copilot/customizing-copilot/adding-repository-custom-instructions-for-github-copilot' },
+    ruleFile: { text: 'code review: first 4,000 characters', partial: { chars: 4000, what: PARTIAL }, source: 'https://docs.github.com/en/copilot/customizing-copilot/adding-repository-custom-instructions-for-github-copilot' },
   },
 };

@@ -33,6 +33,13 @@ export interface AgentLimit {
   text: string;
   /** A hard cap in bytes that ctxpkg's own outputs must stay under (characters ≤ bytes). */
   bytes?: number;
+  /**
+   * A soft limit: a documented point (in characters, Unicode code points) after which part of the
+   * agent stops reading the file while the rest of it reads on (Copilot code review: the first
+   * 4,000 characters); `what` says so in a sentence. Not a budget — the selection is shared by
+   * every agent — but sync warns, naming each file over it and the setting that brings it under.
+   */
+  partial?: { chars: number; what: string };
   /** Where it is documented. */
   source: string;
 }
