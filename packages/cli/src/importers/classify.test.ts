@@ -18,6 +18,12 @@ describe('classifyBlock', () => {
   ])('%s → %s', (text, type) => {
     expect(classifyBlock(text)).toBe(type);
   });
+  it('reads through emphasis: a prohibition in bold or italics is a gotcha, not the procedure it names', () => {
+    expect(classifyBlock('* **Do _not_ run `npm run build` inside the agent session.**  Running the production\n  build command switches the `.next` folder.')).toBe('gotcha');
+    expect(classifyBlock('- _Never_ run `make deploy` from a laptop.')).toBe('gotcha');
+    expect(classifyBlock('- ~~Run `npm ci`~~ is gone; run `pnpm install`.')).toBe('procedure');
+    expect(classifyBlock('Set `snake_case` names with a_never_b style.')).toBe('fact');
+  });
   it('ignores words inside inline code', () => {
     expect(classifyBlock('The flag is `--never-fail`.')).toBe('fact');
   });

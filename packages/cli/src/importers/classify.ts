@@ -16,7 +16,8 @@
  * 4. `fact` — everything else.
  *
  * Matching is case-insensitive on whole words of the text with inline code spans removed (so a
- * command named `avoid-x` does not make a gotcha).
+ * command named `avoid-x` does not make a gotcha) and emphasis markers (`*`, `_`, `~`) dropped, so
+ * `**Do _not_ run …**` reads as "Do not run" (a gotcha, not a procedure; new-user trial).
  */
 
 const GOTCHA = /\b(never|do\s+not|don['’]t|must\s+not|mustn['’]t|should\s+not|shouldn['’]t|cannot|can['’]t|avoid|avoiding|beware|careful|caution|warning|pitfall|gotcha|forbidden|prohibited|not\s+allowed|refrain\s+from)\b|⚠/i;
@@ -50,6 +51,11 @@ function stripInlineCode(text: string): string {
   return text.replace(/`[^`\n]*`/g, ' ');
 }
 
+/** Text without emphasis markers (`*`, `_`, `~`): `Do _not_` → `Do not`. One linear pass. */
+function stripEmphasis(text: string): string {
+  return text.replace(/[*_~]+/g, '');
+}
+
 function firstWord(text: string): string {
   const t = text.replace(/^[\s*_>#\-+\d.)[\]]+/, '').replace(/^\*\*|^__/, '');
   const m = /^([A-Za-z][A-Za-z-]*)/.exec(t);
@@ -62,7 +68,7 @@ export function classifyBlock(text: string, info: BlockInfo = {}): ImportedType 
     const firstLine = text.split('\n')[1] ?? '';
     return SHELL_LANGS.has(info.codeLang) || /^\s*\$ /.test(firstLine) ? 'procedure' : 'convention';
   }
-  const prose = stripInlineCode(text);
+  const prose = stripEmphasis(stripInlineCode(text));
   if (GOTCHA.test(prose)) return 'gotcha';
   if (info.ordered) return 'procedure';
   const trimmed = text.trim();
