@@ -107,6 +107,11 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     }
     for (const p of ALWAYS_ON) expect(files.get(p)).toContain('<!-- ctxpkg:begin sha256=');
     expect(files.get('.cursor/rules/mine.mdc')).toBe('---\nalwaysApply: true\n---\nmine\n');
+    // The Cursor rule keeps its source rule's own description; the text reaches every agent too.
+    const tests = '.cursor/rules/ctxpkg-acme__rules--tests.mdc';
+    expect(frontmatterOf(files.get(tests) as string).description).toBe('Test conventions for the Python test suite');
+    expect(files.get('.claude/rules/ctxpkg-acme__rules--tests.md')).toContain('\nTest conventions for the Python test suite\n');
+    expect(frontmatterOf(files.get('.cursor/rules/ctxpkg-acme__rules--api.mdc') as string).description).toBe('@acme/rules: .claude/rules/api.md (managed by ctxpkg sync)');
   });
 
   it('carries the same nodes in every target', () => {

@@ -18,6 +18,8 @@ export interface Frontmatter {
   globs: Array<{ glob: string; line: number }>;
   /** `description` when it is a string. */
   description?: string;
+  /** The 1-based line the description's value starts on. */
+  descriptionLine?: number;
 }
 
 const SCOPE_KEYS = new Set(['globs', 'applyTo', 'paths']);
@@ -49,6 +51,7 @@ export function parseFrontmatter(lines: string[], filePath: string): Frontmatter
   if (!isMap(doc.contents)) return out;
   for (const pair of doc.contents.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (key === 'description' && out.description !== undefined && isScalar(pair.value)) out.descriptionLine = lineOf(pair.value.range?.[0] ?? 0);
     if (!SCOPE_KEYS.has(key)) continue;
     const value = pair.value as YamlNode | null;
     const add = (raw: unknown, offset: number): void => {

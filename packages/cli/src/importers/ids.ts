@@ -61,6 +61,15 @@ export function scopeId(filePath: string, k: number): string {
   return `${filePath}:scope:${k}`;
 }
 
+/**
+ * Id of the node holding a file's frontmatter `description` (when the rules apply, as Cursor's
+ * agent-requested rules say it): `<file_path>:frontmatter:description`. Heading slugs hold no
+ * `:`, so it never meets a section id.
+ */
+export function descriptionId(filePath: string): string {
+  return `${filePath}:frontmatter:description`;
+}
+
 /** Hands out unique ids: the base itself first, then `<base>.2`, `<base>.3`, … */
 export class IdAllocator {
   private readonly used = new Set<string>();

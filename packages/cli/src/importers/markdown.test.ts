@@ -129,6 +129,16 @@ describe('frontmatter scope', () => {
     expect(g.edges.filter((e) => e.type === 'applies_to').map((e) => e.from)).toEqual(['.cursor/rules/py.mdc', '.cursor/rules/py.mdc']);
     expect(g.nodes.find((n) => n.content === '- Use type hints.')?.line_start).toBe(8);
   });
+  it('keeps a frontmatter description (when an agent-requested rule applies) as a node of the root section', () => {
+    const text = '---\ndescription: Follow these rules when writing or modifying tests\nglobs:\nalwaysApply: false\n---\n# Testing\n\n- Use pytest fixtures.\n';
+    const g = buildGraph([{ path: '.cursor/rules/tests.mdc', kind: 'cursor-rule', text }]);
+    const d = g.nodes.find((n) => n.id === '.cursor/rules/tests.mdc:frontmatter:description');
+    expect(d).toMatchObject({ type: 'convention', content: 'Follow these rules when writing or modifying tests', line_start: 2, line_end: 2 });
+    expect(g.edges).toContainEqual({ from: '.cursor/rules/tests.mdc', to: d?.id, type: 'contains', weight: 1.0 });
+    // No description, or an empty one: no node.
+    const none = buildGraph([{ path: 'x.mdc', kind: 'cursor-rule', text: '---\ndescription: ""\nalwaysApply: true\n---\nx\n' }]);
+    expect(none.nodes.some((n) => n.id.endsWith(':frontmatter:description'))).toBe(false);
+  });
   it('reads applyTo lists of copilot instructions', () => {
     const text = '---\napplyTo:\n  - "**/*.ts"\n  - "**/*.tsx"\n---\nUse strict mode.\n';
     const g = buildGraph([{ path: '.github/instructions/ts.instructions.md', kind: 'copilot-scoped', text }]);

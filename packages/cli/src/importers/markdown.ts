@@ -18,12 +18,15 @@
  * - A run-on legacy line (one line over 300 characters with three or more ` - `) is split at runs
  *   of two or more spaces; each piece is a node on that line, chained in order by `followed_by`
  *   edges so packs keep their order.
- * - Frontmatter globs become `scope` nodes with `applies_to` edges from the root section.
+ * - Frontmatter globs become `scope` nodes with `applies_to` edges from the root section; a
+ *   frontmatter `description` (when the rules apply: Cursor's agent-requested rules are chosen
+ *   by it) becomes a node of the root section, typed like any block, so it reaches every agent
+ *   with the rules it introduces instead of being dropped with the frontmatter.
  * - Links are returned for the caller to turn into `references` edges between files.
  *
  * Node ids are stable under edits elsewhere in the file (they never contain line numbers), see
  * `ids.ts`: sections `<file_path>:<heading path>`, blocks `<file_path>:<heading path>~<text hash>`,
- * frontmatter scope nodes `<file_path>:scope:<k>`.
+ * frontmatter scope nodes `<file_path>:scope:<k>`, the description `<file_path>:frontmatter:description`.
  *
  * Lines in `file.excluded` (ctxpkg's own managed blocks) are treated as blank: no node comes from
  * them; `source` hashes still cover the original lines.
@@ -34,7 +37,7 @@ import type { Content, List, ListItem, Parent, PhrasingContent, Root } from 'mda
 import { classifyBlock, type BlockInfo } from './classify.js';
 import { parseFrontmatter } from './frontmatter.js';
 import { blankLines } from './generated.js';
-import { blockId, headingSlug, IdAllocator, scopeId } from './ids.js';
+import { blockId, descriptionId, headingSlug, IdAllocator, scopeId } from './ids.js';
 import { sourceHash, splitLines } from './provenance.js';
 import type { SourceFile } from './types.js';
 
@@ -109,6 +112,11 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
     const s = node('scope', g.glob, g.line, g.line, scopeId(file.path, i + 1));
     edges.push({ from: root.id, to: s.id, type: 'applies_to', weight: 1.0 });
   });
+  const description = fm.description?.trim();
+  if (description && fm.descriptionLine !== undefined) {
+    const d = node(classifyBlock(description, {}), description, fm.descriptionLine, fm.descriptionLine, descriptionId(file.path));
+    contain(root.id, d.id);
+  }
 
   const collectLinks = (from: string, b: Parent | Block): void => {
     const visit = (n: Parent | PhrasingContent | Block): void => {

@@ -43,6 +43,11 @@ export interface DeliveredRuleSet {
    * version bump does not rewrite every rule file's frontmatter (the receipt has the version).
    */
   title: string;
+  /**
+   * The frontmatter `description` of the set's first source file that had one (the importer's
+   * `<file>:frontmatter:description` node), for agents whose rule files carry a description.
+   */
+  description?: string;
   body: string;
   receipt: PackReceipt;
   /** Target id → path of its rule file. */
@@ -102,6 +107,25 @@ function packageGraphs(graph: MergedGraph): Map<string, MergedGraph> {
     if (q !== undefined && q !== p) of(q).conflicts.push(c);
   }
   return out;
+}
+
+/** Longest frontmatter description written (characters); longer ones are cut with `…`. */
+const MAX_DESCRIPTION = 500;
+
+/**
+ * The description of a rule set: the content of the importer's `<file>:frontmatter:description`
+ * node of its first source that has one (one line, at most `MAX_DESCRIPTION` characters).
+ */
+function descriptionOf(graph: Pick<MergedGraph, 'nodes'>, set: RuleSet): string | undefined {
+  const members = new Set(set.nodes);
+  for (const src of set.sources) {
+    const id = `${set.package}#${src}:frontmatter:description`;
+    if (!members.has(id)) continue;
+    const n = graph.nodes.find((x) => x.id === id);
+    const text = n?.content.replace(/\s+/g, ' ').trim();
+    if (text) return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
+  }
+  return undefined;
 }
 
 /** Bytes of a UTF-8 string. */
@@ -180,12 +204,13 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or that the bounded glob matcher refuses) not written to rule files`);
     if (patterns.length === 0) continue;
     const title = `${set.package}: ${set.sources[0] ?? 'scoped rules'}`;
+    const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
     let overhead = 0;
     for (const t of scoping) {
       files.set(t.id, ruleFilePath(t, set));
-      overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(patterns, title)) + blockOverhead() + 1);
+      overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(patterns, title, description)) + blockOverhead() + 1);
     }
     if (scoping.length === 0) overhead = blockOverhead() + 1;
     const pack = compileWithin(`path-scoped rules ${patterns.join(', ')} (${title})`, 'file_max_bytes', fileCap, overhead, {
@@ -199,7 +224,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
       style: 'agent',
     });
     if (pack.receipt.counts.delivered === 0) continue;
-    ruleSets.push({ set, patterns, title, body: pack.text, receipt: pack.receipt, files });
+    ruleSets.push({ set, patterns, title, ...(description !== undefined ? { description } : {}), body: pack.text, receipt: pack.receipt, files });
   }
 
   // Always-on tier: pinned + unscoped nodes, within every enabled target's cap.

@@ -51,7 +51,7 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
       const path = rs.files.get(t.id) as string;
       if (seen.has(path)) continue;
       seen.add(path);
-      out.push({ path, target: t.id, kind: 'file', tier: 'scoped', head: t.scoped.frontmatter(rs.patterns, rs.title), body: rs.body });
+      out.push({ path, target: t.id, kind: 'file', tier: 'scoped', head: t.scoped.frontmatter(rs.patterns, rs.title, rs.description), body: rs.body });
     }
   }
   if (deferred.length > 0) notes.push(`${deferred.join(', ')} ${deferred.length === 1 ? 'reads' : 'read'} AGENTS.md itself: ${deferred.length === 1 ? 'its' : 'their'} always-on context is the AGENTS.md block`);

@@ -19,8 +19,10 @@ export const cursor: AgentTarget = {
   scoped: {
     dir: '.cursor/rules',
     ext: '.mdc',
-    frontmatter: (patterns, title) =>
-      frontmatter([`description: ${yamlQuote(`${title} (managed by ctxpkg sync)`)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
+    // The source rule's own description when it had one (what the rules are for, as its author
+    // wrote it for Cursor), else the package and source file.
+    frontmatter: (patterns, title, description) =>
+      frontmatter([`description: ${yamlQuote(description ?? `${title} (managed by ctxpkg sync)`)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
   },
   limits: {
     alwaysOn: { text: 'no documented cap; the docs advise rules under 500 lines', source: 'https://cursor.com/docs/context/rules' },

@@ -22,9 +22,10 @@ export interface ScopedRules {
   /**
    * The frontmatter (between and including the `---` lines, LF-terminated) of a rule file that
    * applies to `patterns` (already validated: no controls, no line breaks). `title` names the
-   * rule set (package and source file).
+   * rule set (package and source file); `description` is the source rule file's own
+   * frontmatter description, when it had one (package text: quote it with `yamlQuote`).
    */
-  frontmatter(patterns: readonly string[], title: string): string;
+  frontmatter(patterns: readonly string[], title: string, description?: string): string;
 }
 
 /** A documented size limit of the agent, with its source. */
