@@ -181,7 +181,9 @@ describe('ctxpkg sync: targets', () => {
     expect(frontmatterOf(files.get(`.clinerules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
     // The same nodes reach every agent: the always-on text is identical in every always-on
     // file, and every rule file carries the same scoped text.
-    const alwaysOn = ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md', '.github/copilot-instructions.md'].map((p) => (files.get(p) as string).slice((files.get(p) as string).indexOf('<!-- ctxpkg:begin')));
+    // CLAUDE.md and GEMINI.md import AGENTS.md (its user text and block) instead of a copy.
+    for (const p of ['CLAUDE.md', 'GEMINI.md']) expect(files.get(p)).toMatch(/^<!-- ctxpkg:begin [^\n]*\n@AGENTS\.md\n<!-- ctxpkg:end [^\n]*\n$/);
+    const alwaysOn = ['AGENTS.md', '.github/copilot-instructions.md'].map((p) => (files.get(p) as string).slice((files.get(p) as string).indexOf('<!-- ctxpkg:begin')));
     for (const a of alwaysOn) {
       expect(a).toBe(alwaysOn[0]);
       for (const t of UNSCOPED) expect(a).toContain(t);
@@ -196,7 +198,7 @@ describe('ctxpkg sync: targets', () => {
       for (const t of UNSCOPED) expect(files.get(p)).not.toContain(t);
     }
     // Agents without scoping are told where the rule set is.
-    expect(files.get('GEMINI.md')).toContain(`\n- \`src/api/**/*.ts\`, \`src/auth/**\`: read .claude/rules/ctxpkg-${slug}.md\n`);
+    expect(files.get('AGENTS.md')).toContain(`\n- \`src/api/**/*.ts\`, \`src/auth/**\`: read .claude/rules/ctxpkg-${slug}.md\n`);
     // The receipt lists both tiers and every file.
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
     expect(receipt.always_on.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#g1', '@acme/style#f1']);
@@ -334,6 +336,32 @@ describe('ctxpkg sync: ownership', () => {
     expect(r.json.removed).toContain('.windsurf/rules/ctxpkg-acme__auth--api.md');
     expect([...tree(root).keys()].sort()).toEqual(['AGENTS.md', 'ctxpkg.json']);
     expect(readFile(root, 'AGENTS.md')).toBe(USER_AGENTS);
+  });
+
+  it('with AGENTS.md on, CLAUDE.md and GEMINI.md import AGENTS.md (@AGENTS.md) instead of a second copy; stable, and uninstall restores them', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS, 'CLAUDE.md': '# Claude\n\nUse plan mode.\n' }, graph: twoPackages(), context: { sync: { targets: ['agents-md', 'claude', 'gemini'] } } });
+    const r = await run(['sync'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const claude = readFile(root, 'CLAUDE.md') as string;
+    expect(claude.startsWith('# Claude\n\nUse plan mode.\n\n<!-- ctxpkg:begin sha256=')).toBe(true);
+    expect(claude.slice(claude.indexOf('\n', claude.indexOf('<!-- ctxpkg:begin')) + 1)).toMatch(/^@AGENTS\.md\n<!-- ctxpkg:end sha256=[0-9a-f]{64} -->\n$/);
+    expect(readFile(root, 'GEMINI.md')).toMatch(/^<!-- ctxpkg:begin sha256=[0-9a-f]{64} [^\n]*-->\n@AGENTS\.md\n<!-- ctxpkg:end /);
+    for (const t of UNSCOPED) expect(claude).not.toContain(t);
+    for (const t of UNSCOPED) expect(readFile(root, 'AGENTS.md')).toContain(t);
+    // The import line inside ctxpkg's own block is not mistaken for the user's: the next sync keeps it.
+    const again = await run(['sync', '--json'], root);
+    expect(again.json.written).toEqual([]);
+    expect(again.json.unchanged).toContain('CLAUDE.md');
+    // Without the AGENTS.md target, CLAUDE.md gets the text itself.
+    const alone = makeProject({ graph: twoPackages(), context: { sync: { targets: ['claude'] } } });
+    expect((await run(['sync'], alone)).code).toBe(0);
+    for (const t of UNSCOPED) expect(readFile(alone, 'CLAUDE.md')).toContain(t);
+    expect(readFile(alone, 'CLAUDE.md')).not.toContain('@AGENTS.md');
+    // Removing everything restores the user's CLAUDE.md byte for byte and deletes the GEMINI.md sync created.
+    const rm = await run(['sync', '--remove', 'all'], root);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(readFile(root, 'CLAUDE.md')).toBe('# Claude\n\nUse plan mode.\n');
+    expect(existsSync(join(root, 'GEMINI.md'))).toBe(false);
   });
 
   it('skips CLAUDE.md when it imports AGENTS.md', async () => {

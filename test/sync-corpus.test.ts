@@ -22,7 +22,9 @@ const CORPUS: Record<string, string> = {
   'awesome-cursorrules/fastapi/.cursorrules': '.cursorrules',
 };
 const ALL = ['agents-md', 'claude', 'cursor', 'copilot', 'gemini', 'windsurf', 'kiro', 'cline'];
-const ALWAYS_ON = ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md', '.github/copilot-instructions.md'];
+const ALWAYS_ON = ['AGENTS.md', '.github/copilot-instructions.md'];
+/** Always-on files that import AGENTS.md (`@AGENTS.md`) instead of holding a copy. */
+const IMPORTING = ['CLAUDE.md', 'GEMINI.md'];
 
 function tree(root: string, dir = ''): Map<string, string> {
   const out = new Map<string, string>();
@@ -106,6 +108,7 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
       expect(frontmatterOf(files.get(`.clinerules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
     }
     for (const p of ALWAYS_ON) expect(files.get(p)).toContain('<!-- ctxpkg:begin sha256=');
+    for (const p of IMPORTING) expect(bodyOf(files.get(p) as string)).toBe('@AGENTS.md\n');
     expect(files.get('.cursor/rules/mine.mdc')).toBe('---\nalwaysApply: true\n---\nmine\n');
     // The Cursor rule keeps its source rule's own description; the text reaches every agent too.
     const tests = '.cursor/rules/ctxpkg-acme__rules--tests.mdc';

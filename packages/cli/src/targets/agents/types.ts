@@ -63,7 +63,8 @@ export interface AgentTarget {
   readsAgentsMd: boolean;
   /**
    * The always-on file may import AGENTS.md (`@AGENTS.md` on a line of its own, as Claude Code
-   * and Gemini CLI allow): then, with `agents-md` enabled, no separate block is written there.
+   * and Gemini CLI allow): then, with `agents-md` enabled, its block holds only that import line
+   * (none when the user's own text imports it already), never a second copy of the text.
    */
   importsAgentsMd?: boolean;
   /** Path-scoped rule files; `null` when the agent has no path scoping. */
