@@ -179,11 +179,18 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
     expect(none.isError).toBe(true);
   });
 
-  it('neighbors walks edges both ways', async () => {
-    const r = await call('neighbors', { id: '@acme/auth#AGENTS.md:tokens~1', depth: 2 });
+  it('neighbors walks edges both ways, through sections: the rest of a node\'s section is at distance 1', async () => {
+    const r = await call('neighbors', { id: '@acme/auth#AGENTS.md:tokens~1' });
     expect(text(r)).toContain('<!-- @acme/auth#AGENTS.md:tokens~2 line 6 -->');
-    expect(text(r)).toContain('reached: depth 2 via contains from @acme/auth#AGENTS.md:tokens');
-    expect(r.structuredContent).toMatchObject({ start: '@acme/auth#AGENTS.md:tokens~1', depth: 2, hidden: 2 });
+    expect(text(r)).toContain('reached: depth 1 via contains from @acme/auth#AGENTS.md:tokens');
+    expect(text(r)).toContain('shown: 1 of 1; not shown: 0');
+    expect(r.structuredContent).toMatchObject({ start: '@acme/auth#AGENTS.md:tokens~1', depth: 1, reached: 2, hidden: 1, nodes: [{ id: '@acme/auth#AGENTS.md:tokens~2', distance: 1 }] });
+    // Each step up the headings costs one: the CI section's item is three away (section, file, CI section).
+    const far = await call('neighbors', { id: '@acme/auth#AGENTS.md:tokens~1', depth: 3 });
+    expect((far.structuredContent as { nodes: Array<{ id: string; distance: number }> }).nodes.map((n) => [n.id, n.distance])).toEqual([
+      ['@acme/auth#AGENTS.md:tokens~2', 1],
+      ['@acme/auth#AGENTS.md:ci~1', 3],
+    ]);
   });
 
   it('render_pack: the pack text and its figures', async () => {

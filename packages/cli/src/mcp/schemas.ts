@@ -32,8 +32,15 @@ export const searchOutput = {
   total: z.number().int().describe('nodes that match the query'),
   limit: z.number().int(),
   max_bytes: z.number().int(),
-  hits: z.array(z.object({ rank: z.number().int(), score: z.number(), ...hitShape })),
-  not_shown: z.number().int().describe('matches left out by the limit or the byte budget'),
+  hits: z.array(
+    z.object({
+      rank: z.number().int(),
+      score: z.number(),
+      ...hitShape,
+      also: z.array(z.string()).describe('ids of other matching nodes with exactly this text (not repeated as hits)'),
+    }),
+  ),
+  not_shown: z.number().int().describe('matching nodes left out by the limit or the byte budget'),
 };
 
 export const edge = z.object({ type: z.string(), direction: z.enum(['out', 'in']), node: z.string() });

@@ -78,6 +78,50 @@ describe('MCP tools', () => {
     expect(packageResource(s, '@own/rules')).toContain(message);
   });
 
+  it('search: one hit per node (its best passage) and per text (identical texts named in `also`); total counts nodes', () => {
+    const dup = mgraph([
+      ...g.nodes,
+      mnode('@own/rules', 'same', { type: 'fact', content: 'Keep it tidy in every package.' }),
+      mnode('@other/tips', 'same', { type: 'fact', content: 'Keep it tidy in every package.' }),
+    ], [
+      { from: '@own/rules#AGENTS.md', to: '@own/rules#AGENTS.md:~a', type: 'contains' },
+      { from: '@own/rules#AGENTS.md', to: '@own/rules#AGENTS.md:~long', type: 'contains' },
+    ]);
+    const r = searchContext(state(dup, '2025-01-01T00:00:00Z'), 'keep it tidy', 50);
+    const hits = r.structured.hits as Array<{ id: string; also: string[] }>;
+    // The long node has 11 "keep it tidy" items: it is one hit, not eleven.
+    expect(hits.map((h) => h.id).sort()).toEqual(['@other/tips#same', '@own/rules#AGENTS.md:~long']);
+    expect(hits.find((h) => h.id === '@other/tips#same')!.also).toEqual(['@own/rules#same']);
+    expect(r.structured).toMatchObject({ total: 3, not_shown: 0 });
+    expect(r.text.match(/Keep it tidy in every package\./g)).toHaveLength(1);
+    expect(r.text).toContain('shown: 2 of 3');
+  });
+
+  it('get_node keeps any max_bytes that fits its header: the text is cut visibly, never dropped', () => {
+    const s = state(g, '2025-01-01T00:00:00Z');
+    const id = '@own/rules#AGENTS.md:~long';
+    const whole = getNode(s, id);
+    expect(whole.structured).toMatchObject({ truncated: false, node: { id } });
+    const least = (() => {
+      try {
+        getNode(s, id, 1);
+      } catch (err) {
+        expect((err as Error).message).toMatch(/^max_bytes 1 is too small for node @own\/rules#AGENTS\.md:~long: its header alone needs \d+ bytes$/);
+        return (err as { details: { required_bytes: number } }).details.required_bytes;
+      }
+      throw new Error('max_bytes 1 was accepted');
+    })();
+    const size = Buffer.byteLength(whole.text);
+    for (let max = least; max < size; max += 37) {
+      const a = getNode(s, id, max);
+      expect(Buffer.byteLength(a.text), String(max)).toBeLessThanOrEqual(max);
+      expect(a.structured).toMatchObject({ truncated: true, node: { id } });
+      expect(a.text).toMatch(/\[truncated: showing \d+ of \d+ bytes\]/);
+    }
+    expect(getNode(s, id, size).text).toBe(whole.text);
+    expect(() => getNode(s, id, least - 1)).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
+  });
+
   it('shows the matching item of a long node with its lead-in, and says which lines', () => {
     const r = searchContext(state(g, '2025-01-01T00:00:00Z'), 'rotate signing keys');
     const hit = (r.structured.hits as Array<Record<string, unknown>>)[0]!;

@@ -89,8 +89,10 @@ function hitOf(state: McpState, e: AnswerEntry): Hit {
 }
 
 /**
- * `search_context(query, limit?, max_bytes?)`: the best `limit` (default 5, at most 50) passages
- * for the query — whole nodes, or the matching item (with its lead-in) of a long node — ranked by
+ * `search_context(query, limit?, max_bytes?)`: the best `limit` (default 5, at most 50) nodes for
+ * the query, each once (its best passage: the whole node, or the matching item with its lead-in
+ * of a long node) and each text once (identical texts: the first hit names the others in
+ * `also`); `total` counts matching nodes. Ranked by
  * BM25 over text, heading path, file path and id with exact matching of identifiers, paths and
  * flags (`search-tokens.ts`). Ranked lazily: only as many hits as the answer reads.
  */
@@ -98,21 +100,37 @@ export function searchContext(state: McpState, query: string, limit?: number, ma
   const budget = answerBudget(maxBytes);
   const lim = limit ?? DEFAULT_LIMIT;
   if (!Number.isSafeInteger(lim) || lim < 1 || lim > MAX_LIMIT) throw new CtxpkgError('E_USAGE', `limit must be an integer from 1 to ${MAX_LIMIT}`);
-  const { total, hits } = searchHits(state.index, query);
+  const found = searchHits(state.index, query);
+  const total = found.nodes;
   const passages = state.index.passages;
-  const scores = new Map<AnswerEntry, { rank: number; score: number }>();
+  const scores = new Map<AnswerEntry, { rank: number; score: number; also: string[] }>();
+  let duplicates = 0;
   function* entries(): Generator<AnswerEntry> {
     let rank = 0;
-    for (const h of hits) {
-      rank++;
+    // One hit per node (its best passage), and one per text: a node whose text is the same as a
+    // hit's already taken (the same rule in two packages or files) is named in that hit's `also`.
+    const nodes = new Set<number>();
+    const texts = new Map<string, AnswerEntry>();
+    for (const h of found.hits) {
       const p = passages[h.doc]!;
+      if (nodes.has(p.doc)) continue;
+      nodes.add(p.doc);
       const item = state.index.item(p.doc);
+      const shownText = p.excerpt ? p.text : item.content;
+      const same = texts.get(shownText.trim());
+      if (same) {
+        scores.get(same)!.also.push(item.id);
+        duplicates++;
+        continue;
+      }
+      rank++;
       const e: AnswerEntry = { item, label: `#${rank}`, trusted: state.project.trusted.has(item.package) };
       if (p.excerpt) {
         e.text = p.text;
         if (item.line_start !== undefined) e.lines = [item.line_start + p.first, item.line_start + p.last];
       }
-      scores.set(e, { rank, score: h.score });
+      texts.set(shownText.trim(), e);
+      scores.set(e, { rank, score: h.score, also: [] });
       yield e;
     }
   }
@@ -124,8 +142,11 @@ export function searchContext(state: McpState, query: string, limit?: number, ma
       total,
       limit: lim,
       max_bytes: budget,
-      hits: a.shown.map((e) => ({ rank: scores.get(e)!.rank, score: Math.round(scores.get(e)!.score * 1000) / 1000, ...hitOf(state, e) })),
-      not_shown: total - a.shown.length,
+      hits: a.shown.map((e) => {
+        const s = scores.get(e)!;
+        return { rank: s.rank, score: Math.round(s.score * 1000) / 1000, ...hitOf(state, e), also: s.also };
+      }),
+      not_shown: Math.max(0, total - a.shown.length - duplicates),
     },
   };
 }
@@ -145,7 +166,12 @@ function anyItem(state: McpState, id: string): RenderItem | undefined {
 
 const notFound = (id: string): CtxpkgError => new CtxpkgError('E_NOT_FOUND', `no installed node ${JSON.stringify(id)}`, { hint: 'ids look like @ns/name#local-id; search_context returns them' });
 
-/** `get_node(id, max_bytes?)`: one node, whole (cut visibly only when it exceeds the budget), with its edges. */
+/**
+ * `get_node(id, max_bytes?)`: one node, whole, with its edges — within `max_bytes` (default
+ * 16384): when it does not fit, the edge lines are cut first (all edges stay in the structured
+ * content), then the text, visibly (`[truncated: showing k of n bytes]`; `truncated: true`).
+ * `E_BUDGET` (with the least budget that works) when not even the header fits.
+ */
 export function getNode(state: McpState, id: string, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
   const node = state.index.node(id);
@@ -164,27 +190,69 @@ export function getNode(state: McpState, id: string, maxBytes?: number): ToolAns
   ].slice(0, 200);
   const item = anyItem(state, id) as RenderItem;
   const structural = STRUCTURAL_TYPES.has(node.type);
-  const extra = edges.map((e) => `edge: ${e.type} ${e.direction === 'out' ? '→' : '←'} ${e.node}`);
+  const lines = edges.map((e) => `edge: ${e.type} ${e.direction === 'out' ? '→' : '←'} ${e.node}`);
   const notes = structural ? ['(structural node: organizes other nodes; get_section shows a section whole)'] : [];
-  const entry: AnswerEntry = { item, extra, trusted: state.project.trusted.has(item.package) };
-  let a = renderAnswer(`ctxpkg node ${id}`, notes, [entry], budget);
+  const trusted = state.project.trusted.has(item.package);
+  const title = `ctxpkg node ${id}`;
+  /** The answer with the first `k` edge lines and the text cut to `cut` bytes (`undefined`: whole). */
+  const answer = (k: number, cut: number | undefined) => {
+    const extra = k < lines.length ? [...lines.slice(0, k), `(+${lines.length - k} more edges)`] : lines;
+    const entry: AnswerEntry = { item, extra, trusted, ...(cut !== undefined ? { text: truncateUtf8(item.content, cut) } : {}) };
+    return renderAnswer(title, notes, [entry], MAX_ANSWER_BYTES);
+  };
+  const fits = (a: ReturnType<typeof answer>): boolean => a.bytes <= budget;
+  let a = answer(lines.length, undefined);
   let truncated = false;
-  if (a.shown.length === 0) {
-    const empty = renderAnswer(`ctxpkg node ${id}`, notes, [{ ...entry, text: '' }], MAX_ANSWER_BYTES).bytes;
-    entry.text = truncateUtf8(item.content, Math.max(0, budget - empty - 8));
+  if (!fits(a)) {
+    // Cut visibly: first the edge lines (the structured content keeps them all), then the text
+    // — the longest prefix that fits (sizes grow with both: binary searches).
     truncated = true;
-    a = renderAnswer(`ctxpkg node ${id}`, notes, [entry], budget);
+    let k = lines.length;
+    if (!fits(answer(k, 0))) {
+      let lo = 0;
+      let hi = k;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (fits(answer(mid, 0))) lo = mid;
+        else hi = mid - 1;
+      }
+      k = lo;
+      if (!fits(answer(k, 0))) {
+        // (With one edge, its "+1 more" line may be longer than the edge line itself.)
+        const least = Math.min(answer(0, 0).bytes, answer(lines.length, 0).bytes);
+        throw new CtxpkgError('E_BUDGET', `max_bytes ${budget} is too small for node ${id}: its header alone needs ${least} bytes`, {
+          hint: `ask with max_bytes ≥ ${least} (the whole node needs ${answer(lines.length, undefined).bytes})`,
+          details: { required_bytes: least, max_bytes: budget },
+        });
+      }
+    }
+    if (fits(answer(k, undefined))) a = answer(k, undefined);
+    else {
+      let lo = 0;
+      let hi = utf8Length(item.content);
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (fits(answer(k, mid))) lo = mid;
+        else hi = mid - 1;
+      }
+      a = answer(k, lo);
+    }
   }
-  const shown = a.shown[0];
-  return { text: a.text, structured: { id, withheld: null, structural, node: shown ? hitOf(state, shown) : null, truncated, edges } };
+  const shown = a.shown[0] as AnswerEntry;
+  return { text: a.text, structured: { id, withheld: null, structural, node: hitOf(state, shown), truncated, edges } };
 }
 
-/** `neighbors(id, depth, max_bytes?)`: nodes within `depth` (1–3) edges, nearest first; long texts cut at 600 bytes. */
+/**
+ * `neighbors(id, depth, max_bytes?)`: nodes within `depth` (1–3) edges, nearest first; long texts
+ * cut at 600 bytes. Sections and scopes are not shown (counted as hidden) but walked through: the
+ * other nodes of a node's own section are at distance 1 (`neighborhood` with `through`).
+ */
 export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes);
   if (!Number.isSafeInteger(depth) || depth < 1 || depth > MAX_DEPTH) throw new CtxpkgError('E_USAGE', `depth must be an integer from 1 to ${MAX_DEPTH}`);
   if (!state.index.node(id)) throw notFound(id);
-  const found = neighborhood(state.index, id, depth);
+  // Sections are walked through: a node's neighbours include the rest of its section.
+  const found = neighborhood(state.index, id, depth, (n) => STRUCTURAL_TYPES.has(state.index.node(n)?.type ?? ''));
   const via = new Map<AnswerEntry, { distance: number; via: { type: string; direction: 'out' | 'in'; node: string } }>();
   const entries: AnswerEntry[] = [];
   let hidden = 0;
@@ -205,6 +273,8 @@ export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: num
     via.set(e, { distance: f.depth, via: { type: f.via.type, direction: f.direction, node: other } });
     entries.push(e);
   }
+  // Nearest first; at one distance in source order (package, file, heading path, line).
+  entries.sort((x, y) => via.get(x)!.distance - via.get(y)!.distance || compareOutput(x.item, y.item));
   const notes = [`start: ${id}`, `depth: ${depth}; reached: ${found.length} (structural or withheld, not shown: ${hidden})`];
   const a = renderAnswer(`ctxpkg neighbors of ${id}`, notes, entries, budget);
   return {
@@ -287,7 +357,8 @@ export function getSection(state: McpState, q: SectionQuery, maxBytes?: number):
       `<!-- ${escapeInline(s.ref.id, 300).replace(/-(?=-)/g, '-\\u002d')} -->`,
       prov,
       `shown: ${shown} of ${items.length} nodes, in source order${more !== undefined ? `; cut by max_bytes: the whole section needs ${more} bytes` : ''}`,
-      TRUST_LINE,
+      // The trust line explains the fence: only a section of an untrusted package has one.
+      ...(trusted ? [] : [TRUST_LINE]),
       '',
     ].join('\n');
   const open = trusted ? TRUSTED_HEADER : `\n${UNTRUSTED_BANNER}\n`;

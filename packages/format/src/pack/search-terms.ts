@@ -152,16 +152,22 @@ export class TermIndex {
     return out;
   }
 
-  /** Number of documents containing at least one of `tids`. */
-  countMatches(tids: readonly number[]): number {
-    const distinct = [...new Set(tids)];
-    if (distinct.length === 1) return this.df(distinct[0] as number);
+  /** The documents containing at least one of `tids`, as a bitset (bit `d` of word `d >>> 5`). */
+  matchSet(tids: readonly number[]): Uint32Array {
     const acc = new Uint32Array((this.docCount + 31) >>> 5);
-    for (const t of distinct) {
+    for (const t of new Set(tids)) {
       const b = this.bits.get(t);
       if (b) for (let w = 0; w < b.length; w++) acc[w] |= b[w] as number;
       else for (let p = this.pStart[t] as number; p < (this.pStart[t + 1] as number); p++) acc[(this.pDoc[p] as number) >>> 5] |= 1 << ((this.pDoc[p] as number) & 31);
     }
+    return acc;
+  }
+
+  /** Number of documents containing at least one of `tids`. */
+  countMatches(tids: readonly number[]): number {
+    const distinct = [...new Set(tids)];
+    if (distinct.length === 1) return this.df(distinct[0] as number);
+    const acc = this.matchSet(distinct);
     let count = 0;
     for (let w = 0; w < acc.length; w++) {
       let x = acc[w] as number;

@@ -34,10 +34,39 @@ const ASCII_IDENT_HINT = /_|[a-z][A-Z]|[A-Z][A-Z][a-z]/;
  * question words and auxiliaries. Never `not`/`never`/`must`: they carry the meaning of gotchas.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a about am an and any are as at be been but by can could did do does doing for from had has have how i if in into is it its ' +
-    'me my of on or our should so some such than that the their them then there these they this those to was we were what when ' +
-    'where which while who why will with would you your').split(' '),
+  ('a about also am an and any anything are as at be been but by can could did do does doing for from had has have here how i ' +
+    'if in into is it its know many me much my need needs of on or our please should so some something such tell than that the ' +
+    'their them then there these they thing things this those to want wants was we were what when where which while who why will ' +
+    'with would you your').split(' '),
 );
+
+/**
+ * Short forms and long forms that name the same thing in instruction files ("format" vs `just
+ * fmt`, "dependencies" vs `deps`): a query term of one also looks for the other. Both sides are
+ * stemmed forms as `terms()` makes them.
+ */
+const SAME_AS: ReadonlyMap<string, readonly string[]> = (() => {
+  const pairs: Array<[string, string]> = [
+    ['format', 'fmt'],
+    ['formatting', 'fmt'],
+    ['formatter', 'fmt'],
+    ['dependency', 'dep'],
+    ['configuration', 'config'],
+    ['repository', 'repo'],
+    ['documentation', 'doc'],
+    ['environment', 'env'],
+    ['directory', 'dir'],
+    ['typescript', 'ts'],
+    ['javascript', 'js'],
+    ['python', 'py'],
+  ];
+  const m = new Map<string, string[]>();
+  for (const [a, b] of pairs) {
+    m.set(a, [...(m.get(a) ?? []), b]);
+    m.set(b, [...(m.get(b) ?? []), a]);
+  }
+  return m;
+})();
 
 /**
  * The light stem of a lowercase word: `…ies` → `…y` (words over 4 characters), a final `s`
@@ -144,13 +173,16 @@ export function terms(text: string): string[] {
 
 /**
  * The terms of a query: as `terms`, without `STOP_WORDS` (unless the query has nothing else), so
- * "how do I add a dependency" looks for `add` and `dependency`.
+ * "how do I add a dependency" looks for `add` and `dependency` — and with each word's short or
+ * long form (`SAME_AS`: `dependency` also looks for `dep`, `format` for `fmt`).
  */
 export function queryTerms(text: string): string[] {
   const lower = text.toLowerCase();
   const all = words(lower);
   const kept = all.filter((w) => !STOP_WORDS.has(w));
-  return [...(kept.length > 0 ? kept : all).map(stem), ...subwordTerms(text), ...compoundTerms(lower)];
+  const stems = (kept.length > 0 ? kept : all).map(stem);
+  const same = stems.flatMap((w) => SAME_AS.get(w) ?? []);
+  return [...stems, ...same, ...subwordTerms(text), ...compoundTerms(lower)];
 }
 
 /**

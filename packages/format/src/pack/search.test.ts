@@ -33,7 +33,10 @@ describe('search index', () => {
       'package-lock.json', '--frozen-lockfile', '--noemit', 'src/vs/base',
     ]);
     expect(terms('Tests need dependencies; IEditorService and redis_url')).toEqual(['test', 'need', 'dependency', 'ieditorservice', 'and', 'redis_url', 'editor', 'service', 'redis', 'url']);
-    expect(queryTerms('how do I add a new python dependency')).toEqual(['add', 'new', 'python', 'dependency']);
+    // Short and long forms look for each other (python → py, dependency → dep, format → fmt).
+    expect(queryTerms('how do I add a new python dependency')).toEqual(['add', 'new', 'python', 'dependency', 'py', 'dep']);
+    expect(queryTerms('how many assertions should a test have')).toEqual(['assertion', 'test']);
+    expect(queryTerms('format the code')).toEqual(['format', 'code', 'fmt']);
     expect(queryTerms('how do I')).toEqual(['how', 'do']);
   });
 
@@ -96,7 +99,27 @@ describe('renderAnswer', () => {
     expect(short.notShown).toBe(1);
     expect(short.text).toContain(`shown: ${short.shown.length} of ${idx.items.length}; not shown: 1`);
     expect(short.text.endsWith(`\n${UNTRUSTED_FOOTER}\n`)).toBe(true);
-    expect(() => renderAnswer('t', [], entries(), 50)).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
+    expect(() => renderAnswer('t', [], entries(), 20)).toThrow(expect.objectContaining({ code: 'E_BUDGET', message: 'max_bytes 20 is too small: this answer\'s header alone needs 32 bytes' }));
+  });
+
+  it('writes the trust line and the fence only around untrusted entries (no empty fence), and charges them exactly', () => {
+    const all = entries();
+    const trusted = all.map((e) => ({ ...e, trusted: true }));
+    const t = renderAnswer('t', [], trusted, 64 * 1024);
+    expect(t.text).not.toContain('UNTRUSTED');
+    expect(t.text).not.toContain('Trust:');
+    expect(t.text.indexOf(TRUSTED_HEADER)).toBeGreaterThan(0);
+    const none = renderAnswer('t', [], [], 4096);
+    expect(none.text).toBe('# t\nshown: 0 of 0; not shown: 0\n');
+    // Mixed: one untrusted entry brings the fence; a budget one byte short of it leaves that entry out.
+    const mixed = [...trusted.slice(0, 1), all[1]!];
+    const both = renderAnswer('t', [], mixed, 64 * 1024);
+    expect(both.shown).toHaveLength(2);
+    expect(both.text).toContain('Trust: ');
+    const short = renderAnswer('t', [], mixed, both.bytes - 1);
+    expect(short.shown).toHaveLength(1);
+    expect(short.text).not.toContain('UNTRUSTED');
+    expect(short.bytes).toBeLessThanOrEqual(both.bytes - 1);
   });
 
   it('each block names its heading path, label, id and source lines; a limit caps what is shown', () => {

@@ -231,16 +231,43 @@ export function buildSearchIndex(graph: MergedGraph, opts: SearchIndexOptions): 
 
 /**
  * Rank the passages of searchable nodes for `query` (`queryTerms`): the number of matching
- * passages and a lazy sequence of hits, best first (score desc, type rank asc, then passage
+ * passages (`total`) and of matching nodes (`nodes`, computed on first read: one pass over the
+ * match bitset), and a lazy sequence of hits, best first (score desc, type rank asc, then passage
  * order = node id, source order). A hit's `doc` indexes `index.passages`. No terms → nothing.
  */
-export function searchHits(index: SearchIndex, query: string): { total: number; hits: Iterable<SearchHit> } {
+export function searchHits(index: SearchIndex, query: string): { total: number; readonly nodes: number; hits: Iterable<SearchHit> } {
   const qterms = [...new Set(queryTerms(query))].sort();
-  if (qterms.length === 0 || index.docs.length === 0) return { total: 0, hits: [] };
+  if (qterms.length === 0 || index.docs.length === 0) return { total: 0, nodes: 0, hits: [] };
   const ti = index.terms();
   const lists = qterms.flatMap((q) => ti.expand(q));
-  if (lists.length === 0) return { total: 0, hits: [] };
-  return { total: ti.countMatches(lists), hits: ti.ranked(lists) };
+  if (lists.length === 0) return { total: 0, nodes: 0, hits: [] };
+  const passages = index.passages;
+  let nodes: number | undefined;
+  return {
+    total: ti.countMatches(lists),
+    get nodes(): number {
+      if (nodes === undefined) {
+        // Passages of one node are adjacent (built in node order): count changes of node.
+        const set = ti.matchSet(lists);
+        let last = -1;
+        nodes = 0;
+        for (let w = 0; w < set.length; w++) {
+          let x = set[w] as number;
+          while (x !== 0) {
+            const bit = 31 - Math.clz32(x & -x);
+            x &= x - 1;
+            const d = (passages[(w << 5) + bit] as IndexedPassage).doc;
+            if (d !== last) {
+              nodes++;
+              last = d;
+            }
+          }
+        }
+      }
+      return nodes;
+    },
+    hits: ti.ranked(lists),
+  };
 }
 
 /**
@@ -266,24 +293,29 @@ export function searchIndex(index: SearchIndex, query: string, limit = Number.PO
 /**
  * Nodes within `depth` edges of `id` (both directions), breadth first; each with its distance
  * and the edge that reached it. Neighbours are visited in (from, to, type) edge order.
+ *
+ * `through` (e.g. structural nodes): a node it accepts that is reached from one of its members —
+ * a section from a node it contains — also yields its other members at the same distance, so a
+ * node's neighbours include the rest of its section, not only the section itself. The grouping
+ * node is still listed (callers may hide it); going further up (its own section) costs a step.
  */
-export function neighborhood(index: SearchIndex, id: string, depth: number): Array<{ id: string; depth: number; via: MergedEdge; direction: 'out' | 'in' }> {
+export function neighborhood(index: SearchIndex, id: string, depth: number, through?: (id: string) => boolean): Array<{ id: string; depth: number; via: MergedEdge; direction: 'out' | 'in' }> {
   const seen = new Set([id]);
   const result: Array<{ id: string; depth: number; via: MergedEdge; direction: 'out' | 'in' }> = [];
   let frontier = [id];
   for (let d = 1; d <= depth && frontier.length > 0; d++) {
     const next: string[] = [];
+    const visit = (other: string, e: MergedEdge, dir: 'out' | 'in'): void => {
+      if (seen.has(other)) return;
+      seen.add(other);
+      result.push({ id: other, depth: d, via: e, direction: dir });
+      next.push(other);
+      // A group entered from one of its members: its other members are as near.
+      if (dir === 'in' && through?.(other)) for (const m of index.edgesFrom(other)) if (m.type === e.type) visit(m.to, m, 'out');
+    };
     for (const cur of frontier) {
-      const steps: Array<[string, MergedEdge, 'out' | 'in']> = [
-        ...index.edgesFrom(cur).map((e) => [e.to, e, 'out'] as [string, MergedEdge, 'out']),
-        ...index.edgesTo(cur).map((e) => [e.from, e, 'in'] as [string, MergedEdge, 'in']),
-      ];
-      for (const [other, e, dir] of steps) {
-        if (seen.has(other)) continue;
-        seen.add(other);
-        result.push({ id: other, depth: d, via: e, direction: dir });
-        next.push(other);
-      }
+      for (const e of index.edgesFrom(cur)) visit(e.to, e, 'out');
+      for (const e of index.edgesTo(cur)) visit(e.from, e, 'in');
     }
     frontier = next;
   }
