@@ -4,7 +4,7 @@
  * for teammates/CI, C4 `pkg@X.Y.Z` installs exactly X.Y.Z and saves ^X.Y.Z, C6 yanked versions
  * in update/outdated/ls, C18 .gitignore and no empty .ctxpkg/ after a failure, truthful summaries.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
@@ -135,7 +135,11 @@ describe('C6: yanked versions', () => {
     expect(up.json.changed).toEqual([]);
     expect(up.json.yanked).toEqual([{ name: '@acme/base', version: '1.1.0', kept: true, olderAllowed: '1.0.0' }]);
     const text = await run(['update']);
-    expect(text.stdout).toContain('! @acme/base@1.1.0 is yanked by its publisher; kept, because no newer version is allowed (to move to 1.0.0: ctxpkg install @acme/base@1.0.0)');
+    // the notice comes before the result it qualifies (new-user trial 22), not after the summary
+    expect(text.stdout.split('\n').slice(0, 2)).toEqual([
+      '! @acme/base@1.1.0 is yanked by its publisher; kept, because no newer version is allowed (to move to 1.0.0: ctxpkg install @acme/base@1.0.0)',
+      'up to date',
+    ]);
     expect(readJson(join(project, 'ctxpkg.lock')).packages['@acme/base'].version).toBe('1.1.0');
     const out = await run(['outdated', '--json']);
     expect(out.json.packages).toEqual([
@@ -164,6 +168,17 @@ describe('C6: yanked versions', () => {
     expect(out.json.packages[0]).toMatchObject({ current: '1.1.0', current_yanked: true, wanted: '1.1.0', latest: '2.0.0' });
   });
 
+  it('installing a yanked version named exactly says so (not "ctxpkg.lock pins it"), before the result', async () => {
+    await P.store.setYanked('acme', 'base', '1.0.0', true, T, 'test');
+    const r = await run(['install', '@acme/base@1.0.0']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([
+      '! @acme/base@1.0.0 is yanked by its publisher; installed because you named exactly this version (ranges never pick a yanked version)',
+      '+ @acme/base@1.0.0',
+    ]);
+    expect((await run(['install', '@acme/base@1.0.0', '--json'])).json.yanked).toEqual([{ name: '@acme/base', version: '1.0.0' }]);
+  });
+
   it('install of another package keeps a locked yanked dependency and notes it', async () => {
     expect((await run(['install', '@acme/base'])).code).toBe(0);
     await P.store.setYanked('acme', 'base', '1.1.0', true, T, 'test');
@@ -178,6 +193,9 @@ describe('C18: .gitignore and a failed install', () => {
     const d = tempDir('ctxpkg-noinit-');
     const r = await run(['install', '@acme/style'], d);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(`created ctxpkg.json in ${d} (there was none here or in a parent directory); commit it with ctxpkg.lock`);
+    expect((await run(['install', '@acme/style', '--json'], tempDir('ctxpkg-noinit-'))).json.manifest_created).toBe(true);
+    expect((await run(['install', '@acme/base', '--json'], d)).json.manifest_created).toBe(false);
     expect(r.stdout).toContain('added .ctxpkg/ to .gitignore');
     expect(readFileSync(join(d, '.gitignore'), 'utf8')).toBe('.ctxpkg/\n');
   });
@@ -189,6 +207,65 @@ describe('C18: .gitignore and a failed install', () => {
     expect(existsSync(join(d, '.ctxpkg'))).toBe(false);
     expect(existsSync(join(d, 'ctxpkg.json'))).toBe(false);
     expect(existsSync(join(d, '.gitignore'))).toBe(false);
+  });
+});
+
+describe('no project (new-user trial 12): bare install and update refuse instead of creating one', () => {
+  for (const args of [['install'], ['i'], ['install', '--frozen-lockfile'], ['update'], ['update', '@acme/base']]) {
+    it(`ctxpkg ${args.join(' ')} in a directory without ctxpkg.json: E_NOT_FOUND (exit 4) with the way out, nothing written`, async () => {
+      const d = tempDir('ctxpkg-noproject-');
+      const r = await run(args, d);
+      expect(r.code).toBe(4);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`error E_NOT_FOUND: no ctxpkg.json in ${d} or any parent directory`);
+      expect(r.stderr).toContain('hint: run `ctxpkg init` to start a project here, or `ctxpkg install <@ns/name | file.ctxpkg>` to start one with a package');
+      expect(readdirSync(d)).toEqual([]);
+      const j = await run([...args, '--json'], d);
+      expect(j.json.error).toMatchObject({ code: 'E_NOT_FOUND', details: { cwd: d } });
+      expect(readdirSync(d)).toEqual([]);
+    });
+  }
+
+  it('in a subdirectory of a project, bare install works on that project (nearest ctxpkg.json, as npm)', async () => {
+    expect((await run(['install', '@acme/style'])).code).toBe(0);
+    const sub = join(project, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const r = await run(['install'], sub);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('created ctxpkg.json');
+    expect(readdirSync(sub).filter((f) => f !== '.home')).toEqual([]); // .home: the harness's user directory
+  });
+});
+
+describe('file: dependencies hold a project-relative path (new-user trial)', () => {
+  it('install file:/abs/path saves and locks the path relative to the project root', async () => {
+    mkdirSync(join(project, 'vendor'));
+    const abs = join(project, 'vendor', 'kb.ctxpkg');
+    writeFileSync(abs, makePackage('@acme/kb', '1.0.0', SEED));
+    const r = await run(['install', `file:${abs}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('saved @acme/kb "file:vendor/kb.ctxpkg" in ctxpkg.json');
+    const lock = readJson(join(project, 'ctxpkg.lock'));
+    expect(lock.dependencies['@acme/kb']).toBe('file:vendor/kb.ctxpkg');
+    expect(lock.packages['@acme/kb'].registry).toBe('file:vendor/kb.ctxpkg');
+    expect(readFileSync(join(project, 'ctxpkg.lock'), 'utf8')).not.toContain(project);
+    expect((await run(['install', '--frozen-lockfile'])).code).toBe(0);
+  });
+
+  it('an absolute file: path written into ctxpkg.json is E_MANIFEST naming the relative form; nothing written', async () => {
+    const abs = join(project, 'vendor', 'kb.ctxpkg');
+    mkdirSync(join(project, 'vendor'));
+    writeFileSync(abs, makePackage('@acme/kb', '1.0.0', SEED));
+    const m = readJson(join(project, 'ctxpkg.json'));
+    m.dependencies = { '@acme/kb': `file:${abs}` };
+    writeJson(join(project, 'ctxpkg.json'), m);
+    const before = readFileSync(join(project, 'ctxpkg.json'), 'utf8');
+    const r = await run(['install', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: 'E_MANIFEST', details: { name: '@acme/kb', relative: 'file:vendor/kb.ctxpkg' } });
+    expect(r.json.error.hint).toContain('"@acme/kb": "file:vendor/kb.ctxpkg"');
+    expect(readFileSync(join(project, 'ctxpkg.json'), 'utf8')).toBe(before);
+    expect(existsSync(join(project, 'ctxpkg.lock'))).toBe(false);
   });
 });
 

@@ -7,6 +7,7 @@
  * failed (install/sync-hook.ts).
  */
 import type { Command } from 'commander';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import type { InstallOptions, InstallReport } from '../install/run.js';
@@ -14,12 +15,27 @@ import type { InstallOptions, InstallReport } from '../install/run.js';
 const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 /**
- * Human lines for a pipeline report (shared by install, update, uninstall). The first lines say
- * what changed in the project files; "up to date" only when nothing changed, nothing was fetched
- * and the merged graph was reused.
+ * Human lines for a pipeline report (shared by install, update, uninstall). Notices about yanked
+ * versions come first (before the result they qualify), then what changed in the project files;
+ * "up to date" only when nothing changed, nothing was fetched and the merged graph was reused.
  */
 export function reportLines(r: InstallReport): string[] {
-  const lines: string[] = [];
+  const yankLines: string[] = [];
+  // Notices about what was installed come before the result lines they qualify (npm prints its
+  // warnings before "added N packages"), not after the summary.
+  for (const y of r.yanked) {
+    yankLines.push(
+      y.requested
+        ? `! ${y.name}@${y.version} is yanked by its publisher; installed because you named exactly this version (ranges never pick a yanked version)`
+        : y.kept
+        ? `! ${y.name}@${y.version} is yanked by its publisher; kept, because no newer version is allowed${y.olderAllowed ? ` (to move to ${y.olderAllowed}: ctxpkg install ${y.name}@${y.olderAllowed})` : ''}`
+        : y.as_of === 'last_check'
+          ? `! ${y.name}@${y.version} was yanked when the registry was last checked (this run made no registry request); kept because ctxpkg.lock pins it (\`ctxpkg outdated\` checks the registry now)`
+          : `! ${y.name}@${y.version} is yanked by its publisher; kept because ctxpkg.lock pins it (\`ctxpkg update ${y.name}\` moves to a newer allowed version when there is one)`,
+    );
+  }
+  const lines: string[] = [...yankLines];
+  if (r.manifestCreated) lines.push(`created ctxpkg.json in ${r.root} (there was none here or in a parent directory); commit it with ctxpkg.lock`);
   for (const a of r.added) lines.push(`+ ${a.name}@${a.version}`);
   for (const c of r.changed) lines.push(`~ ${c.name} ${c.from} → ${c.to}${c.downgrade ? ' (downgrade)' : ''}`);
   for (const d of r.removed) lines.push(`- ${d.name}@${d.version}`);
@@ -28,22 +44,13 @@ export function reportLines(r: InstallReport): string[] {
     lines.push(`bound ${b.scope} to ${b.registry} in ctxpkg.json (from ${b.from}); commit it so teammates and CI install ${b.scope} from the same registry`);
   }
   for (const p of r.pinsRemoved) lines.push(`removed pin ${JSON.stringify(p)} from context.pins in ctxpkg.json (its package is no longer installed)`);
-  if (lines.length === 0) {
+  if (lines.length === yankLines.length) {
     const restored = r.downloaded + r.localReads;
     if (restored > 0) lines.push(`ctxpkg.lock unchanged; restored ${plural(restored, 'package')} into .ctxpkg/store`);
     else if (r.merge.rebuilt) lines.push('ctxpkg.lock unchanged; rebuilt the merged graph');
     else lines.push('up to date');
   }
   if (r.gitignoreUpdated) lines.push('added .ctxpkg/ to .gitignore');
-  for (const y of r.yanked) {
-    lines.push(
-      y.kept
-        ? `! ${y.name}@${y.version} is yanked by its publisher; kept, because no newer version is allowed${y.olderAllowed ? ` (to move to ${y.olderAllowed}: ctxpkg install ${y.name}@${y.olderAllowed})` : ''}`
-        : y.as_of === 'last_check'
-          ? `! ${y.name}@${y.version} was yanked when the registry was last checked (this run made no registry request); kept because ctxpkg.lock pins it (\`ctxpkg outdated\` checks the registry now)`
-          : `! ${y.name}@${y.version} is yanked by its publisher; kept because ctxpkg.lock pins it (\`ctxpkg update ${y.name}\` moves to a newer allowed version when there is one)`,
-    );
-  }
   const fetched = [`${r.downloaded} downloaded`, ...(r.localReads > 0 ? [`${r.localReads} read from local files`] : [])].join(', ');
   lines.push(`${plural(r.packages.length, 'package')} installed, ${fetched}, ${r.requests === 0 ? 'no network' : plural(r.requests, 'registry request')}`);
   const m = r.merge;
@@ -91,6 +98,7 @@ export function reportJson(r: InstallReport): Record<string, unknown> {
     bound: r.bound,
     pins_removed: r.pinsRemoved,
     yanked: r.yanked,
+    manifest_created: r.manifestCreated,
     gitignore_updated: r.gitignoreUpdated,
     packages: r.packages,
     requests: r.requests,
@@ -141,11 +149,28 @@ export interface InstallCliOptions {
   logMaxAge?: string;
 }
 
-/** Run `install` (also used by `quickstart` and tests). */
+/**
+ * The error for a command that needs an existing project (bare `install`, `update`) run where
+ * there is no ctxpkg.json in the working directory or any parent: `E_NOT_FOUND` (exit 4), nothing
+ * written — as npm (ENOENT package.json) and cargo ("could not find Cargo.toml") refuse.
+ */
+export function noProjectError(cwd: string, command: string): CtxpkgError {
+  return new CtxpkgError('E_NOT_FOUND', `no ctxpkg.json in ${cwd} or any parent directory, so there is nothing for \`ctxpkg ${command}\` to ${command === 'update' ? 'update' : 'install'}`, {
+    hint: 'run `ctxpkg init` to start a project here, or `ctxpkg install <@ns/name | file.ctxpkg>` to start one with a package (or cd into your project)',
+    details: { cwd },
+  });
+}
+
+/**
+ * Run `install` (also used by `quickstart` and tests). Bare `install` (no specs) needs a project:
+ * throws `noProjectError` (`E_NOT_FOUND`) before anything is written; `install <pkg>` creates
+ * ctxpkg.json when there is none, and says so.
+ */
 export async function runInstall(specs: string[], opts: InstallCliOptions, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
+  if (!session.exists && specs.length === 0) throw noProjectError(deps.cwd, 'install');
   const pipelineOpts: InstallOptions = { specs, frozen: opts.frozenLockfile, acceptNewKey: opts.acceptNewKey, strict: opts.strict, logMaxAge: opts.logMaxAge };
   const report = await runPipeline(session, pipelineOpts, deps);
   return finishPipeline(session.root, report, deps, 'installed');

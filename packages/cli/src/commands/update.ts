@@ -10,7 +10,7 @@
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { finishPipeline } from './install.js';
+import { finishPipeline, noProjectError } from './install.js';
 
 /**
  * `ctxpkg update [names…]`: with no names every registry package of the project (declared and
@@ -19,7 +19,8 @@ import { finishPipeline } from './install.js';
  * locked versions follow the install rules (README "Daily use", the update paragraph). Writes ctxpkg.lock, the
  * store and the merged graph atomically under the project lock. Throws the install pipeline's
  * codes (`E_RESOLVE`, `E_NETWORK`, `E_INTEGRITY`, `E_SIGNATURE`, …); the result's exit code is 8
- * when the update committed but syncing agent files failed.
+ * when the update committed but syncing agent files failed. Without a ctxpkg.json in the working
+ * directory or a parent: `E_NOT_FOUND`, nothing written.
  */
 export async function runUpdate(names: string[], opts: { registry?: string; acceptNewKey?: boolean; strict?: boolean; logMaxAge?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
@@ -27,6 +28,7 @@ export async function runUpdate(names: string[], opts: { registry?: string; acce
   for (const n of names) parsePackageName(n);
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
+  if (!session.exists) throw noProjectError(deps.cwd, 'update');
   const report = await runPipeline(session, { update: names.length > 0 ? names : true, acceptNewKey: opts.acceptNewKey, strict: opts.strict, logMaxAge: opts.logMaxAge }, deps);
   return finishPipeline(session.root, report, deps, 'updated');
 }

@@ -81,9 +81,12 @@ export interface InstallReport {
    * Installed versions the registry lists as yanked (install/yanked.ts): from an index fetched in
    * this run, or `as_of: 'last_check'` when this run made no registry request and only the record
    * of an earlier run knows. `kept`: `update` kept it
-   * because no newer version is allowed; `olderAllowed`: a non-yanked older version to move to.
+   * because no newer version is allowed; `olderAllowed`: a non-yanked older version to move to;
+   * `requested`: installed because the command named exactly that version.
    */
-  yanked: Array<{ name: string; version: string; as_of?: 'last_check'; kept?: true; olderAllowed?: string }>;
+  yanked: Array<{ name: string; version: string; as_of?: 'last_check'; kept?: true; olderAllowed?: string; requested?: true }>;
+  /** This run created ctxpkg.json: there was none in the working directory or any parent (`install <pkg>` starts a project, as npm does). */
+  manifestCreated: boolean;
   /** `.ctxpkg/` was added to `.gitignore` (the install created ctxpkg.json). */
   gitignoreUpdated: boolean;
   merge: MergeSummary;
@@ -128,7 +131,7 @@ export async function runPipeline(session: Session, opts: InstallOptions, deps: 
 async function pipeline(session: Session, opts: InstallOptions, deps: CliDeps): Promise<InstallReport> {
   const inputs = readInputs(session.root, opts, deps);
   const local = await readLocalFiles(inputs);
-  checkDeclared(inputs.declared);
+  checkDeclared(inputs.declared, inputs.root);
   checkLockRegistries(inputs.before, session.settings, [inputs.manifest.dependencies, inputs.declared, inputs.before.declared], deps);
   const plan = await planInstall(session, opts, inputs, local);
   // 3b. The transparency logs of the registries the plan was resolved from (before any download).
@@ -286,7 +289,10 @@ function report(
     saved,
     bound: texts.bound,
     pinsRemoved: texts.pins.dropped,
-    yanked: yankedReport(all, written.status, plan.resolved?.yankedKept ?? []),
+    yanked: yankedReport(all, written.status, plan.resolved?.yankedKept ?? []).map((y) =>
+      inputs.exactNow[y.name] === `=${y.version}` && before.packages.get(y.name)?.version !== y.version ? { ...y, requested: true as const } : y,
+    ),
+    manifestCreated: written.manifestCreated,
     gitignoreUpdated: written.gitignoreUpdated,
     merge: written.merge,
     skippedOptional: plan.resolved?.skippedOptional ?? [],

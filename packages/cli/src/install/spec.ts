@@ -1,14 +1,24 @@
 /**
  * Parsing install arguments: `@ns/name`, `@ns/name@<range>` or a local file path
- * (`./x.ctxpkg`, anything ending in `.ctxpkg`). Names and ranges are validated before any
- * network request (ADVERSARIAL HB-05, HB-08, HB-22).
+ * (`./x.ctxpkg`, `file:<path>` as npm writes it, anything ending in `.ctxpkg`). Names and ranges
+ * are validated before any network request (ADVERSARIAL HB-05, HB-08, HB-22).
  */
+import { isAbsolute, relative, resolve } from 'node:path';
 import { CtxpkgError, parsePackageName, parseRange } from '@ctxpkg/format';
 
 export type InstallSpec = { kind: 'registry'; name: string; range?: string } | { kind: 'file'; path: string };
 
-/** Parse one argument. Throws `E_INVALID_NAME`, `E_INVALID_RANGE`/`E_RANGE`. */
+/**
+ * Parse one argument. `file:<path>` (absolute or relative to the working directory) is the file
+ * at that path; it is saved relative to the project root like any other path. Throws
+ * `E_INVALID_NAME`, `E_INVALID_RANGE`/`E_RANGE`, `E_USAGE` (`file:` with no path).
+ */
 export function parseSpec(arg: string): InstallSpec {
+  if (arg.startsWith('file:')) {
+    const path = arg.slice('file:'.length);
+    if (path === '') throw new CtxpkgError('E_USAGE', '`file:` names no package file', { hint: 'ctxpkg install file:./vendor/acme-kb-1.0.0.ctxpkg' });
+    return { kind: 'file', path };
+  }
   if (arg.endsWith('.ctxpkg') || arg.startsWith('./') || arg.startsWith('../') || arg.startsWith('/')) {
     return { kind: 'file', path: arg };
   }
@@ -23,11 +33,24 @@ export function parseSpec(arg: string): InstallSpec {
   return { kind: 'registry', name, range };
 }
 
-/** Validate every declared dependency of ctxpkg.json (names scoped, ranges readable). */
-export function checkDeclared(declared: Record<string, string>): void {
+/**
+ * Validate every declared dependency of ctxpkg.json (names scoped, ranges readable, `file:`
+ * paths relative). An absolute `file:` path is `E_MANIFEST`: ctxpkg.lock records the origin, and
+ * an absolute one breaks every other clone; the hint gives the path relative to `root` (the
+ * project root) to write instead. Throws the name and range codes otherwise.
+ */
+export function checkDeclared(declared: Record<string, string>, root: string): void {
   for (const [name, range] of Object.entries(declared)) {
     if (range.startsWith('file:')) {
       parsePackageName(name);
+      const path = range.slice('file:'.length);
+      if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) {
+        const rel = relative(root, resolve(root, path)).split('\\').join('/');
+        throw new CtxpkgError('E_MANIFEST', `ctxpkg.json dependency ${JSON.stringify(name)}: ${JSON.stringify(range)} is an absolute path; ctxpkg.lock would record it, and it would not work in another clone`, {
+          hint: `write it relative to the project root: ${JSON.stringify(name)}: ${JSON.stringify(`file:${rel}`)} (\`ctxpkg install <path>\` writes it so)`,
+          details: { name, range, relative: `file:${rel}` },
+        });
+      }
       continue;
     }
     try {

@@ -122,6 +122,8 @@ export interface ProjectTexts {
 
 /** What the writes of step 6 report. */
 export interface Written {
+  /** ctxpkg.json did not exist before this run and was written. */
+  manifestCreated: boolean;
   gitignoreUpdated: boolean;
   merge: MergeSummary;
   /** Yank status by artifact SHA-256. */

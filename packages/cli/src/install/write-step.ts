@@ -98,6 +98,6 @@ export async function writeProject(
   writeVerified(root, inputs.key, { artifacts, merged: binding });
   pruneStore(root, new Set(all.map((v) => v.artifact_sha256)));
   pruneBlobs(root, blobStore.keep);
-  return { gitignoreUpdated, merge, status };
+  return { manifestCreated: !session.exists, gitignoreUpdated, merge, status };
 }
 

@@ -57,6 +57,8 @@ export interface YankedReportEntry {
   as_of?: 'last_check';
   kept?: true;
   olderAllowed?: string;
+  /** Installed in this run because the command named exactly this version (`install @x/y@1.0.0`), not because a lockfile pinned it. */
+  requested?: true;
 }
 
 /** The installed packages known as yanked, in the order of `all` (sorted by name by the caller). */
