@@ -77,7 +77,7 @@ describe('ctxpkg sync: targets', () => {
     expect(r.stdout).toContain('targets: agents-md (AGENTS.md + detected');
     // Idempotent.
     const again = await run(['sync'], root);
-    expect(again.stdout).toContain('unchanged AGENTS.md');
+    expect(again.stdout).toContain('unchanged: AGENTS.md');
     expect(readFile(root, 'AGENTS.md')).toBe(agents);
   });
 

@@ -5,7 +5,9 @@
  * as sync would refuse it. A pin names a node id, a whole package, or a heading path without the
  * hash suffix (`@acme/rules#AGENTS.md:security` — that section and its children, surviving
  * edits of their text); anything else is a query: `pin` lists the matching nodes to choose from
- * and changes nothing. After a change the agent files are synced (`context.sync.auto`).
+ * and changes nothing — except a package name (`@ns/name`, or `@ns/name#…`) of a package that is
+ * not installed, which is `E_NOT_FOUND` naming it, with the closest installed names. After a
+ * change the agent files are synced (`context.sync.auto`).
  */
 import type { Command } from 'commander';
 import type { MergedNode } from '@ctxpkg/format';
@@ -26,11 +28,22 @@ function where(n: MergedNode): string {
 }
 
 async function syncAfter(deps: CliDeps): Promise<{ text: string[]; warnings: string[] }> {
-  const { syncAfterChange, describeSync } = await import('../targets/index.js');
-  const report = syncAfterChange({ cwd: deps.cwd, clock: deps.clock, env: deps.env, homeDir: deps.homeDir });
-  if (!report) return { text: ['run `ctxpkg sync` to update the agent files ("context.sync.auto" is off)'], warnings: [] };
-  const d = describeSync(report);
-  return { text: d.text.map((l) => `sync: ${l}`), warnings: d.warnings };
+  const { syncAfterEdit } = await import('../sync-after-edit.js');
+  return syncAfterEdit(deps);
+}
+
+/** `@ns/name` (the package part of a pin, before any `#`), checked with the format's name rule. */
+async function packagePart(arg: string): Promise<string | undefined> {
+  const hash = arg.indexOf('#');
+  const head = hash === -1 ? arg : arg.slice(0, hash);
+  if (!/^@[^/\s]+\/[^/\s]+$/.test(head)) return undefined;
+  const { parsePackageName } = await import('@ctxpkg/format/names');
+  try {
+    parsePackageName(head);
+    return head;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Run `ctxpkg pin`. */
@@ -43,6 +56,18 @@ export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDep
   for (const n of deliverable) byPackage.set(n.package, [...(byPackage.get(n.package) ?? []), n]);
   const named = deliverable.some((n) => n.id === arg) ? deliverable.filter((n) => n.id === arg) : (byPackage.get(arg) ?? headingPinMatches(arg, byPackage));
   if (named.length === 0) {
+    // A package name (or `pkg#heading`) of a package that is not installed is a mistake, not a
+    // query: say which package and suggest the installed ones it resembles.
+    const pkg = await packagePart(arg);
+    const installed = [...new Set(project.graph.nodes.map((n) => n.package))].sort();
+    if (pkg !== undefined && !installed.includes(pkg)) {
+      const { closest } = await import('../suggest.js');
+      const close = closest(pkg, installed);
+      throw new CtxpkgError('E_NOT_FOUND', `${pkg} is not installed in this project${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`, {
+        hint: installed.length > 0 ? `installed: ${installed.slice(0, 10).join(', ')}${installed.length > 10 ? ', …' : ''} (\`ctxpkg ls\`); to pin ${pkg}, \`ctxpkg install ${pkg}\` first` : `nothing is installed yet; \`ctxpkg install ${pkg}\` first`,
+        details: { package: pkg, suggestions: close },
+      });
+    }
     // An id whose text changed (importer ids end in a hash of the text): its likely successors,
     // ranked as render, sync and the MCP server rank a broken pin's (screen.ts `rankSuccessors`).
     const hash = arg.indexOf('#');

@@ -39,13 +39,19 @@ export function removeSyncOutputs(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 
   return syncProject(project, { now: deps.clock().toISOString(), targets: [], removeTargets: SYNC_TARGETS });
 }
 
-/** Human-readable lines of a report, and its warnings (skips). */
+/**
+ * Human-readable lines of a report, and its warnings (skips): one line per file written or
+ * removed, one summary line for the unchanged ones, the delivery tiers, the targets, the notes.
+ */
 export function describeSync(report: SyncReport, dryRun = false): { text: string[]; warnings: string[] } {
   const verb = dryRun ? 'would ' : '';
   const text: string[] = [];
   for (const p of report.written) text.push(`${verb}write ${p}`);
   for (const p of report.removed) text.push(`${verb}remove ${p}`);
-  for (const p of report.unchanged) text.push(`unchanged ${p}`);
+  // Only changes get a line each; files already up to date are one summary line (npm prints what
+  // it changed, not every package it left alone): a pin with eight targets is not 28 lines.
+  const same = report.unchanged.length;
+  if (same > 0) text.push(same <= 3 ? `unchanged: ${report.unchanged.join(', ')}` : `unchanged: ${same} files (\`ctxpkg sync --json\` lists them)`);
   const t = report.tiers;
   if (t.always_on + t.path_scoped + t.on_demand > 0) {
     text.push(
