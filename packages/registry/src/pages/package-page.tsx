@@ -1,5 +1,6 @@
 /**
- * The package page: one version of a package — install command, description, versions, declared
+ * The package page: one version of a package — install command (for a yanked version: the notice
+ * and the latest version's command instead), description, versions, declared
  * dependencies and dependents, signer key and the publish-time trust report, node-type counts,
  * and the content as a tree (source file → heading path → nodes in source order, with scope
  * patterns). Large contents are split into parts of about `PART_BUDGET` bytes of page, so every
@@ -205,7 +206,9 @@ export function PackagePage(p: PackagePageProps) {
   const { urls, pkg, v, content } = p;
   const full = `@${pkg.namespace}/${pkg.name}`;
   const here = p.isDefault ? urls.pkg(pkg.namespace, pkg.name) : urls.pkg(pkg.namespace, pkg.name, v.version);
-  const install = v.version === p.latest ? `ctxpkg install ${full}` : `ctxpkg install ${full}@${v.version}`;
+  // A yanked version is not offered (ranges never pick it; npm shows a deprecation instead of a
+  // plain install line): its page says so and offers the latest version instead, when there is one.
+  const install = v.yanked ? (p.latest !== null ? `ctxpkg install ${full}` : null) : v.version === p.latest ? `ctxpkg install ${full}` : `ctxpkg install ${full}@${v.version}`;
   const previous = p.versions[p.versions.findIndex((x) => x.version === v.version) + 1];
   const trust = trustLists(v.trust_report);
   const m = content.manifest;
@@ -224,16 +227,25 @@ export function PackagePage(p: PackagePageProps) {
       </h1>
       <p>{v.description}</p>
       {v.yanked ? (
-        <p class="notice warn">
-          This version was yanked <When at={v.yanked_at} />: installs no longer pick it, but projects that locked it still get these exact bytes.
+        <p class="notice warn" id="yanked-notice">
+          This version was yanked <When at={v.yanked_at} />: installs no longer pick it, but projects that locked it still get these exact bytes.{' '}
+          {p.latest !== null ? (
+            <>
+              Install the latest version, <a href={urls.pkg(pkg.namespace, pkg.name, p.latest)}>{p.latest}</a>, instead:
+            </>
+          ) : (
+            <>Every version of this package is yanked: there is nothing to install.</>
+          )}
         </p>
       ) : null}
-      <div class="install">
-        <code id="install-cmd">{install}</code>
-        <button type="button" data-copy="install-cmd" hidden>
-          Copy
-        </button>
-      </div>
+      {install !== null ? (
+        <div class="install">
+          <code id="install-cmd">{install}</code>
+          <button type="button" data-copy="install-cmd" hidden>
+            Copy
+          </button>
+        </div>
+      ) : null}
       <nav class="nav">
         <a href={`${here}#content`}>Content</a>
         <a href={urls.graph(pkg.namespace, pkg.name, v.version)}>Knowledge graph</a>

@@ -156,6 +156,30 @@ describeBackends('registry pages', (backend: BackendName) => {
     expect(old).toContain('ctxpkg install @acme/kb@1.0.0');
   });
 
+  it('a yanked version says so and offers the latest version, not itself; with every version yanked, no install command (new-user trial 18)', async () => {
+    const r = await newTestRegistry({ clock: CLOCK }, backend);
+    try {
+      for (const version of ['1.0.0', '1.1.0']) expect((await r.put(`/v1/packages/acme/yk/${version}`, makePackage({ name: '@acme/yk', version }), r.tokens.acmePublish)).status).toBe(201);
+      const yank = (version: string) => r.req(`/v1/packages/acme/yk/${version}`, { method: 'DELETE', token: r.tokens.acmePublish });
+      expect((await yank('1.0.0')).status).toBeLessThan(300);
+      const old = await (await r.req('/ui/pkg/acme/yk/1.0.0')).text();
+      expect(old).toContain('id="yanked-notice"');
+      expect(old).not.toContain('ctxpkg install @acme/yk@1.0.0');
+      expect(old).toContain('<code id="install-cmd">ctxpkg install @acme/yk</code>');
+      expect(old).toContain('href="/ui/pkg/acme/yk/1.1.0"');
+      const latest = await (await r.req('/ui/pkg/acme/yk/1.1.0')).text();
+      expect(latest).not.toContain('id="yanked-notice"');
+      expect(latest).toContain('<code id="install-cmd">ctxpkg install @acme/yk</code>');
+      expect((await yank('1.1.0')).status).toBeLessThan(300);
+      const none = await (await r.req('/ui/pkg/acme/yk/1.1.0')).text();
+      expect(none).toContain('Every version of this package is yanked: there is nothing to install.');
+      expect(none).not.toContain('id="install-cmd"');
+      expect(none).not.toContain('ctxpkg install @acme/yk');
+    } finally {
+      await r.close();
+    }
+  });
+
   it('node, graph and diff pages', async () => {
     const node = await (await get('/ui/node/acme/kb/1.1.0?id=N3')).text();
     expect(node).toContain('New rule.');
