@@ -98,7 +98,7 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     const login = await withStdin(['login', '--registry', P.url], `${token}\n`);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain(`default registry set to ${P.url}`);
-    expect(login.stdout).toContain('the registry accepted the token (publish scope)');
+    expect(login.stdout).toContain('the registry accepted the token (publish token of @acme)');
     expect(userConfig()).toMatchObject({ registry: P.url, tokens: { [P.url]: token } });
     const found = await run(['search', 'tokens', '--json']);
     expect(found.code, found.stderr).toBe(0);
@@ -125,6 +125,25 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     const pub = await run(['publish', '--registry', root]);
     expect(pub.code).toBe(3);
     expect(pub.stderr).toContain('is a read token (ctxr_)');
+  });
+  it('login --scope checks the scope against the token\'s namespace (new-user trial 13): a typo is refused, another namespace is bound with a warning', async () => {
+    await P.namespace('other');
+    const typo = await withStdin(['login', '--registry', P.url, '--scope', '@acmee'], token);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('error E_USAGE: --scope @acmee does not match the token: it belongs to namespace @acme; did you mean --scope @acme? nothing was saved');
+    expect(typo.stderr).toContain(`hint: ctxpkg login --registry ${P.url} --scope @acme`);
+    expect(existsSync(join(dir, '.home', 'config.json'))).toBe(false);
+    const other = await withStdin(['login', '--registry', P.url, '--scope', '@other', '--json'], token);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain('warning: the token belongs to namespace @acme, not @other: from');
+    expect(other.json).toMatchObject({ scope: '@other', token_namespace: '@acme' });
+    expect(userConfig().registries).toEqual({ '@other': P.url });
+    const own = await withStdin(['login', '--registry', P.url, '--scope', '@acme'], token);
+    expect(own.code).toBe(0);
+    expect(own.stderr).toBe('');
+    // --no-verify asks nothing, so it binds even a typo (the escape the hint names)
+    expect((await withStdin(['login', '--registry', P.url, '--scope', '@acmee', '--no-verify'], token)).code).toBe(0);
+    expect(userConfig().registries['@acmee']).toBe(P.url);
   });
   it('with nothing configured, the hint names init --registry and login', async () => {
     const r = await run(['search', 'x']);

@@ -307,6 +307,24 @@ export class RegistryClient {
   }
 
   /**
+   * The namespace and scope of the token this client sends to `registry` (`GET /v1/whoami`,
+   * spec/registry.md §9), or undefined when the registry has no such route (an older registry
+   * answers 404/405) or answers something else. Throws `E_AUTH` for a refused or missing token,
+   * `E_NETWORK` when unreachable.
+   */
+  async whoami(registry: string): Promise<{ namespace: string; scope: string } | undefined> {
+    const res = await this.request(registry, '/v1/whoami');
+    if (res.status === 401 || res.status === 403) return this.fail(res, registry, 'name the token');
+    if (!res.ok) {
+      await discardBody(res);
+      return undefined;
+    }
+    const j = await this.json(res, MAX_ANSWER_BYTES, 'the token description');
+    if (!isObject(j) || typeof j.namespace !== 'string' || typeof j.scope !== 'string') return undefined;
+    return { namespace: j.namespace, scope: j.scope };
+  }
+
+  /**
    * Check that `registry` is a ctxpkg registry that accepts the token this client would send,
    * with one cheap authenticated request (`GET /v1/index.json?limit=1`, spec/registry.md). Returns
    * `{ ok: true }` when the answer is the registry catalog, or `{ ok: false, answer }` describing

@@ -26,6 +26,7 @@ import { registerPublishRoute } from './routes/publish.js';
 import { registerReadRoutes } from './routes/read.js';
 import { registerYankRoutes } from './routes/yank.js';
 import { registerLogRoutes } from './routes/log.js';
+import { registerWhoamiRoute } from './routes/whoami.js';
 import { WitnessSync } from './tlog/witnesses.js';
 
 export type RegistryApp = Hono<Env>;
@@ -62,6 +63,7 @@ export function createApp(opts: AppOptions): RegistryApp {
   registerCatalogRoutes(api, deps);
   registerOpsRoutes(api, deps);
   registerLogRoutes(api, deps);
+  registerWhoamiRoute(api, deps);
 
   const app = new Hono<Env>();
   app.route('/', api);

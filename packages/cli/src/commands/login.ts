@@ -8,8 +8,10 @@
  * §9), then the URL and the token with one authenticated request (`GET /v1/index.json?limit=1`):
  * a refused token is `E_AUTH`, an unreachable URL `E_NETWORK`, and a URL that does not answer
  * with the registry catalog (a wrong path, another server) `E_REGISTRY`; in each case nothing is
- * saved, so a typo never replaces a working binding. `--no-verify` skips the check. The token
- * text is never printed.
+ * saved, so a typo never replaces a working binding. The registry also names the token's
+ * namespace (`GET /v1/whoami`): a `--scope` that is a typo of it is `E_USAGE` (nothing saved), a
+ * different scope is bound with a warning. `--no-verify` skips the checks. The token text is
+ * never printed.
  */
 import type { Command } from 'commander';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
@@ -80,11 +82,12 @@ const NO_VERIFY = 'pass --no-verify to save it without checking (for a registry 
 
 /**
  * Check `registry` and `token` (no other token is sent: the settings hold only this one).
- * Returns a line for the output. Throws, with "nothing was saved": `E_AUTH` when the registry
+ * Returns a line for the output and, when the registry names it (`GET /v1/whoami`), the token's
+ * namespace. Throws, with "nothing was saved": `E_AUTH` when the registry
  * refuses the token, `E_NETWORK` when nothing answers at the URL, `E_REGISTRY` when what answers
  * is not a ctxpkg registry's API (spec/registry.md catalog route).
  */
-async function verifyToken(registry: string, token: string, deps: CliDeps): Promise<string> {
+async function verifyToken(registry: string, token: string, deps: CliDeps): Promise<{ line: string; namespace?: string }> {
   const { RegistryClient } = await import('../client.js');
   const client = new RegistryClient({
     fetch: deps.fetch,
@@ -114,11 +117,37 @@ async function verifyToken(registry: string, token: string, deps: CliDeps): Prom
       details: { registry, answer: r.answer },
     });
   }
-  return `the registry accepted the token (${scope} scope)`;
+  // Which namespace the token belongs to (GET /v1/whoami); an older registry without the route
+  // answers 404 and the check is skipped.
+  const who = await client.whoami(registry);
+  if (!who) return { line: `the registry accepted the token (${scope} scope)` };
+  return { line: `the registry accepted the token (${who.scope} token of @${who.namespace})`, namespace: who.namespace };
 }
 
 /**
- * Save a token for one registry. Throws `E_USAGE` (no registry, no token, not a token), and,
+ * `--scope` against the namespace the token belongs to. A scope that is a near-miss of the
+ * namespace (cargo's typo distance, suggest.ts) is `E_USAGE`, nothing saved: binding `@acmee`
+ * would send that scope's installs to this registry under a name nobody publishes. Another
+ * scope is allowed (one registry serves several namespaces) with a warning: this token reads
+ * only its public packages and cannot publish there.
+ */
+async function checkScopeAgainstToken(scope: string, namespace: string, registry: string): Promise<string[]> {
+  if (scope === `@${namespace}`) return [];
+  const { closest } = await import('../suggest.js');
+  if (closest(scope.slice(1), [namespace]).length > 0) {
+    throw new CtxpkgError('E_USAGE', `--scope ${scope} does not match the token: it belongs to namespace @${namespace}; did you mean --scope @${namespace}? nothing was saved`, {
+      hint: `ctxpkg login --registry ${registry} --scope @${namespace} (to bind ${scope} to this registry anyway, add --no-verify)`,
+      details: { scope, token_namespace: namespace, registry },
+    });
+  }
+  return [
+    `the token belongs to namespace @${namespace}, not ${scope}: from ${registry} it installs only the public packages of ${scope} and cannot publish there (a token of ${scope} can); scope ${scope} is bound anyway`,
+  ];
+}
+
+/**
+ * Save a token for one registry. Throws `E_USAGE` (no registry, no token, not a token, a
+ * `--scope` that is a typo of the token's namespace), and,
  * unless `opts.verify === false`, `E_AUTH` (token refused), `E_NETWORK` (unreachable) or
  * `E_REGISTRY` (not a registry API); nothing is saved when it throws.
  */
@@ -131,6 +160,7 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   const token = (await readToken(deps)).trim();
   checkTokenShape(token, registry, TOKEN_SHAPE);
   const checked = opts.verify === false ? undefined : await verifyToken(registry, token, deps);
+  const warnings = scope && checked?.namespace !== undefined ? await checkScopeAgainstToken(scope, checked.namespace, registry) : [];
   const cfg = loadUserConfig(deps);
   // One entry per registry: a token saved under another spelling of it (with or without /api)
   // is replaced, not kept beside this one.
@@ -144,13 +174,17 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   const path = saveUserConfig(deps, cfg);
   const text = [`saved a token for ${registry} in ${path} (mode 0600)`];
   if (replaced.length > 0) text.push(`replaced the token saved for ${replaced.join(', ')} (the same registry)`);
-  text.push(checked ?? 'the token was not checked (--no-verify)');
+  text.push(checked?.line ?? 'the token was not checked (--no-verify)');
   if (scope) text.push(`scope ${scope} → ${registry}`);
   if (madeDefault) text.push(`default registry set to ${registry} (used by search and for packages whose scope has no registry)`);
   else if (!scope && previousDefault !== registry) text.push(`your default registry stays ${previousDefault}; pass --scope @ns to send a scope's packages to ${registry}`);
   return {
     text,
-    json: { registry, config: path, scope: scope ?? null, default_registry: cfg.registry ?? null, default_set: madeDefault, token_checked: checked !== undefined },
+    warnings,
+    json: {
+      registry, config: path, scope: scope ?? null, default_registry: cfg.registry ?? null, default_set: madeDefault, token_checked: checked !== undefined,
+      token_namespace: checked?.namespace !== undefined ? `@${checked.namespace}` : null,
+    },
   };
 }
 
