@@ -103,6 +103,14 @@ describe('ctxpkg sync: targets', () => {
     expect((await run(['sync', '--json'], root)).json.detected).toEqual(['claude: CLAUDE.md', 'gemini: .gemini']);
   });
 
+  it('a folder the user made stays the reason even when only ctxpkg files are in it', async () => {
+    const root = makeProject({ files: { '.windsurf/.keep': '' }, graph: twoPackages() });
+    rmSync(join(root, '.windsurf/.keep'));
+    expect((await run(['sync', '--json'], root)).json.detected).toEqual(['windsurf: .windsurf']);
+    expect(existsSync(join(root, '.windsurf/rules/ctxpkg-acme__auth--api.md'))).toBe(true);
+    expect((await run(['sync', '--json'], root)).json.detected).toEqual(['windsurf: .windsurf']);
+  });
+
   it('a target whose folder holds only files ctxpkg generated is on because of that output, not "detected" by the folder', async () => {
     const root = makeProject({ graph: twoPackages(), context: { sync: { targets: ['agents-md', 'cursor', 'windsurf'] } } });
     expect((await run(['sync'], root)).code).toBe(0);
@@ -113,6 +121,9 @@ describe('ctxpkg sync: targets', () => {
     const r = await run(['sync', '--json'], root);
     expect(r.json.targets).toEqual(['agents-md', 'cursor', 'windsurf']);
     expect(r.json.detected).toEqual(['cursor: ctxpkg output present', 'windsurf: ctxpkg output present']);
+    // The same without a record (a fresh clone: .ctxpkg/ is not committed).
+    rmSync(join(root, '.ctxpkg/sync.json'));
+    expect((await run(['sync', '--json'], root)).json.detected).toEqual(['cursor: ctxpkg output present', 'windsurf: ctxpkg output present']);
     // A file of the user's in the folder makes it a reason again.
     writeFile(root, '.cursor/rules/mine.mdc', '---\nalwaysApply: true\n---\nmine\n');
     expect((await run(['sync', '--json'], root)).json.detected).toEqual(['cursor: .cursor', 'windsurf: ctxpkg output present']);

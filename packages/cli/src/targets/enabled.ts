@@ -20,6 +20,7 @@ import { agentTarget } from './agents/index.js';
 import { readTextIfExists } from '../fsutil.js';
 import { findBlock, removeBlock } from './blocks.js';
 import type { OwnedOutput } from './owned.js';
+import { readSyncRecord, type SyncRecord } from './record.js';
 
 export interface EnabledTargets {
   targets: SyncTarget[];
@@ -42,18 +43,24 @@ function exists(root: string, rel: string): boolean {
 const MAX_SCAN = 1000;
 
 /**
- * True when `rel` exists only because of ctxpkg: an owned block file with no other text, an
- * owned generated file, or a folder (not a symbolic link) whose files are all owned generated
- * files (an empty folder, or one holding anything else, is the user's).
+ * True when `rel` exists only because of ctxpkg: an owned generated file; an owned block file
+ * with no other text that sync created (the record says so; without a record, a fresh clone:
+ * any file whose only text is the block); or a folder (not a symbolic link) whose files are all
+ * owned generated files and that sync created (the record; without one: any such folder). A
+ * folder the user made stays the user's even when only ctxpkg's files are in it.
  */
-function ctxpkgOnly(root: string, rel: string, owned: ReadonlyMap<string, OwnedOutput>): boolean {
+function ctxpkgOnly(root: string, rel: string, owned: ReadonlyMap<string, OwnedOutput>, record: SyncRecord): boolean {
+  const known = record.entries.length > 0;
   const o = owned.get(rel);
   if (o) {
     if (o.kind === 'file') return true;
+    const entry = record.entries.find((e) => e.path === rel);
+    if (known && entry && !entry.created) return false;
     const text = readTextIfExists(join(root, ...rel.split('/'))) ?? '';
     const st = findBlock(text);
     return st.kind === 'ok' && removeBlock(text, st).trim() === '';
   }
+  if (known && !record.dirs.includes(rel)) return false;
   let seen = 0;
   let files = 0;
   const walk = (dir: string): boolean => {
@@ -83,9 +90,10 @@ export function enabledTargets(root: string, sync: Pick<SyncPolicy, 'targets'>, 
   const on = new Set<SyncTarget>(['agents-md']);
   const reasons: string[] = [];
   const byPath = new Map(owned.map((o) => [o.path, o]));
+  const record = readSyncRecord(root);
   for (const id of SYNC_TARGETS) {
     if (id === 'agents-md') continue;
-    const found = agentTarget(id).detect.find((p) => exists(root, p) && !ctxpkgOnly(root, p, byPath));
+    const found = agentTarget(id).detect.find((p) => exists(root, p) && !ctxpkgOnly(root, p, byPath, record));
     if (found !== undefined) {
       on.add(id);
       reasons.push(`${id}: ${found}`);
