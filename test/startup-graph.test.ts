@@ -10,6 +10,8 @@
  * - `--help` loads no command module; `<cmd> --help` loads that command's module and, from the
  *   format core, at most the small leaf modules in `LIGHT_FORMAT` — never its index, the package
  *   reader, the pack compiler, or a third-party library beyond commander.
+ * - `render` loads the pack compiler (`@ctxpkg/format/pack`) and what it needs, not the format
+ *   core's index (issue 16 item 3).
  * - A command that does real work (`verify <file>`) does load the format core: the recorder
  *   sees what the assertions above say is absent.
  */
@@ -160,6 +162,18 @@ describe('start-up module graph of bin.ts', () => {
     expect(commandFiles(l)).toEqual([`${CLI}commands/install.ts`]);
     expect(formatFiles(l).filter((f) => !LIGHT_FORMAT.test(f))).toEqual([]);
     expect(libraries(l)).toEqual(['commander']);
+  });
+
+  it('`ctxpkg render` loads the pack compiler, not the whole format core (no package reader, merge, resolver or archive)', async () => {
+    const l = await load(['render', '--now', '2026-01-01T00:00:00Z', '--out', 'pack.md'], project, env());
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).toContain('wrote pack.md');
+    const format = formatFiles(l);
+    expect(format).toContain(`${FORMAT}pack/compile.ts`);
+    const outside = format.filter((f) => !f.startsWith(`${FORMAT}pack/`) && !LIGHT_FORMAT.test(f));
+    // The pack compiler's own dependencies (hashing, the secret screen) and the lockfile reader (trust).
+    expect(outside).toEqual([`${FORMAT}hash.ts`, `${FORMAT}hex.ts`, `${FORMAT}lockfile.ts`, `${FORMAT}lockfile/check.ts`, `${FORMAT}secret-gate.ts`, `${FORMAT}secret-heuristics.ts`, `${FORMAT}secret-scanners.ts`, `${FORMAT}secrets.ts`]);
+    expect(libraries(l)).toEqual(['@noble/hashes', 'commander', 're2js', 'unhomoglyph']);
   });
 
   it('the recorder sees the format core where a command really uses it (verify <file>)', async () => {

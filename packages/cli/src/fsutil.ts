@@ -114,8 +114,24 @@ export function readIfExists(path: string): Uint8Array | undefined {
   }
 }
 
-/** Read a UTF-8 text file, or `undefined` when it does not exist. */
+/**
+ * Read a file as the runtime's `Buffer` (no copy into a plain `Uint8Array`), or `undefined` when
+ * it does not exist. Other errors throw `E_IO`. For large files read once and used as bytes and
+ * as text (merged.json: hashed as bytes, then decoded).
+ */
+export function readBufferIfExists(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CtxpkgError('E_IO', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Read a UTF-8 text file, or `undefined` when it does not exist (invalid UTF-8 decodes to
+ * U+FFFD, a BOM is kept). Other errors throw `E_IO`. One read, one decode: no copy of the bytes.
+ */
 export function readTextIfExists(path: string): string | undefined {
-  const b = readIfExists(path);
-  return b === undefined ? undefined : Buffer.from(b).toString('utf8');
+  return readBufferIfExists(path)?.toString('utf8');
 }

@@ -28,7 +28,7 @@ export function parseCount(flag: string, value: string): number {
 
 /** Compile and write the pack and its receipt. */
 export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<CommandResult> {
-  const { bytesForTokens, checkByteBudget, compilePack, estimateTokens, receiptText, TOKEN_NOTE } = await import('@ctxpkg/format');
+  const { bytesForTokens, checkByteBudget, compilePack, estimateTokens, receiptText, TOKEN_NOTE } = await import('@ctxpkg/format/pack');
   const { loadProjectContext } = await import('../targets/context.js');
   const { writeFileAtomic } = await import('../fsutil.js');
   if (opts.maxBytes !== undefined && opts.maxTokens !== undefined) {

@@ -4,7 +4,7 @@
  * is deterministic: sorted keys, LF, trailing newline).
  */
 import { join } from 'node:path';
-import { parseLockfile, serializeLockfile, type Lockfile } from '@ctxpkg/format';
+import { parseLockfile, serializeLockfile, type Lockfile } from '@ctxpkg/format/lockfile';
 import { readTextIfExists } from '../fsutil.js';
 import { PROJECT_FILES } from '../paths.js';
 import type { LockedEntry, LockState } from './types.js';

@@ -125,6 +125,17 @@ export function mergedTextSealed(root: string, key: Buffer | undefined, text: st
 }
 
 /**
+ * `mergedTextSealed` for the bytes of the caller's one read of merged.json: the record binds the
+ * SHA-256 of the UTF-8 text install wrote, which is the SHA-256 of these bytes exactly when they
+ * are that text (bytes that are not valid UTF-8 never match). Hashing the bytes skips re-encoding
+ * a decoded copy (40 MB for 50k nodes). Never throws.
+ */
+export function mergedBytesSealed(root: string, key: Buffer | undefined, bytes: Uint8Array): boolean {
+  const sealed = readVerified(root, key).merged;
+  return sealed !== undefined && createHash('sha256').update(bytes).digest('hex') === sealed.sha256;
+}
+
+/**
  * True when `.ctxpkg/graph/merged.json` is the text this user's `ctxpkg install` built (the
  * sealed record binds its SHA-256). For readers of the merged graph (render, sync, mcp) that must
  * not deliver a merged.json committed to a repository before the first install. Never throws.

@@ -23,7 +23,8 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { packagesBuiltHere, type MergedGraph, type WorkspaceReader } from '@ctxpkg/format';
+import type { MergedGraph } from '@ctxpkg/format';
+import { packagesBuiltHere, type WorkspaceReader } from '@ctxpkg/format/pack';
 import type { CliDeps } from '../deps.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openSealed, sealKey, sealText } from '../install/seal.js';

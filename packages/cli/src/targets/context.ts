@@ -13,20 +13,14 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import {
-  checkMergedGraph,
-  CtxpkgError,
-  isSafeRelativePath,
-  parseContextConfig,
-  type ContextConfig,
-  type MergedGraph,
-  type WorkspaceReader,
-} from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import type { MergedGraph } from '@ctxpkg/format';
+import { checkMergedGraph, isSafeRelativePath, parseContextConfig, type ContextConfig, type WorkspaceReader } from '@ctxpkg/format/pack';
 import type { CliDeps } from '../deps.js';
-import { readTextIfExists } from '../fsutil.js';
+import { readBufferIfExists } from '../fsutil.js';
 import { sealKey } from '../install/seal.js';
-import { mergedTextSealed } from '../install/verified.js';
-import { parseJsonObject } from '../jsonfile.js';
+import { mergedBytesSealed } from '../install/verified.js';
+import { parseLargeJsonObject } from '../jsonfile.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
 import { checkDerivedDirs } from '../project-dirs.js';
@@ -90,21 +84,25 @@ export function loadProjectContext(
   const manifest = readManifest(root);
   const config = parseContextConfig(manifest.extra.context);
   const path = join(root, PROJECT_FILES.mergedGraph);
-  const text = readTextIfExists(path);
-  if (text === undefined && opts.requireGraph) {
+  // One read: the seal is checked on these bytes, and the graph parsed from their text.
+  const bytes = readBufferIfExists(path);
+  if (bytes === undefined && opts.requireGraph) {
     throw new CtxpkgError('E_NOT_FOUND', `no installed context: ${PROJECT_FILES.mergedGraph} does not exist`, {
       hint: 'run `ctxpkg install` first',
     });
   }
-  if (text !== undefined && !mergedTextSealed(root, sealKey(deps, false), text)) {
+  if (bytes !== undefined && !mergedBytesSealed(root, sealKey(deps, false), bytes)) {
     throw new CtxpkgError('E_UNSEALED', `${PROJECT_FILES.mergedGraph} is not the merged graph your \`ctxpkg install\` built (committed to the repository, copied from another user or edited since): refusing to deliver it`, {
       hint: 'run `ctxpkg install` to rebuild it from the verified packages',
       details: { path: PROJECT_FILES.mergedGraph },
     });
   }
-  const graph = text === undefined ? emptyGraph() : checkMergedGraph(parseJsonObject(text, PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);
+  const graph =
+    bytes === undefined
+      ? emptyGraph()
+      : checkMergedGraph(parseLargeJsonObject(bytes.toString('utf8'), PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);
   const trust = trustDecisions(root, manifest.trust.instructions, graph, deps);
-  const project: ProjectContext = { root, config, graph, installed: text !== undefined, read: workspaceReader(root), builtHere: [], trust, trusted: trustedSet(trust) };
+  const project: ProjectContext = { root, config, graph, installed: bytes !== undefined, read: workspaceReader(root), builtHere: [], trust, trusted: trustedSet(trust) };
   if (opts.evidence && project.installed) project.builtHere = builtHereFor(project, deps, { record: opts.evidence === 'record' });
   return project;
 }
