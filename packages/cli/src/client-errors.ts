@@ -82,16 +82,20 @@ export interface FailedRequest {
   name?: string;
   /** Whether a token was sent (decides the 401 hint). */
   sentToken: boolean;
-  /** The scope of the token sent, from its prefix (`ctxp_` publish, `ctxr_` read). */
-  tokenScope?: 'publish' | 'read';
+  /** The scope of the token sent, from its prefix (`ctxp_` publish, `ctxr_` read, `ctxo_` owner, `ctxa_` admin). */
+  tokenScope?: TokenScopeName;
   /** True for publish, yank and unyank (they need a publish token); reads need at most a read token. */
   write?: boolean;
 }
 
 /** The scope of a token text by its prefix; undefined for any other text. */
-export function tokenScopeOf(token: string | undefined): 'publish' | 'read' | undefined {
-  return token?.startsWith('ctxp_') ? 'publish' : token?.startsWith('ctxr_') ? 'read' : undefined;
+export function tokenScopeOf(token: string | undefined): TokenScopeName | undefined {
+  const prefix = token?.slice(0, 5);
+  return prefix === 'ctxp_' ? 'publish' : prefix === 'ctxr_' ? 'read' : prefix === 'ctxo_' ? 'owner' : prefix === 'ctxa_' ? 'admin' : undefined;
 }
+
+/** The roles of registry tokens (spec/registry.md §9). */
+export type TokenScopeName = 'publish' | 'read' | 'owner' | 'admin';
 
 /**
  * The hint for a refused token (401 after a token was sent), matching the token's scope and the

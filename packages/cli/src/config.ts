@@ -231,8 +231,11 @@ export function defaultRegistry(s: RegistrySettings): string {
   });
 }
 
-/** The shape of a token our registry issues (spec/registry.md §9): `ctxp_`/`ctxr_` + 43 base64url characters. */
-export const TOKEN_SHAPE = /^ctx[pr]_[A-Za-z0-9_-]{43}$/;
+/**
+ * The shape of a token our registry issues (spec/registry.md §9): `ctxr_` (read), `ctxp_`
+ * (publish), `ctxo_` (owner) or `ctxa_` (admin) + 43 base64url characters.
+ */
+export const TOKEN_SHAPE = /^ctx[proa]_[A-Za-z0-9_-]{43}$/;
 
 /**
  * The token that may be sent to `registryUrl`, or undefined. `CTXPKG_TOKEN` is bound to the

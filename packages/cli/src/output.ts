@@ -66,7 +66,7 @@ export function emitError(err: unknown, flags: GlobalFlags, deps: CliDeps): numb
 }
 
 /** Registry tokens of our shape (spec/registry.md §9), wherever they appear. */
-const TOKEN_SHAPE = /ctx[pr]_[A-Za-z0-9_-]{20,}/g;
+const TOKEN_SHAPE = /ctx[proa]_[A-Za-z0-9_-]{20,}/g;
 
 /**
  * The redaction of the error boundary (issue 11 item 8): every token this process knows

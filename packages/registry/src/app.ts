@@ -27,6 +27,7 @@ import { registerReadRoutes } from './routes/read.js';
 import { registerYankRoutes } from './routes/yank.js';
 import { registerLogRoutes } from './routes/log.js';
 import { registerWhoamiRoute } from './routes/whoami.js';
+import { registerAdminRoutes } from './routes/admin.js';
 import { WitnessSync } from './tlog/witnesses.js';
 
 export type RegistryApp = Hono<Env>;
@@ -64,6 +65,7 @@ export function createApp(opts: AppOptions): RegistryApp {
   registerOpsRoutes(api, deps);
   registerLogRoutes(api, deps);
   registerWhoamiRoute(api, deps);
+  registerAdminRoutes(api, deps);
 
   const app = new Hono<Env>();
   app.route('/', api);

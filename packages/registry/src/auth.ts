@@ -1,24 +1,29 @@
 /**
- * Tokens and who may see what (spec/registry.md "Auth").
+ * Tokens, roles and who may see what (spec/registry.md §9 "Auth and private packages").
  *
- * Tokens are `ctxp_` (publish scope: publish, yank, un-yank, read incl. private) or `ctxr_` (read
- * scope: read incl. private) followed by 43 base64url characters (256 random bits). A token
- * belongs to exactly one namespace. Only its SHA-256 is stored; the text is shown once at creation.
- * Authentication happens before any request body is read, and the token text is never logged or
- * echoed in an error.
+ * A token is its role's prefix followed by 43 base64url characters (256 random bits):
+ * - `ctxr_` read: read incl. the private packages of its namespace;
+ * - `ctxp_` publish: read, and publish, yank, un-yank in its namespace;
+ * - `ctxo_` owner: publish, and administer its namespace — create and revoke its tokens (never an
+ *   admin token), manage its signer keys and package visibility, read its events;
+ * - `ctxa_` admin: administer the whole registry (namespaces, every token, keys, visibility,
+ *   events, gc); it belongs to no namespace, so it reads only public packages and never publishes.
+ * Only the SHA-256 of a token is stored; the text is shown once at creation. Authentication
+ * happens before any request body is read, and the token text is never logged or echoed in an error.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { CtxpkgError } from '@ctxpkg/format';
 import type { PackageRecord, RegistryStore, TokenScope, VisibilityFilter } from './store/types.js';
 
-export const TOKEN_PREFIXES: Record<TokenScope, string> = { publish: 'ctxp_', read: 'ctxr_' };
+export const TOKEN_PREFIXES: Record<TokenScope, string> = { publish: 'ctxp_', read: 'ctxr_', owner: 'ctxo_', admin: 'ctxa_' };
 /** The exact shape of a token this registry issues. */
-export const TOKEN_PATTERN = /^ctx[pr]_[A-Za-z0-9_-]{43}$/;
+export const TOKEN_PATTERN = /^ctx[proa]_[A-Za-z0-9_-]{43}$/;
 
 /** The authenticated caller. `null` stands for an anonymous caller. */
 export interface Principal {
   tokenId: string;
-  namespace: string;
+  /** The token's namespace; null for an admin token. */
+  namespace: string | null;
   scope: TokenScope;
 }
 
@@ -36,8 +41,9 @@ export function generateToken(scope: TokenScope): { token: string; sha256: strin
 const WWW_AUTHENTICATE = 'Bearer realm="ctxpkg"';
 
 /** Hint for a revoked or expired token: a new token of the same namespace and scope. */
-function newTokenHint(namespace: string, scope: TokenScope): string {
-  return `ask an owner of @${namespace} for a new ${scope} token (\`ctxpkg registry token create --namespace ${namespace} --scope ${scope} --data <dir>\`)`;
+function newTokenHint(namespace: string | null, scope: TokenScope): string {
+  if (namespace === null) return 'ask the registry operator for a new admin token (`ctxpkg registry token create --scope admin`)';
+  return `ask an owner of @${namespace} for a new ${scope} token (\`ctxpkg registry token create --namespace ${namespace} --scope ${scope}\`)`;
 }
 
 function authError(message: string, hint?: string): CtxpkgError {
@@ -67,9 +73,9 @@ export async function authenticate(store: RegistryStore, header: string | undefi
   return { tokenId: rec.id, namespace: rec.namespace, scope: rec.scope };
 }
 
-/** The namespaces whose private packages the caller may see. */
+/** The namespaces whose private packages the caller may see (none for an admin token). */
 export function visibilityFilter(p: Principal | null): VisibilityFilter {
-  return { namespaces: p ? [p.namespace] : [] };
+  return { namespaces: p && p.namespace !== null ? [p.namespace] : [] };
 }
 
 /** May the caller see this package? Public packages: everyone; private: tokens of its namespace. */
@@ -87,14 +93,59 @@ export function canSee(p: Principal | null, pkg: Pick<PackageRecord, 'namespace'
  */
 export function requirePublisher(p: Principal | null, namespace: string): Principal {
   if (p === null) throw authError('this request needs a publish token (Authorization: Bearer ctxp_…)');
-  if (p.scope !== 'publish') {
+  if (p.scope === 'admin') {
+    throw new CtxpkgError('E_FORBIDDEN', 'this is an admin token (ctxa_): it administers the registry but belongs to no namespace, so it cannot publish, yank or un-yank', {
+      hint: `create a publish token for ${namespace} with it (\`ctxpkg registry token create --namespace ${namespace} --scope publish --registry <url>\`) and publish with that`,
+    });
+  }
+  if (p.scope === 'read') {
     throw new CtxpkgError('E_FORBIDDEN', 'this is a read-only token (ctxr_); publishing, yanking and un-yanking need a ctxp_ token', {
-      hint: `ask an owner of ${namespace} for a publish token (\`ctxpkg registry token create --namespace ${namespace} --scope publish --data <dir>\`) and save it with \`ctxpkg login\``,
+      hint: `ask an owner of ${namespace} for a publish token (\`ctxpkg registry token create --namespace ${namespace} --scope publish\`) and save it with \`ctxpkg login\``,
       details: { http_status: 400 },
     });
   }
   if (p.namespace !== namespace) {
     throw new CtxpkgError('E_FORBIDDEN', `this token belongs to namespace ${p.namespace}, not ${namespace}`);
+  }
+  return p;
+}
+
+/**
+ * Require an admin: the local operator (`caller` undefined: the admin functions run on the store
+ * itself) or an admin token. Throws `E_FORBIDDEN` (403) for any other token.
+ */
+export function requireAdmin(caller: Principal | undefined, what: string): void {
+  if (caller === undefined || caller.scope === 'admin') return;
+  throw new CtxpkgError('E_FORBIDDEN', `${what} needs an admin token; this is ${roleText(caller)}`, {
+    hint: 'ask the registry operator, or run it on the server with --data/--db',
+  });
+}
+
+/**
+ * Require the right to administer `namespace`: the local operator, an admin token, or an owner
+ * token of that namespace. Decided on the namespace alone (before anything is looked up), so an
+ * owner learns nothing about other namespaces. Throws `E_FORBIDDEN` (403).
+ */
+export function requireOwner(caller: Principal | undefined, namespace: string, what: string): void {
+  if (caller === undefined || caller.scope === 'admin') return;
+  if (caller.scope === 'owner' && caller.namespace === namespace) return;
+  throw new CtxpkgError('E_FORBIDDEN', `${what} needs an owner token of ${namespace} or an admin token; this is ${roleText(caller)}`, {
+    hint: caller.scope === 'owner'
+      ? `an owner token administers only its own namespace (${String(caller.namespace)})`
+      : `ask an admin for an owner token: \`ctxpkg registry token create --namespace ${namespace} --scope owner\``,
+  });
+}
+
+/** "a publish token of acme", "an admin token", … (never the token text). */
+export function roleText(p: Principal): string {
+  const article = p.scope === 'owner' || p.scope === 'admin' ? 'an' : 'a';
+  return p.namespace === null ? `${article} ${p.scope} token` : `${article} ${p.scope} token of ${p.namespace}`;
+}
+
+/** The caller of an admin route: any live token (the route decides the role). Anonymous → `E_AUTH` (401). */
+export function requireToken(p: Principal | null): Principal {
+  if (p === null) {
+    throw authError('the admin routes need an admin or owner token (Authorization: Bearer ctxa_… or ctxo_…)', 'save one with `ctxpkg login --registry <url>` or set CTXPKG_TOKEN; an admin creates them with `ctxpkg registry token create --scope admin|owner`');
   }
   return p;
 }

@@ -71,9 +71,9 @@ function checkTokenShape(token: string, registry: string, shape: RegExp): void {
     throw new CtxpkgError('E_USAGE', 'no token given (expected one token on stdin)', { hint: `echo "$TOKEN" | ctxpkg login --registry ${registry}` });
   }
   if (!shape.test(token)) {
-    const prefix = /^ctx[pr]_/.test(token) ? 'starts like a token but has the wrong length or characters' : 'does not start with ctxp_ or ctxr_';
+    const prefix = /^ctx[proa]_/.test(token) ? 'starts like a token but has the wrong length or characters' : 'does not start with ctxr_, ctxp_, ctxo_ or ctxa_';
     throw new CtxpkgError('E_USAGE', `the text read is not a registry token: it is ${token.length} characters and ${prefix}`, {
-      hint: 'tokens are ctxp_ (publish) or ctxr_ (read) followed by 43 characters, as printed once by `ctxpkg registry token create`; pipe exactly that text',
+      hint: 'tokens are ctxr_ (read), ctxp_ (publish), ctxo_ (namespace owner) or ctxa_ (admin) followed by 43 characters, as printed once by `ctxpkg registry token create`; pipe exactly that text',
     });
   }
 }
@@ -93,14 +93,14 @@ async function verifyToken(registry: string, token: string, deps: CliDeps): Prom
     fetch: deps.fetch,
     settings: { project: { registries: {} }, user: { registries: {}, tokens: { [registry]: token } }, env: {} },
   });
-  const scope = token.startsWith('ctxp_') ? 'publish' : 'read';
+  const scope = ({ ctxp_: 'publish', ctxo_: 'owner', ctxa_: 'admin' } as Record<string, string>)[token.slice(0, 5)] ?? 'read';
   let r: Awaited<ReturnType<RegistryClient['checkToken']>>;
   try {
     r = await client.checkToken(registry);
   } catch (err) {
     if (isCtxpkgError(err) && (err.code === 'E_AUTH' || err.code === 'E_FORBIDDEN')) {
       throw new CtxpkgError('E_AUTH', `${registry} refused this token (unknown, revoked or expired); nothing was saved`, {
-        hint: `ask the registry owner for a new ${scope} token (\`ctxpkg registry token create --namespace <ns> --scope ${scope} --data <dir>\`; a read token is enough to install) and run login again`,
+        hint: `ask the registry owner for a new ${scope} token (\`ctxpkg registry token create ${scope === 'admin' ? '' : '--namespace <ns> '}--scope ${scope}\`; a read token is enough to install) and run login again`,
       });
     }
     if (isCtxpkgError(err) && (err.code === 'E_NETWORK' || err.code === 'E_REGISTRY')) {

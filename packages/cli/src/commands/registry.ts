@@ -5,7 +5,7 @@
  *   registry serve --data <dir> [--host 127.0.0.1] [--port 4873] [--public-url URL]
  *                  [--max-package-bytes N] [--base-path /api] [--cors-origin URL…]
  *   registry namespace create <ns> [--owner <label>] | namespace list
- *   registry token create --namespace <ns> --scope publish|read [--expires 30d] [--label <text>]
+ *   registry token create [--namespace <ns>] --scope read|publish|owner|admin [--expires 30d] [--label <text>]
  *   registry token revoke <id-or-token> | token list [--namespace <ns>]
  *   registry key add|revoke <ns> <public-key> | key list <ns>
  *   registry visibility <@ns/name> public|private
@@ -13,10 +13,12 @@
  *   registry gc [--grace 1h]
  *   registry log verify | log key            (registry-log.ts; spec/transparency.md)
  *
- * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`); all but `serve` refuse a
- * directory that is not an existing registry (`E_NOT_FOUND`, registry-admin.ts) and add hints to
- * the registry's errors. `@ctxpkg/registry` is imported only inside these actions, so no other
- * command loads the server.
+ * Every subcommand takes `--data <dir>` (or `CTXPKG_REGISTRY_DATA`) or `--db <url>`; all but
+ * `serve` refuse a directory that is not an existing registry (`E_NOT_FOUND`, registry-admin.ts)
+ * and add hints to the registry's errors. The admin subcommands (namespace, token, key,
+ * visibility, events, gc) also work remotely with `--registry URL` and an admin or owner token
+ * (registry-remote.ts, the server's admin routes). `@ctxpkg/registry` is imported only inside
+ * these actions, so no other command loads the server.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -24,12 +26,14 @@ import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { adminLocation, dataDirOf, namespaceArgument, onRegistry } from './registry-admin.js';
+import { adminLocation, dataDirOf, namespaceArgument, onRegistry, type AdminLocation } from './registry-admin.js';
+import type { AdminOps } from './registry-remote.js';
 import { registerRegistryLog, witnessFlags } from './registry-log.js';
 
 export { dataDirOf } from './registry-admin.js';
 
 type Registry = typeof import('@ctxpkg/registry');
+type TokenScope = import('@ctxpkg/registry').TokenScope;
 const load = (): Promise<Registry> => import('@ctxpkg/registry');
 
 function intOption(name: string, raw: string | undefined, min: number, max: number): number | undefined {
@@ -220,23 +224,80 @@ function registerServe(reg: Command, ctx: CommandContext): void {
     .action(ctx.action(async (opts: ServeOptions) => runServe(opts, ctx.deps)));
 }
 
+/** The flags of an admin subcommand: where it acts. */
+interface AdminFlags {
+  data?: string;
+  db?: string;
+  registry?: string;
+}
+
+/**
+ * The admin operations the flags name: remote with `--registry URL` (remote admin routes, the
+ * token configured for that registry), else local on `--data`/`--db` (or their environment
+ * variables). Throws `E_USAGE` for both or neither.
+ */
+async function adminOps(flags: AdminFlags, deps: CliDeps): Promise<AdminOps> {
+  if (flags.registry !== undefined) {
+    if (flags.data !== undefined || flags.db !== undefined) {
+      throw new CtxpkgError('E_USAGE', 'give --registry URL (administer remotely) or --data/--db (on the server), not both');
+    }
+    const { remoteAdmin } = await import('./registry-remote.js');
+    return remoteAdmin(flags.registry, deps);
+  }
+  const env = deps.env;
+  if (flags.data === undefined && flags.db === undefined && !env.CTXPKG_REGISTRY_DATA && !env.CTXPKG_REGISTRY_DB) {
+    throw new CtxpkgError('E_USAGE', 'no registry to administer: pass --registry URL (remotely) or --data <dir> / --db <url> (on the server)', {
+      hint: 'remotely you need an admin (ctxa_) or namespace-owner (ctxo_) token saved with `ctxpkg login --registry URL` or in CTXPKG_TOKEN; on the server, CTXPKG_REGISTRY_DATA or CTXPKG_REGISTRY_DB also work',
+    });
+  }
+  const local = <T>(fn: (reg: Registry, where: AdminLocation) => Promise<T>): Promise<T> => onRegistry(flags, deps, async (where) => fn(await load(), where));
+  const { where } = adminLocation(flags, deps);
+  return {
+    where: 'dataDir' in where ? where.dataDir : 'the database',
+    remote: false,
+    createNamespace: (name, owner) => local((r, w) => r.createNamespace(w, name, owner)),
+    listNamespaces: () => local((r, w) => r.listNamespaces(w)),
+    createToken: (o) => local((r, w) => r.createToken(w, { namespace: o.namespace, scope: o.scope as TokenScope, expires: o.expires, label: o.label })),
+    revokeToken: (id) => local(async (r, w) => withoutHash(await r.revokeToken(w, id))),
+    listTokens: (ns) => local(async (r, w) => (await r.listTokens(w, ns)).map(withoutHash)),
+    addKey: (ns, key) => local((r, w) => r.addSignerKey(w, ns, key)),
+    revokeKey: (ns, key) => local((r, w) => r.revokeSignerKey(w, ns, key)),
+    listKeys: (ns) => local((r, w) => r.listSignerKeys(w, ns)),
+    setVisibility: (full, v) => local((r, w) => r.setPackageVisibility(w, full, v)),
+    events: (o) => local((r, w) => r.listEvents(w, o)),
+    gc: (ms) => local((r, w) => r.collectGarbage(w, ms)),
+  };
+}
+
+/** A token record without its hash (never printed). */
+function withoutHash<T extends { token_sha256?: string }>(t: T): Omit<T, 'token_sha256'> {
+  const { token_sha256: _h, ...rest } = t;
+  return rest;
+}
+
+/** `--data`, `--db` and `--registry`: every admin subcommand works locally or remotely. */
+const adminOpt = (c: Command): Command =>
+  dataOpt(c).option('--registry <url>', 'administer a running registry remotely, with the admin (ctxa_) or owner (ctxo_) token saved by `ctxpkg login` or in CTXPKG_TOKEN');
+
+const TOKEN_SCOPES = ['read', 'publish', 'owner', 'admin'];
+
 function registerNamespace(reg: Command, ctx: CommandContext): void {
   const ns = reg.command('namespace').description('create and list namespaces');
-  dataOpt(ctx.command(ns, 'create <namespace>', 'create a namespace: lower case a-z, 0-9, inner dashes, 2–32 characters, written without @'))
+  adminOpt(ctx.command(ns, 'create <namespace>', 'create a namespace: lower case a-z, 0-9, inner dashes, 2–32 characters, written without @'))
     .option('--owner <label>', 'who owns it (a person, team or e-mail)', 'admin')
-    .addHelpText('after', examples(['ctxpkg registry namespace create acme --owner platform-team --data ./registry-data']))
+    .addHelpText('after', examples(['ctxpkg registry namespace create acme --owner platform-team --data ./registry-data', 'ctxpkg registry namespace create acme --owner platform-team --registry https://ctx.example.com/api']))
     .action(
-      ctx.action(async (name: string, opts: { data?: string; db?: string; owner: string }) => {
+      ctx.action(async (name: string, opts: AdminFlags & { owner: string }) => {
         namespaceArgument(name);
-        const rec = await onRegistry(opts, ctx.deps, async (where) => (await load()).createNamespace(where, name, opts.owner));
+        const rec = await (await adminOps(opts, ctx.deps)).createNamespace(name, opts.owner);
         return { text: [`created namespace ${rec.name} (owner ${rec.owner})`], json: rec };
       }),
     );
-  dataOpt(ctx.command(ns, 'list', 'list namespaces'))
-    .addHelpText('after', examples(['ctxpkg registry namespace list --data ./registry-data', 'CTXPKG_REGISTRY_DATA=./registry-data ctxpkg registry namespace list --json']))
+  adminOpt(ctx.command(ns, 'list', 'list namespaces (with an owner token: its own)'))
+    .addHelpText('after', examples(['ctxpkg registry namespace list --data ./registry-data', 'CTXPKG_REGISTRY_DATA=./registry-data ctxpkg registry namespace list --json', 'ctxpkg registry namespace list --registry https://ctx.example.com/api']))
     .action(
-    ctx.action(async (opts: { data?: string; db?: string }) => {
-      const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listNamespaces(where));
+    ctx.action(async (opts: AdminFlags) => {
+      const list = await (await adminOps(opts, ctx.deps)).listNamespaces();
       return { text: list.length ? list.map((n) => `${n.name}\towner ${n.owner}\tcreated ${n.created_at}`) : ['no namespaces'], json: list };
     }),
   );
@@ -244,42 +305,46 @@ function registerNamespace(reg: Command, ctx: CommandContext): void {
 
 function registerToken(reg: Command, ctx: CommandContext): void {
   const tok = reg.command('token').description('create, revoke and list access tokens');
-  dataOpt(ctx.command(tok, 'create', 'create a token; prints it once on stdout'))
-    .requiredOption('--namespace <ns>', 'the namespace the token belongs to')
-    .requiredOption('--scope <scope>', 'publish (ctxp_: publish, yank, read private) or read (ctxr_)')
+  adminOpt(ctx.command(tok, 'create', 'create a token; prints it once on stdout'))
+    .option('--namespace <ns>', 'the namespace the token belongs to (every scope but admin)')
+    .requiredOption('--scope <scope>', 'read (ctxr_: install, incl. private), publish (ctxp_: also publish, yank), owner (ctxo_: also administer the namespace) or admin (ctxa_: the whole registry, no namespace)')
     .option('--expires <when>', 'never, 90m, 12h, 30d, 8w or an RFC 3339 time', 'never')
     .option('--label <text>', 'a note to recognise the token by')
-    .addHelpText('after', examples(['TOKEN=$(ctxpkg registry token create --namespace acme --scope publish --expires 30d --data ./registry-data)']))
+    .addHelpText('after', examples([
+      'TOKEN=$(ctxpkg registry token create --namespace acme --scope publish --expires 30d --data ./registry-data)',
+      'ctxpkg registry token create --scope admin --label laptop --data ./registry-data   # on the server, once',
+      'ctxpkg registry token create --namespace acme --scope owner --registry https://ctx.example.com/api',
+    ]))
     .action(
-      ctx.action(async (opts: { data?: string; db?: string; namespace: string; scope: string; expires: string; label?: string }) => {
-        if (opts.scope !== 'publish' && opts.scope !== 'read') throw new CtxpkgError('E_USAGE', '--scope must be publish or read');
-        const scope = opts.scope;
-        const t = await onRegistry(opts, ctx.deps, async (where) => (await load()).createToken(where, {
-          namespace: opts.namespace, scope, expires: opts.expires, label: opts.label,
-        }));
+      ctx.action(async (opts: AdminFlags & { namespace?: string; scope: string; expires: string; label?: string }) => {
+        if (!TOKEN_SCOPES.includes(opts.scope)) throw new CtxpkgError('E_USAGE', `--scope must be one of ${TOKEN_SCOPES.join(', ')}`);
+        if (opts.scope === 'admin' && opts.namespace !== undefined) throw new CtxpkgError('E_USAGE', 'an admin token belongs to no namespace; leave out --namespace');
+        if (opts.scope !== 'admin' && opts.namespace === undefined) throw new CtxpkgError('E_USAGE', `a ${opts.scope} token belongs to a namespace: give --namespace <ns>`);
+        if (opts.namespace !== undefined) namespaceArgument(opts.namespace);
+        const t = await (await adminOps(opts, ctx.deps)).createToken({ namespace: opts.namespace ?? null, scope: opts.scope, expires: opts.expires, label: opts.label });
         return {
           text: [t.token],
           json: t,
-          warnings: [`token ${t.id} (${t.scope}, namespace ${t.namespace}, expires ${t.expires_at ?? 'never'}) is shown only this once; store it now`],
+          warnings: [`token ${t.id} (${t.scope}${t.namespace ? `, namespace ${t.namespace}` : ', whole registry'}, expires ${t.expires_at ?? 'never'}) is shown only this once; store it now`],
         };
       }),
     );
-  dataOpt(ctx.command(tok, 'revoke <id-or-token>', 'revoke a token by its id (tok_…) or its text'))
-    .addHelpText('after', examples(['ctxpkg registry token list --namespace acme --data ./registry-data   # find the id', 'ctxpkg registry token revoke tok_3f2a9c1d --data ./registry-data']))
+  adminOpt(ctx.command(tok, 'revoke <id-or-token>', 'revoke a token by its id (tok_…) or its text'))
+    .addHelpText('after', examples(['ctxpkg registry token list --namespace acme --data ./registry-data   # find the id', 'ctxpkg registry token revoke tok_3f2a9c1d --data ./registry-data', 'ctxpkg registry token revoke tok_3f2a9c1d --registry https://ctx.example.com/api']))
     .action(
-    ctx.action(async (idOrToken: string, opts: { data?: string }) => {
-      const t = await onRegistry(opts, ctx.deps, async (where) => (await load()).revokeToken(where, idOrToken));
-      return { text: [`revoked ${t.id} (${t.scope}, namespace ${t.namespace}) at ${t.revoked_at}`], json: t };
+    ctx.action(async (idOrToken: string, opts: AdminFlags) => {
+      const t = await (await adminOps(opts, ctx.deps)).revokeToken(idOrToken);
+      return { text: [`revoked ${t.id} (${t.scope}, ${t.namespace ? `namespace ${t.namespace}` : 'whole registry'}) at ${t.revoked_at}`], json: t };
     }),
   );
-  dataOpt(ctx.command(tok, 'list', 'list tokens (ids and state, never the secrets)'))
+  adminOpt(ctx.command(tok, 'list', 'list tokens (ids and state, never the secrets)'))
     .option('--namespace <ns>', 'only this namespace')
-    .addHelpText('after', examples(['ctxpkg registry token list --data ./registry-data', 'ctxpkg registry token list --namespace acme --data ./registry-data --json']))
+    .addHelpText('after', examples(['ctxpkg registry token list --data ./registry-data', 'ctxpkg registry token list --namespace acme --data ./registry-data --json', 'ctxpkg registry token list --registry https://ctx.example.com/api']))
     .action(
-      ctx.action(async (opts: { data?: string; db?: string; namespace?: string }) => {
-        const list = (await onRegistry(opts, ctx.deps, async (where) => (await load()).listTokens(where, opts.namespace))).map(({ token_sha256: _h, ...t }) => t);
+      ctx.action(async (opts: AdminFlags & { namespace?: string }) => {
+        const list = await (await adminOps(opts, ctx.deps)).listTokens(opts.namespace);
         const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active');
-        return { text: list.length ? list.map((t) => `${t.id}\t${t.namespace}\t${t.scope}\t${state(t)}${t.label ? `\t${t.label}` : ''}`) : ['no tokens'], json: list };
+        return { text: list.length ? list.map((t) => `${t.id}\t${t.namespace ?? '(registry)'}\t${t.scope}\t${state(t)}${t.label ? `\t${t.label}` : ''}`) : ['no tokens'], json: list };
       }),
     );
 }
@@ -287,22 +352,22 @@ function registerToken(reg: Command, ctx: CommandContext): void {
 function registerKey(reg: Command, ctx: CommandContext): void {
   const key = reg.command('key').description('manage the signer keys allowed to publish into a namespace');
   for (const [verb, desc] of [['add', 'allow a signer key (64 hex) to publish into the namespace'], ['revoke', 'stop accepting a signer key']] as const) {
-    dataOpt(ctx.command(key, `${verb} <namespace> <public-key>`, desc))
+    adminOpt(ctx.command(key, `${verb} <namespace> <public-key>`, desc))
       .addHelpText('after', examples([`ctxpkg registry key ${verb} acme 197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61 --data ./registry-data`]) + (verb === 'add' ? '\nThe public key is the one `ctxpkg keygen` prints (64 hex).\n' : ''))
       .action(
-      ctx.action(async (ns: string, publicKey: string, opts: { data?: string }) => {
-        const reg2 = await load();
+      ctx.action(async (ns: string, publicKey: string, opts: AdminFlags) => {
         const { signerLabel } = await import('../signer-label.js');
-        const k = await onRegistry(opts, ctx.deps, (where) => (verb === 'add' ? reg2.addSignerKey(where, ns, publicKey) : reg2.revokeSignerKey(where, ns, publicKey)));
+        const ops = await adminOps(opts, ctx.deps);
+        const k = verb === 'add' ? await ops.addKey(ns, publicKey) : await ops.revokeKey(ns, publicKey);
         return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${signerLabel(k.public_key, { full: true })} for namespace ${k.namespace}`], json: k };
       }),
     );
   }
-  dataOpt(ctx.command(key, 'list <namespace>', 'list signer keys of a namespace'))
+  adminOpt(ctx.command(key, 'list <namespace>', 'list signer keys of a namespace'))
     .addHelpText('after', examples(['ctxpkg registry key list acme --data ./registry-data']))
     .action(
-    ctx.action(async (ns: string, opts: { data?: string }) => {
-      const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listSignerKeys(where, ns));
+    ctx.action(async (ns: string, opts: AdminFlags) => {
+      const list = await (await adminOps(opts, ctx.deps)).listKeys(ns);
       const { signerLabel } = await import('../signer-label.js');
       return {
         text: list.length ? list.map((k) => `${signerLabel(k.public_key, { full: true })}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
@@ -356,36 +421,36 @@ export function register(program: Command, ctx: CommandContext): void {
   registerKey(reg, ctx);
   registerBackup(reg, ctx);
   registerRegistryLog(reg, ctx, dataOpt);
-  dataOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)'))
-    .addHelpText('after', examples(['ctxpkg registry visibility @acme/auth-context private --data ./registry-data', 'ctxpkg registry visibility @acme/auth-context public --data ./registry-data']))
+  adminOpt(ctx.command(reg, 'visibility <package> <visibility>', 'make a package public or private (all its versions)'))
+    .addHelpText('after', examples(['ctxpkg registry visibility @acme/auth-context private --data ./registry-data', 'ctxpkg registry visibility @acme/auth-context public --registry https://ctx.example.com/api']))
     .action(
-    ctx.action(async (name: string, visibility: string, opts: { data?: string }) => {
+    ctx.action(async (name: string, visibility: string, opts: AdminFlags) => {
       if (visibility !== 'public' && visibility !== 'private') throw new CtxpkgError('E_USAGE', 'visibility must be public or private');
-      const p = await onRegistry(opts, ctx.deps, async (where) => (await load()).setPackageVisibility(where, name, visibility));
+      const p = await (await adminOps(opts, ctx.deps)).setVisibility(name, visibility);
       return { text: [`@${p.namespace}/${p.name} is now ${p.visibility}`], json: p };
     }),
   );
-  dataOpt(ctx.command(reg, 'events', 'show the audit log, newest first'))
-    .option('--namespace <ns>', 'only this namespace')
+  adminOpt(ctx.command(reg, 'events', 'show the events log (who, what, when), newest first'))
+    .option('--namespace <ns>', 'only this namespace (an owner token reads only its own)')
     .option('--limit <n>', 'how many events', '50')
-    .addHelpText('after', examples(['ctxpkg registry events --data ./registry-data', 'ctxpkg registry events --namespace acme --limit 10 --data ./registry-data --json']))
+    .addHelpText('after', examples(['ctxpkg registry events --data ./registry-data', 'ctxpkg registry events --namespace acme --limit 10 --data ./registry-data --json', 'ctxpkg registry events --registry https://ctx.example.com/api']) + '\nWho is a token id (tok_…; `ctxpkg registry token list` names it) or `local admin` (a command run on the server).\n')
     .action(
-      ctx.action(async (opts: { data?: string; db?: string; namespace?: string; limit: string }) => {
+      ctx.action(async (opts: AdminFlags & { namespace?: string; limit: string }) => {
         const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
-        const list = await onRegistry(opts, ctx.deps, async (where) => (await load()).listEvents(where, { namespace: opts.namespace, limit }));
-        const where = (e: (typeof list)[number]) => (e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : e.namespace);
+        const list = await (await adminOps(opts, ctx.deps)).events({ namespace: opts.namespace, limit });
+        const where = (e: (typeof list)[number]) => (e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : e.namespace ?? '(registry)');
         return { text: list.length ? list.map((e) => `${e.at}\t${e.action}\t${where(e)}\t${e.actor}${e.detail ? `\t${e.detail}` : ''}`) : ['no events'], json: list };
       }),
     );
-  dataOpt(ctx.command(reg, 'gc', 'remove stored blobs no version references'))
+  adminOpt(ctx.command(reg, 'gc', 'remove stored blobs no version references'))
     .option('--grace <duration>', 'only blobs older than this (90m, 12h, 1d)', '1h')
-    .addHelpText('after', examples(['ctxpkg registry gc --data ./registry-data', 'ctxpkg registry gc --grace 1d --data ./registry-data']))
+    .addHelpText('after', examples(['ctxpkg registry gc --data ./registry-data', 'ctxpkg registry gc --grace 1d --registry https://ctx.example.com/api']))
     .action(
-      ctx.action(async (opts: { data?: string; db?: string; grace: string }) => {
+      ctx.action(async (opts: AdminFlags & { grace: string }) => {
         const m = /^([0-9]{1,6})([mhd])$/.exec(opts.grace);
         if (!m) throw new CtxpkgError('E_USAGE', '--grace must look like 90m, 12h or 1d');
         const ms = Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
-        const r = await onRegistry(opts, ctx.deps, async (where) => (await load()).collectGarbage(where, ms));
+        const r = await (await adminOps(opts, ctx.deps)).gc(ms);
         return { text: [`removed ${r.removed} unreferenced file(s)`], json: r };
       }),
     );

@@ -135,6 +135,15 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 2: the transparency log (pg-tlog.ts, spec/transparency.md).
   TLOG_MIGRATION,
+  // 3: token roles `owner` and `admin` (an admin token belongs to no namespace) and registry-wide
+  // events (gc, an admin token's creation) without a namespace — SQLite schema 5.
+  `
+  ALTER TABLE tokens DROP CONSTRAINT tokens_scope_check;
+  ALTER TABLE tokens ADD CONSTRAINT tokens_scope_check CHECK (scope IN ('publish', 'read', 'owner', 'admin'));
+  ALTER TABLE tokens ALTER COLUMN namespace DROP NOT NULL;
+  ALTER TABLE tokens ADD CONSTRAINT tokens_admin_has_no_namespace CHECK ((scope = 'admin') = (namespace IS NULL));
+  ALTER TABLE events ALTER COLUMN namespace DROP NOT NULL;
+  `,
 ];
 
 /** The schema this code writes (the number of migrations). */

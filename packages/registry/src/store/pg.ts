@@ -27,7 +27,7 @@ import { pgRestore, pgSnapshot } from './pg-snapshot.js';
 import { pgCatalog, pgRefreshPackage, pgSearch } from './pg-search.js';
 import { appendLogPg, ensureLogPg, lockLogPg, PgLog } from './pg-tlog.js';
 import type { LogChange } from '../tlog/plan.js';
-import { toNamespace, toPackage, toSignerKey, toToken, toVersion, type Row } from './rows.js';
+import { toEvent, toNamespace, toPackage, toSignerKey, toToken, toVersion, type Row } from './rows.js';
 import type {
   AuditEvent,
   CatalogEntry,
@@ -226,7 +226,7 @@ export class PgStore implements RegistryStore {
   }
 
   async insertToken(t: TokenRecord): Promise<void> {
-    await this.requireNamespace(this.pool, t.namespace);
+    if (t.namespace !== null) await this.requireNamespace(this.pool, t.namespace);
     await this.q(
       `INSERT INTO tokens (id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -251,7 +251,7 @@ export class PgStore implements RegistryStore {
   async listTokens(namespace?: string): Promise<TokenRecord[]> {
     const rows = namespace
       ? await this.q('SELECT * FROM tokens WHERE namespace = $1 ORDER BY created_at, id', [namespace])
-      : await this.q('SELECT * FROM tokens ORDER BY namespace, created_at, id');
+      : await this.q('SELECT * FROM tokens ORDER BY namespace IS NOT NULL, namespace, created_at, id');
     return rows.map(toToken);
   }
 
@@ -523,15 +523,7 @@ export class PgStore implements RegistryStore {
     const rows = opts.namespace
       ? await this.q('SELECT * FROM events WHERE namespace = $1 ORDER BY id DESC LIMIT $2', [opts.namespace, opts.limit])
       : await this.q('SELECT * FROM events ORDER BY id DESC LIMIT $1', [opts.limit]);
-    return rows.map((r) => ({
-      at: String(r.at),
-      action: String(r.action),
-      namespace: String(r.namespace),
-      name: r.name === null ? null : String(r.name),
-      version: r.version === null ? null : String(r.version),
-      actor: String(r.actor),
-      detail: r.detail === null ? null : String(r.detail),
-    }));
+    return rows.map(toEvent);
   }
 
   async recordEvent(ev: AuditEvent): Promise<void> {

@@ -2,12 +2,14 @@
  * Row ⇄ record mapping for the SQLite store (column names follow store/schema.ts).
  */
 import type {
+  AuditEvent,
   CatalogEntry,
   DependencyRecord,
   NamespaceRecord,
   PackageRecord,
   SignerKeyRecord,
   TokenRecord,
+  TokenScope,
   VersionRecord,
   Visibility,
 } from './types.js';
@@ -25,12 +27,30 @@ export function toToken(r: Row): TokenRecord {
   return {
     id: str(r.id),
     token_sha256: str(r.token_sha256),
-    namespace: str(r.namespace),
-    scope: r.scope === 'publish' ? 'publish' : 'read',
+    namespace: strOrNull(r.namespace),
+    scope: toScope(r.scope),
     label: strOrNull(r.label),
     created_at: str(r.created_at),
     expires_at: strOrNull(r.expires_at),
     revoked_at: strOrNull(r.revoked_at),
+  };
+}
+
+/** A stored scope; anything unknown reads as the least privileged, `read`. */
+export function toScope(v: unknown): TokenScope {
+  return v === 'publish' || v === 'owner' || v === 'admin' ? v : 'read';
+}
+
+/** An events row as an `AuditEvent` (both backends). */
+export function toEvent(r: Row): AuditEvent {
+  return {
+    at: str(r.at),
+    action: str(r.action),
+    namespace: strOrNull(r.namespace),
+    name: strOrNull(r.name),
+    version: strOrNull(r.version),
+    actor: str(r.actor),
+    detail: strOrNull(r.detail),
   };
 }
 

@@ -6,9 +6,56 @@
  * code path deletes a version row. The same DDL translates directly to PostgreSQL (the FTS table
  * becomes a tsvector column with a GIN index).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 // Schema 4: the transparency log tables (sqlite-tlog.ts `TLOG_SCHEMA_SQL`, spec/transparency.md);
 // an older ctxpkg would change state without logging it.
+// Schema 5: token roles `owner` and `admin` (an admin token has no namespace) and registry-wide
+// events (no namespace) — `UPGRADE_TO_5_SQL` rebuilds `tokens` and `events`; an older ctxpkg
+// would read an owner token as a read token.
+
+/** The tokens table (schema 5): four scopes; the namespace is null exactly for an admin token. */
+const TOKENS_DDL = (table: string): string => `CREATE TABLE IF NOT EXISTS ${table} (
+  id           TEXT PRIMARY KEY,
+  token_sha256 TEXT NOT NULL UNIQUE CHECK (length(token_sha256) = 64),
+  namespace    TEXT REFERENCES namespaces(name),
+  scope        TEXT NOT NULL CHECK (scope IN ('publish', 'read', 'owner', 'admin')),
+  label        TEXT,
+  created_at   TEXT NOT NULL,
+  expires_at   TEXT,
+  revoked_at   TEXT,
+  CHECK ((scope = 'admin') = (namespace IS NULL))
+);`;
+
+/** The events table (schema 5): `namespace` is null for registry-wide actions. */
+const EVENTS_DDL = (table: string): string => `CREATE TABLE IF NOT EXISTS ${table} (
+  id        INTEGER PRIMARY KEY,
+  at        TEXT NOT NULL,
+  action    TEXT NOT NULL,
+  namespace TEXT,
+  name      TEXT,
+  version   TEXT,
+  actor     TEXT NOT NULL,
+  detail    TEXT
+);`;
+
+/**
+ * Schema 4 → 5, in one transaction: SQLite cannot alter a CHECK or NOT NULL constraint, so
+ * `tokens` and `events` are rebuilt with the schema-5 definitions and their rows copied (ids kept).
+ */
+export const UPGRADE_TO_5_SQL = `
+${TOKENS_DDL('tokens_v5')}
+INSERT INTO tokens_v5 (id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at)
+  SELECT id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at FROM tokens;
+DROP TABLE tokens;
+ALTER TABLE tokens_v5 RENAME TO tokens;
+CREATE INDEX IF NOT EXISTS tokens_by_namespace ON tokens(namespace);
+${EVENTS_DDL('events_v5')}
+INSERT INTO events_v5 (id, at, action, namespace, name, version, actor, detail)
+  SELECT id, at, action, namespace, name, version, actor, detail FROM events;
+DROP TABLE events;
+ALTER TABLE events_v5 RENAME TO events;
+CREATE INDEX IF NOT EXISTS events_by_namespace ON events(namespace, id);
+`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -22,16 +69,7 @@ CREATE TABLE IF NOT EXISTS namespaces (
   created_at TEXT NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS tokens (
-  id           TEXT PRIMARY KEY,
-  token_sha256 TEXT NOT NULL UNIQUE CHECK (length(token_sha256) = 64),
-  namespace    TEXT NOT NULL REFERENCES namespaces(name),
-  scope        TEXT NOT NULL CHECK (scope IN ('publish', 'read')),
-  label        TEXT,
-  created_at   TEXT NOT NULL,
-  expires_at   TEXT,
-  revoked_at   TEXT
-);
+${TOKENS_DDL('tokens')}
 CREATE INDEX IF NOT EXISTS tokens_by_namespace ON tokens(namespace);
 
 CREATE TABLE IF NOT EXISTS signer_keys (
@@ -111,15 +149,6 @@ CREATE TABLE IF NOT EXISTS search_docs (
   length     INTEGER NOT NULL CHECK (length >= 0)
 );
 
-CREATE TABLE IF NOT EXISTS events (
-  id        INTEGER PRIMARY KEY,
-  at        TEXT NOT NULL,
-  action    TEXT NOT NULL,
-  namespace TEXT NOT NULL,
-  name      TEXT,
-  version   TEXT,
-  actor     TEXT NOT NULL,
-  detail    TEXT
-);
+${EVENTS_DDL('events')}
 CREATE INDEX IF NOT EXISTS events_by_namespace ON events(namespace, id);
 `;

@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
-import { toNamespace, toSignerKey, toToken, type Row } from './rows.js';
+import { toEvent, toNamespace, toSignerKey, toToken, type Row } from './rows.js';
 import { prepared } from './statements.js';
 import type { AuditEvent, NamespaceRecord, PublishOutcome, SignerKeyRecord, TokenRecord } from './types.js';
 
@@ -39,7 +39,7 @@ function requireNamespace(db: Db, name: string): void {
 }
 
 export function insertToken(db: Db, t: TokenRecord): void {
-  requireNamespace(db, t.namespace);
+  if (t.namespace !== null) requireNamespace(db, t.namespace);
   prepared(
     db,
     `INSERT INTO tokens (id, token_sha256, namespace, scope, label, created_at, expires_at, revoked_at)
@@ -65,7 +65,7 @@ export function revokeToken(db: Db, idOrHash: string, at: string): TokenRecord {
 export function listTokens(db: Db, namespace?: string): TokenRecord[] {
   const rows = namespace
     ? prepared(db, 'SELECT * FROM tokens WHERE namespace = ? ORDER BY created_at, id').all(namespace)
-    : prepared(db, 'SELECT * FROM tokens ORDER BY namespace, created_at, id').all();
+    : prepared(db, 'SELECT * FROM tokens ORDER BY namespace IS NOT NULL, namespace, created_at, id').all();
   return (rows as Row[]).map(toToken);
 }
 
@@ -141,13 +141,5 @@ export function auditEvents(db: Db, opts: { namespace?: string; limit: number })
   const rows = opts.namespace
     ? prepared(db, 'SELECT * FROM events WHERE namespace = ? ORDER BY id DESC LIMIT ?').all(opts.namespace, opts.limit)
     : prepared(db, 'SELECT * FROM events ORDER BY id DESC LIMIT ?').all(opts.limit);
-  return (rows as Row[]).map((r) => ({
-    at: String(r.at),
-    action: String(r.action),
-    namespace: String(r.namespace),
-    name: r.name === null ? null : String(r.name),
-    version: r.version === null ? null : String(r.version),
-    actor: String(r.actor),
-    detail: r.detail === null ? null : String(r.detail),
-  }));
+  return (rows as Row[]).map(toEvent);
 }

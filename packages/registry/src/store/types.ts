@@ -37,8 +37,13 @@ import type { SnapshotItem } from './snapshot.js';
 /** Who may see a package. `private` packages are visible only to tokens of their namespace. */
 export type Visibility = 'public' | 'private';
 
-/** Token scopes: `publish` (ctxp_…: publish, yank, read incl. private) and `read` (ctxr_…). */
-export type TokenScope = 'publish' | 'read';
+/**
+ * Token scopes (spec/registry.md §9): `read` (ctxr_…: read incl. private), `publish` (ctxp_…:
+ * also publish, yank, un-yank), `owner` (ctxo_…: also administer its namespace — tokens, signer
+ * keys, visibility, events) — each bound to one namespace — and `admin` (ctxa_…: administer the
+ * whole registry; bound to no namespace, reads only public packages, never publishes).
+ */
+export type TokenScope = 'publish' | 'read' | 'owner' | 'admin';
 
 export interface NamespaceRecord {
   name: string;
@@ -52,7 +57,8 @@ export interface TokenRecord {
   id: string;
   /** Lowercase hex SHA-256 of the full token text; the token itself is never stored. */
   token_sha256: string;
-  namespace: string;
+  /** The namespace the token belongs to; null exactly for an `admin` token. */
+  namespace: string | null;
   scope: TokenScope;
   label: string | null;
   created_at: string;
@@ -211,7 +217,8 @@ export interface DependentRecord {
 export interface AuditEvent {
   at: string;
   action: string;
-  namespace: string;
+  /** The namespace concerned; null for registry-wide actions (`gc`, an admin token's creation). */
+  namespace: string | null;
   name: string | null;
   version: string | null;
   actor: string;
@@ -247,7 +254,10 @@ export interface RegistryStore {
   getNamespace(name: string): Promise<NamespaceRecord | null>;
   listNamespaces(): Promise<NamespaceRecord[]>;
 
-  /** Store a token record (hash only). Throws `E_NOT_FOUND` when the namespace does not exist. */
+  /**
+   * Store a token record (hash only). Throws `E_NOT_FOUND` when the namespace does not exist; an
+   * `admin` token has no namespace (the schema enforces: namespace null ⇔ scope admin).
+   */
   insertToken(token: TokenRecord): Promise<void>;
   /** Look a token up by the SHA-256 of its text; revoked and expired tokens are returned as is. */
   findTokenByHash(tokenSha256: string): Promise<TokenRecord | null>;
@@ -336,7 +346,10 @@ export interface RegistryStore {
    */
   dependents(filter: VisibilityFilter, full: string, opts: { limit: number }): Promise<DependentRecord[]>;
 
-  /** Recent audit events (publish, yank, unyank, visibility, token and key changes), newest first. */
+  /**
+   * Recent audit events (publish, yank, unyank, visibility, namespace, token and key changes, gc),
+   * newest first; with `namespace`, only that namespace's events.
+   */
   auditEvents(opts: { namespace?: string; limit: number }): Promise<AuditEvent[]>;
   /** Record an audit event (token and key changes made by the admin functions). */
   recordEvent(ev: AuditEvent): Promise<void>;
