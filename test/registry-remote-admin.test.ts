@@ -84,7 +84,7 @@ describeBackends('ctxpkg registry admin commands with --registry', (backend) => 
     const home = join(dir, 'owner-laptop');
     const login = await cli(['login', '--registry', api, '--scope', '@acme'], { stdin: owner, home });
     expect(login.code).toBe(0);
-    expect(login.out).toContain('the registry accepted the token (owner scope)');
+    expect(login.out).toContain('the registry accepted the token (owner token of @acme)');
     const asOwner = (args: string[]) => cli([...args, '--registry', api], { home });
     const pub = await asOwner(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'publish', '--label', 'ci']);
     expect(pub.code).toBe(0);

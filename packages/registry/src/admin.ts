@@ -13,7 +13,7 @@
  */
 import { CtxpkgError, hexToBytes, logVerifierKey, parsePackageName, validateNamespaceClaim } from '@ctxpkg/format';
 import { verifyRegistryLog, type LogVerifyReport } from './tlog/replay.js';
-import { generateToken, hashToken, requireAdmin, requireOwner, roleText, TOKEN_PATTERN, type Principal } from './auth.js';
+import { generateToken, hashToken, requireAdmin, requireOwner, TOKEN_PATTERN, type Principal } from './auth.js';
 import { isoNow } from './context.js';
 import { openStore } from './store/open.js';
 import type { AuditEvent, NamespaceRecord, PackageRecord, RegistryStore, SignerKeyRecord, TokenRecord, TokenScope, Visibility } from './store/types.js';
@@ -268,11 +268,6 @@ export async function collectGarbage(target: AdminTarget, graceMs = 3_600_000): 
     await store.recordEvent({ at: isoNow(now), action: 'gc', namespace: null, name: null, version: null, actor: actorOf(target), detail: `removed ${r.removed}` });
     return r;
   });
-}
-
-/** Who the caller is, for `GET /v1/admin/whoami` (never the token text). */
-export function describeCaller(p: Principal): { token_id: string; scope: TokenScope; namespace: string | null; role: string } {
-  return { token_id: p.tokenId, scope: p.scope, namespace: p.namespace, role: roleText(p) };
 }
 
 /**

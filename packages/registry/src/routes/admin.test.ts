@@ -57,8 +57,9 @@ describeBackends('admin routes', (backend) => {
     // Nothing changed: no namespace, no token, no key.
     expect((await r.store.listNamespaces()).map((n) => n.name)).toEqual(['acme', 'other']);
     expect(await r.store.listSignerKeys('acme')).toEqual([]);
-    const whoami = await json(await send('GET', '/v1/admin/whoami', owner.token));
-    expect(whoami.body).toEqual({ token_id: owner.id, scope: 'owner', namespace: 'acme', role: 'an owner token of acme' });
+    const whoami = await json(await send('GET', '/v1/whoami', owner.token));
+    expect(whoami.body).toEqual({ token_id: owner.id, scope: 'owner', namespace: 'acme' });
+    expect((await json(await send('GET', '/v1/whoami', admin.token))).body).toEqual({ token_id: admin.id, scope: 'admin', namespace: null });
   });
 
   it('an admin token administers every namespace and mints any token, recorded under its id', async () => {
@@ -160,7 +161,7 @@ describeBackends('admin routes', (backend) => {
 
     // A revoked owner token is refused on its next request.
     await revokeToken({ store: r.store }, owner.id);
-    expect((await send('GET', '/v1/admin/whoami', owner.token)).status).toBe(401);
+    expect((await send('GET', '/v1/admin/namespaces', owner.token)).status).toBe(401);
   });
 
   it('refuses malformed bodies with 400 E_USAGE and writes nothing; never logs a token', async () => {

@@ -3,7 +3,6 @@
  * over HTTP, for `ctxpkg registry … --registry URL` run from a laptop with an admin (`ctxa_`) or
  * namespace-owner (`ctxo_`) token.
  *
- *   GET    /v1/admin/whoami                                → the caller's token id, scope, namespace
  *   GET    /v1/admin/namespaces                            → namespaces (an owner: its own)
  *   POST   /v1/admin/namespaces          {name, owner?}    → 201 the namespace (admin)
  *   GET    /v1/admin/tokens?namespace=                     → tokens, never their secrets or hashes
@@ -30,7 +29,6 @@ import {
   collectGarbage,
   createNamespace,
   createToken,
-  describeCaller,
   listEvents,
   listNamespaces,
   listSignerKeys,
@@ -107,11 +105,6 @@ function namespaceParam(ns: string): string {
 const ok = (body: unknown, status = 200): Response => jsonResponse(status, body, 'no-store');
 
 export function registerAdminRoutes(api: Hono<Env>, deps: RegistryDeps): void {
-  api.get('/v1/admin/whoami', async (c) => {
-    c.env.route = 'admin_whoami';
-    return ok(describeCaller(requireToken(await principalOf(c, deps))));
-  });
-
   api.get('/v1/admin/namespaces', async (c) => {
     c.env.route = 'admin_namespaces';
     return ok({ namespaces: await listNamespaces(await callerTarget(c, deps)) });
