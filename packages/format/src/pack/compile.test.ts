@@ -223,6 +223,34 @@ describe('compilePack: order and sections', () => {
   });
 });
 
+describe('compilePack: a focus comes before the section shares', () => {
+  it('nodes scoped to the focus path are taken first, even when other sections and packages fill their shares', () => {
+    // Many small unscoped gotchas and conventions of another package, and an API rule set whose
+    // package and file headers cost more than any one section's share of a tight budget.
+    const many = Array.from({ length: 30 }, (_, i) =>
+      node('@a/general', `g${String(i).padStart(2, '0')}`, { type: i % 2 ? 'gotcha' : 'convention', content: `general rule ${i}` }),
+    );
+    const api = ['Validate input with the zod schema.', 'Return RFC 7807 problem documents.', 'Never log request bodies.'].map((content, i) =>
+      node('@b/api-rules-with-a-long-package-name', `r${i}`, { type: i === 2 ? 'gotcha' : 'convention', content, file_path: '.claude/rules/api-handlers-and-validation.md' }),
+    );
+    const g = graph(
+      [...many, ...api, node('@b/api-rules-with-a-long-package-name', 's', { type: 'scope', content: 'src/api/**' })],
+      api.map((n) => ({ from: n.id, to: '@b/api-rules-with-a-long-package-name#s', type: 'applies_to' })),
+    );
+    for (const maxBytes of [1000, 1200, 2000]) {
+      const p = compilePack({ graph: g, maxBytes, now: NOW, focus: 'src/api/users.ts' });
+      expect(ids(p).filter((id) => id.startsWith('@b/')), String(maxBytes)).toEqual(api.map((n) => n.id));
+      // Without the focus the same budget is shared out by type across both packages.
+      const plain = compilePack({ graph: g, maxBytes, now: NOW });
+      expect(ids(plain).length, String(maxBytes)).toBeGreaterThan(0);
+    }
+    for (const maxBytes of [1000, 1200]) {
+      const tight = compilePack({ graph: g, maxBytes, now: NOW });
+      expect(ids(tight).filter((id) => id.startsWith('@b/')).length).toBeLessThan(3); // the shares alone crowd the API rules out
+    }
+  });
+});
+
 describe('compilePack: screening and omissions', () => {
   it('lists every left-out node with package, id, content hash and reason', () => {
     const g = graph(

@@ -231,6 +231,15 @@ export function compilePack(input: PackInput): CompiledPack {
     (members[si] as Int32Array)[fill[si]++] = h;
   }
   const pinnedOrder = Array.from(members[0] as Int32Array).sort(compare);
+  // What the focus names (a glob: nodes scoped to it or in a file it matches, score 2 — score 1
+  // is "unscoped: applies everywhere"; words: nodes holding any): taken before the section shares.
+  let focusedOrder: OrderedSequence | undefined;
+  if (focus) {
+    const floor = focus.kind === 'glob' ? 1 : 0;
+    const named: number[] = [];
+    for (let h = 0; h < live.length; h++) if (!keys.pinned[h] && (keys.focus[h] as number) > floor) named.push(h);
+    if (named.length > 0) focusedOrder = new LazyOrder(Int32Array.from(named), compare);
+  }
   const sections = new Map<SectionName, LazyOrder>();
   SECTIONS.forEach((s, si) => {
     if (si > 0 && (perSection[si] as number) > 0) sections.set(s, new LazyOrder(members[si] as Int32Array, compare));
@@ -313,6 +322,7 @@ export function compilePack(input: PackInput): CompiledPack {
     {
       count: live.length,
       pinned: pinnedOrder,
+      ...(focusedOrder ? { focused: focusedOrder } : {}),
       sections: sections as ReadonlyMap<SectionName, OrderedSequence>,
       compare,
       sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,

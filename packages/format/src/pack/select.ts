@@ -12,6 +12,10 @@
  *
  * 1. Pinned candidates are all taken. If `size(pinned only)` exceeds the budget the compiler
  *    refuses with `E_BUDGET` — a pack is never emitted without a pinned node.
+ * 1b. Focus pass (only with `--focus`): the candidates the focus names (`focused`: scoped to the
+ *    focus path, or matching the focus words), in the total order, are taken while they fit —
+ *    before any section share, so a focus is never crowded out by the shares of unrelated
+ *    sections or by the group headers it has to open.
  * 2. Section pass: the remaining bytes are split across the non-empty sections by weight
  *    (`splitBudget`: floor, then largest remainder, ties in section order). In each section, in
  *    the total order, a candidate is taken when its cost fits what is left of the section's
@@ -49,6 +53,8 @@ export interface SelectCandidates {
   count: number;
   /** The pinned candidates, in the total order. */
   pinned: readonly number[];
+  /** Non-pinned candidates the focus names, in the total order (pass 1b; empty without a focus). */
+  focused?: OrderedSequence;
   /** The non-pinned candidates of each section (`pinned` excluded), each in the total order. */
   sections: ReadonlyMap<SectionName, OrderedSequence>;
   /** The total order (negative: `a` first); merges the sections in the pool pass. */
@@ -166,6 +172,16 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   };
   /** Nothing more can fit: fewer bytes left than any block, even if the frame shrank fully. */
   const exhausted = (): boolean => o.maxBytes - total + (frame(nb) - frame(0)) < o.minBlockBytes;
+
+  // 1b. Focus pass.
+  const focused = cands.focused;
+  for (let k = 0, h = focused ? focused.at(0) : -1; h >= 0; h = (focused as OrderedSequence).at(++k)) {
+    if (selected[h]) continue;
+    if (exhausted()) break;
+    const room = o.maxBytes - total + frame(nb) - frame(nb - 1);
+    const bytes = costWithin(h, room);
+    if (bytes >= 0 && bytes <= room) take(h, bytes);
+  }
 
   // 2. Section pass.
   const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
