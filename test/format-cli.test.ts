@@ -109,6 +109,17 @@ describe('ctxpkg verify', () => {
     expect(res[1]!.checks.content_hash!.status).toBe('fail');
     expect(res[1]!.checks.signature!.status).toBe('pass');
     expect(res[1]!.errors.map((e) => e.code)).toEqual(['E_INTEGRITY', 'E_INTEGRITY', 'E_INTEGRITY']);
+    // The signature covers the manifest, not this content: no "signed by" for changed content
+    // (new-user trial 22), and no signer in --json; the untouched file keeps both.
+    const key = '197f6b23e16c8532c6abc838facd5ea789be0c76b2920334039bfa8b3d368d61';
+    expect((res[1] as unknown as { signer: string | null }).signer).toBeNull();
+    expect((res[0] as unknown as { signer: string | null }).signer).toBe(key);
+    expect(await run('verify', 'tampered.ctxpkg')).toBe(1);
+    expect(out).not.toContain('signed by');
+    expect(out).toMatch(/signature +pass +the signature by \S+ \(public key 197f6b23e16c8532…\) is valid for the manifest, but the content does not match the manifest's hashes: this content is not what it signed/);
+    expect(await run('info', 'tampered.ctxpkg')).toBe(1);
+    expect(out).toContain('signer: none for this content (the manifest carries a valid signature, but the content does not match it)');
+    expect(out).not.toContain('signed by');
     expect(res[2]!.errors[0]!.code).toBe('E_NOT_FOUND');
   });
 

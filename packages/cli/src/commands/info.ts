@@ -12,7 +12,7 @@ import type { IndexEntry, VersionDoc } from '../client.js';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { sourceFileHint } from '../package-file.js';
-import { checkLines } from './verify.js';
+import { checkLines, signatureVerdict } from './verify.js';
 
 
 /** Counts of everything a package carries. */
@@ -91,12 +91,16 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
   let errors: Array<{ code: string; message: string; path?: string }>;
   let valid = false;
   let signer: string | undefined;
+  let signatureOnlyManifest = false;
   let form: 'json' | 'zip' | undefined;
   let blobs: Array<{ ref: string; bytes: number }> = [];
   try {
     const parts = await f.decodePackageParts(bytes);
     const v = await f.verifyParts(parts);
-    ({ manifest, content, checks, valid, signer } = v);
+    ({ manifest, content, valid } = v);
+    // "signed by" only when the content is what the key signed (verify.ts signatureVerdict).
+    ({ checks, signer } = signatureVerdict(v.checks, v.signer, (k) => signerLabel(k, { full: true })));
+    if (v.signer && !signer) signatureOnlyManifest = true;
     form = parts.form;
     // Blobs of either form (spec/archive.md §4, §4.4), sorted by name.
     blobs = [...(parts.blobs ?? new Map<string, Uint8Array>())].map(([ref, b]) => ({ ref, bytes: b.length })).sort((a, b) => (a.ref < b.ref ? -1 : 1));
@@ -115,6 +119,8 @@ export async function describePackage(bytes: Uint8Array, label: string): Promise
     ? signerLabel(signer, { full: true })
     : !manifest
       ? 'unknown (the package could not be read)'
+      : signatureOnlyManifest
+        ? 'none for this content (the manifest carries a valid signature, but the content does not match it)'
       : manifest.signature
         ? 'signature did not verify'
         : 'unsigned';

@@ -7,7 +7,9 @@
  * `structure` FAIL with `E_NOT_FOUND`, a directory or I/O error likewise with its code; the other
  * files are still verified); 2 for a usage error. `--json`
  * prints an array with one `{ file, valid, missing, signer, checks, errors }` per file, in
- * argument order. A passing signature check names the signer as `fingerprint (public key …)`.
+ * argument order. A passing signature check names the signer as `fingerprint (public key …)` —
+ * only when the content matches the signed manifest; otherwise it says the content is not what
+ * the key signed, and `signer` is null (`signatureVerdict`).
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -27,7 +29,7 @@ export interface FileVerdict {
   valid: boolean;
   /** True when the file does not exist (then `valid` is false and `errors` holds `E_NOT_FOUND`). */
   missing: boolean;
-  /** The signer's public key (64 hex) when the signature verified, else null. */
+  /** The signer's public key (64 hex) when the signature verified and the content matches the signed manifest, else null. */
   signer: string | null;
   checks: PackageChecks;
   errors: Array<{ code: string; message: string; path?: string }>;
@@ -44,6 +46,23 @@ export function checkLines(checks: PackageChecks, indent = '  '): string[] {
   });
 }
 
+/**
+ * What a valid signature says about these bytes. The signature covers the manifest's name,
+ * version and claimed `integrity.sha256` (spec/format.md §12), not the content itself: when the
+ * content does not match the manifest (`content_hash` or `sha256` FAIL), the signer did not sign
+ * this content, and "signed by" would be untrue. Returns the checks with the signature's detail
+ * in those words (`label` shows a key, signer-label.ts) and the signer of *this content*: the
+ * key when the signature verified and the content matches, else undefined.
+ */
+export function signatureVerdict(checks: PackageChecks, signer: string | undefined, label: (key: string) => string): { checks: PackageChecks; signer: string | undefined } {
+  if (!signer || checks.signature.status !== 'pass') return { checks, signer: undefined };
+  const intact = checks.content_hash.status === 'pass' && checks.sha256.status === 'pass';
+  const detail = intact
+    ? `signed by ${label(signer)}`
+    : `the signature by ${label(signer)} is valid for the manifest, but the content does not match the manifest's hashes: this content is not what it signed`;
+  return { checks: { ...checks, signature: { ...checks.signature, detail } }, signer: intact ? signer : undefined };
+}
+
 async function verifyOne(file: string, opts: VerifyCommandOptions, deps: CliDeps): Promise<FileVerdict> {
   const f = await import('@ctxpkg/format');
   const { readPackageFile } = await import('../package-file.js');
@@ -56,14 +75,12 @@ async function verifyOne(file: string, opts: VerifyCommandOptions, deps: CliDeps
     return { file, valid: false, missing: e.code === 'E_NOT_FOUND', signer: null, checks: f.failedChecks(e.code, e.message), errors: [{ code: e.code, message: e.message }] };
   }
   const report: VerifyReport = await f.verifyPackage(bytes, { requireSignature: opts.requireSignature ?? false });
-  const checks = { ...report.checks };
-  const signed = Boolean(report.signer) && checks.signature.status === 'pass';
-  if (signed) checks.signature = { ...checks.signature, detail: `signed by ${signerLabel(report.signer)}` };
+  const { checks, signer } = signatureVerdict(report.checks, report.signer, (k) => signerLabel(k));
   return {
     file,
     valid: report.valid,
     missing: false,
-    signer: signed ? (report.signer ?? null) : null,
+    signer: signer ?? null,
     checks,
     errors: report.errors.map((e) => ({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}) })),
   };
