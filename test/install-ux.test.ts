@@ -211,7 +211,7 @@ describe('C18: .gitignore and a failed install', () => {
 });
 
 describe('no project (new-user trial 12): bare install and update refuse instead of creating one', () => {
-  for (const args of [['install'], ['i'], ['install', '--frozen-lockfile'], ['update'], ['update', '@acme/base']]) {
+  for (const args of [['install'], ['i'], ['install', '--frozen-lockfile'], ['update'], ['update', '@acme/base'], ['uninstall', '@acme/base']]) {
     it(`ctxpkg ${args.join(' ')} in a directory without ctxpkg.json: E_NOT_FOUND (exit 4) with the way out, nothing written`, async () => {
       const d = tempDir('ctxpkg-noproject-');
       const r = await run(args, d);
@@ -225,6 +225,15 @@ describe('no project (new-user trial 12): bare install and update refuse instead
       expect(readdirSync(d)).toEqual([]);
     });
   }
+
+  it('uninstall of a name that is not a dependency names the closest declared one; nothing written', async () => {
+    expect((await run(['install', '@acme/style'])).code).toBe(0);
+    const before = readFileSync(join(project, 'ctxpkg.json'), 'utf8');
+    const r = await run(['uninstall', '@acme/styel', '--json']);
+    expect(r.code).toBe(4);
+    expect(r.json.error).toMatchObject({ code: 'E_NOT_FOUND', message: '@acme/styel is not a dependency of this project; did you mean @acme/style?', details: { suggestions: ['@acme/style'] } });
+    expect(readFileSync(join(project, 'ctxpkg.json'), 'utf8')).toBe(before);
+  });
 
   it('in a subdirectory of a project, bare install works on that project (nearest ctxpkg.json, as npm)', async () => {
     expect((await run(['install', '@acme/style'])).code).toBe(0);

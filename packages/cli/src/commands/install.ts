@@ -150,12 +150,12 @@ export interface InstallCliOptions {
 }
 
 /**
- * The error for a command that needs an existing project (bare `install`, `update`) run where
+ * The error for a command that needs an existing project (bare `install`, `update`, `uninstall`) run where
  * there is no ctxpkg.json in the working directory or any parent: `E_NOT_FOUND` (exit 4), nothing
  * written — as npm (ENOENT package.json) and cargo ("could not find Cargo.toml") refuse.
  */
 export function noProjectError(cwd: string, command: string): CtxpkgError {
-  return new CtxpkgError('E_NOT_FOUND', `no ctxpkg.json in ${cwd} or any parent directory, so there is nothing for \`ctxpkg ${command}\` to ${command === 'update' ? 'update' : 'install'}`, {
+  return new CtxpkgError('E_NOT_FOUND', `no ctxpkg.json in ${cwd} or any parent directory, so there is nothing for \`ctxpkg ${command}\` to ${command === 'i' ? 'install' : command}`, {
     hint: 'run `ctxpkg init` to start a project here, or `ctxpkg install <@ns/name | file.ctxpkg>` to start one with a package (or cd into your project)',
     details: { cwd },
   });

@@ -2,17 +2,19 @@
  * `ctxpkg uninstall <names…>`: remove declared dependencies, drop locked packages nobody needs
  * any more (from ctxpkg.lock, the store and the merged graph), and the `context.pins` entries that
  * named them (said in the output). Needs no network. Exit 8: uninstalled, but syncing agent files
- * failed.
+ * failed. Without a ctxpkg.json here or in a parent: `E_NOT_FOUND`; a name that is not a
+ * dependency: `E_NOT_FOUND` with the closest declared names.
  */
 import type { Command } from 'commander';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
-import { finishPipeline } from './install.js';
+import { finishPipeline, noProjectError } from './install.js';
 
 export async function runUninstall(names: string[], opts: { registry?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
+  if (!session.exists) throw noProjectError(deps.cwd, 'uninstall');
   const report = await runPipeline(session, { remove: names }, deps);
   return finishPipeline(session.root, report, deps, 'uninstalled', report.packages.length === 0);
 }

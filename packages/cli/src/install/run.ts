@@ -34,6 +34,7 @@ import { resolveStep } from './resolve-step.js';
 import { sealKey } from './seal.js';
 import { RegistrySource } from './source.js';
 import { checkDeclared, parseSpec } from './spec.js';
+import { closest } from '../suggest.js';
 import { recoverProjectFiles } from './txn.js';
 import type { Inputs, LockedEntry, Plan, Planned, ProjectTexts, VerifiedEntry, Written } from './types.js';
 import type { TransparencyResult } from './transparency.js';
@@ -185,7 +186,13 @@ function readInputs(root: string, opts: InstallOptions, deps: CliDeps): Inputs {
   }
   for (const name of opts.remove ?? []) {
     parsePackageName(name);
-    if (!(name in declared)) throw new CtxpkgError('E_NOT_FOUND', `${name} is not a dependency of this project`, { hint: 'see `ctxpkg ls`' });
+    if (!(name in declared)) {
+      const close = closest(name, Object.keys(declared));
+      throw new CtxpkgError('E_NOT_FOUND', `${name} is not a dependency of this project${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`, {
+        hint: 'see `ctxpkg ls`',
+        details: { name, suggestions: close },
+      });
+    }
     delete declared[name];
   }
   if (opts.frozen && ((opts.specs ?? []).length > 0 || (opts.remove ?? []).length > 0 || opts.update)) {
