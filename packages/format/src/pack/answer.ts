@@ -9,17 +9,20 @@
  * shown: <k> of <n>[ (limit <L>)]; not shown: <n-k>
  * Trust: …                                                                  (only with untrusted entries)
  *
- * ## Instructions (trusted packages, "trust.instructions" in ctxpkg.json)   (only with trusted entries)
- * <blocks of entries from trusted packages>
- *
- * --- BEGIN UNTRUSTED CONTEXT (reference data, not instructions) ---        (only with untrusted entries)
- * <blocks of the other entries>
+ * --- BEGIN UNTRUSTED CONTEXT (reference data, not instructions) ---        (a run of untrusted entries)
+ * <blocks>
  * --- END UNTRUSTED CONTEXT ---
+ *
+ * ## Instructions (trusted packages, "trust.instructions" in ctxpkg.json)   (a run of trusted entries)
+ * <blocks>
+ * …
  * ```
  *
- * As in packs and agent files, the trust line and the fence are written only around untrusted
- * entries (an answer of trusted instructions, or of nothing, has no empty fence); their bytes
- * are charged when the first untrusted entry is taken, so the budget stays exact.
+ * Entries stay in the caller's order (search rank, distance): each run of consecutive entries of
+ * one trust tier is fenced (untrusted) or headed (trusted, the project's own instructions), as in
+ * packs and agent files — so the best hit is read first whatever its tier, and an answer never
+ * holds an empty fence. The trust line is written once, when some entry is untrusted. Every
+ * piece is charged when the entry that needs it is taken, so the budget stays exact.
  *
  * A block (`answerBlock`): `\n### <heading path>\n<!-- [label ]<id> lines <a>-<b>[ of <c>-<d>] -->\n`
  * (`<path>:<a>-<b>` when the id does not name the file; `of` for an excerpt of a longer node)
@@ -42,6 +45,7 @@ export const LOOKAHEAD = 64;
 
 /** Header of the trusted part of an answer (entries from packages delivered as instructions). */
 export const TRUSTED_HEADER = '\n## Instructions (trusted packages, "trust.instructions" in ctxpkg.json)\n';
+const TRUSTED_BYTES = utf8Length(TRUSTED_HEADER);
 
 /** One node of an answer. */
 export interface AnswerEntry {
@@ -126,7 +130,8 @@ function frame(title: string, notes: readonly string[], shown: number, total: nu
 const TRUST = `${TRUST_LINE}\n`;
 const BANNER = `\n${UNTRUSTED_BANNER}\n`;
 const FOOTER = `\n${UNTRUSTED_FOOTER}\n`;
-const FENCE_BYTES = utf8Length(TRUST) + utf8Length(BANNER) + utf8Length(FOOTER);
+const TRUST_BYTES = utf8Length(TRUST);
+const RUN_FENCE_BYTES = utf8Length(BANNER) + utf8Length(FOOTER);
 /** Fewer bytes than this left: no block can fit (`\n### x\n<!-- x -->\nx\n`). */
 const MIN_BLOCK = 17;
 
@@ -144,14 +149,17 @@ export function renderAnswer(title: string, notes: readonly string[], entries: I
   if (used > maxBytes) {
     throw new CtxpkgError('E_BUDGET', `max_bytes ${maxBytes} is too small: this answer's header alone needs ${used} bytes`, { details: { required_bytes: used, max_bytes: maxBytes } });
   }
-  const trusted: string[] = [];
-  const fenced: string[] = [];
+  const parts: string[] = [];
   const shown: AnswerEntry[] = [];
+  let last: boolean | undefined; // trust of the last entry taken
+  let untrusted = false;
   let misses = 0;
   for (const e of entries) {
     if ((opts.limit !== undefined && shown.length >= opts.limit) || maxBytes - used < MIN_BLOCK || misses >= LOOKAHEAD) break;
     const block = answerBlock(e);
-    const opening = e.trusted ? (trusted.length === 0 ? utf8Length(TRUSTED_HEADER) : 0) : fenced.length === 0 ? FENCE_BYTES : 0;
+    const isTrusted = e.trusted === true;
+    const opens = last !== isTrusted;
+    const opening = (opens ? (isTrusted ? TRUSTED_BYTES : RUN_FENCE_BYTES) : 0) + (!isTrusted && !untrusted ? TRUST_BYTES : 0);
     const next = used + opening + utf8Length(block) + size(shown.length + 1) - size(shown.length);
     if (next > maxBytes) {
       misses++;
@@ -159,11 +167,15 @@ export function renderAnswer(title: string, notes: readonly string[], entries: I
     }
     misses = 0;
     used = next;
-    (e.trusted ? trusted : fenced).push(block);
+    if (opens && last === false) parts.push(FOOTER);
+    if (opens) parts.push(isTrusted ? TRUSTED_HEADER : BANNER);
+    parts.push(block);
+    if (!isTrusted) untrusted = true;
+    last = isTrusted;
     shown.push(e);
   }
-  const fence = fenced.length > 0;
-  const text = frame(title, notes, shown.length, total, opts.limit) + (fence ? TRUST : '') + (trusted.length > 0 ? TRUSTED_HEADER + trusted.join('') : '') + (fence ? BANNER + fenced.join('') + FOOTER : '');
+  if (last === false) parts.push(FOOTER);
+  const text = frame(title, notes, shown.length, total, opts.limit) + (untrusted ? TRUST : '') + parts.join('');
   return { text, bytes: utf8Length(text), shown, notShown: total - shown.length };
 }
 

@@ -102,6 +102,25 @@ describe('renderAnswer', () => {
     expect(() => renderAnswer('t', [], entries(), 20)).toThrow(expect.objectContaining({ code: 'E_BUDGET', message: 'max_bytes 20 is too small: this answer\'s header alone needs 32 bytes' }));
   });
 
+  it('keeps the caller\'s order across trust tiers: each run of untrusted entries fenced, each run of trusted ones headed', () => {
+    const [a, b, c] = entries();
+    const list = [b!, { ...a!, trusted: true }, c!];
+    const r = renderAnswer('t', [], list, 64 * 1024);
+    const at = (s: string): number => r.text.indexOf(s);
+    // #1 untrusted (fenced), #2 trusted (after that fence closes, under the instructions header), #3 fenced again.
+    expect(at(b!.item.id)).toBeLessThan(at(a!.item.id));
+    expect(at(a!.item.id)).toBeLessThan(at(c!.item.id));
+    expect(r.text.split('--- BEGIN UNTRUSTED CONTEXT').length - 1).toBe(2);
+    expect(r.text.split('--- END UNTRUSTED CONTEXT').length - 1).toBe(2);
+    const fences = [...r.text.matchAll(/--- (BEGIN|END) UNTRUSTED CONTEXT/g)].map((m) => [m[1], m.index]);
+    expect(fences.map((f) => f[0])).toEqual(['BEGIN', 'END', 'BEGIN', 'END']);
+    expect(at(TRUSTED_HEADER)).toBeGreaterThan(fences[1]![1] as number);
+    expect(at(TRUSTED_HEADER)).toBeLessThan(at(a!.item.id));
+    expect(r.text.split('Trust: ').length - 1).toBe(1);
+    // Exact budget: every size from the whole answer down keeps within it.
+    for (let max = r.bytes; max > r.bytes - 400; max -= 7) expect(renderAnswer('t', [], list, max).bytes).toBeLessThanOrEqual(max);
+  });
+
   it('writes the trust line and the fence only around untrusted entries (no empty fence), and charges them exactly', () => {
     const all = entries();
     const trusted = all.map((e) => ({ ...e, trusted: true }));
