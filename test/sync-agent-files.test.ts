@@ -158,6 +158,28 @@ describe('ctxpkg sync: targets', () => {
     expect((again.json.warnings as string[]).filter((x) => x.startsWith('GitHub Copilot'))).toEqual([]);
   });
 
+  it('a version bump with the same text changes only the package headings and the block markers of each agent file', async () => {
+    const bump = (version: string) => mgraph(twoPackages().nodes.map((n) => (n.package === '@acme/auth' ? { ...n, version } : n)), twoPackages().edges);
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: bump('1.0.0'), context: { sync: { targets: ['agents-md', 'cursor', 'copilot'] } } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    const paths = ['AGENTS.md', '.github/copilot-instructions.md', '.cursor/rules/ctxpkg-acme__auth--api.mdc', '.github/instructions/ctxpkg-acme__auth--api.instructions.md'];
+    const before = paths.map((p) => readFile(root, p) as string);
+    writeGraph(root, bump('1.0.1'));
+    expect((await run(['sync'], root)).code).toBe(0);
+    paths.forEach((p, i) => {
+      const a = (before[i] as string).split('\n');
+      const b = (readFile(root, p) as string).split('\n');
+      expect(b.length, p).toBe(a.length);
+      const changed = a.map((l, k) => [l, b[k] as string]).filter(([x, y]) => x !== y);
+      for (const [x, y] of changed) {
+        const marker = /^<!-- ctxpkg:(begin|end) sha256=/.test(x as string) && /^<!-- ctxpkg:(begin|end) sha256=/.test(y as string);
+        const heading = (x as string).replace('@acme/auth@1.0.0', '@acme/auth@1.0.1') === y && /^## /.test(y as string);
+        expect(marker || heading, `${p}: ${x} → ${y}`).toBe(true);
+      }
+      expect(changed.filter(([x]) => /^## /.test(x as string)).length, p).toBe(1);
+    });
+  });
+
   it('writes the same selection into all eight targets, each in its own files and frontmatter', async () => {
     const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages(), context: { sync: { targets: ALL } } });
     const r = await run(['sync', '--json'], root);
