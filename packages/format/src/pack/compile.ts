@@ -113,6 +113,40 @@ export function parseNow(now: string): { ms: number; iso: string } {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Line key of a node: its first line, or after every known line (2^31 − 1). */
+const lineKey = (n: MergedNode): number => (Number.isSafeInteger(n.line_start) && (n.line_start as number) >= 0 && (n.line_start as number) < 0x7fffffff ? (n.line_start as number) : 0x7fffffff);
+
+/**
+ * Order key 7 (`order.ts`) for the candidates `hs` of one package and source file: each one's
+ * position when they are sorted by first line, then id, written to `pos`. Sorts numbers, not
+ * objects (`line · 2^21 + index` in a Float64Array: exact below 2^52), then orders each run of
+ * candidates on the same line by id, so the result does not depend on the input order.
+ */
+function positionsInFile(live: readonly MergedNode[], hs: readonly number[], pos: Int32Array): void {
+  const n = hs.length;
+  if (n >= 1 << 21) {
+    const sorted = [...hs].sort((a, b) => lineKey(live[a] as MergedNode) - lineKey(live[b] as MergedNode) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id));
+    sorted.forEach((h, i) => (pos[h] = i));
+    return;
+  }
+  const keys = new Float64Array(n);
+  for (let j = 0; j < n; j++) keys[j] = lineKey(live[hs[j] as number] as MergedNode) * 2097152 + j;
+  keys.sort();
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = hs[(keys[i] as number) % 2097152] as number;
+  for (let i = 0; i < n; ) {
+    const line = Math.floor((keys[i] as number) / 2097152);
+    let k = i + 1;
+    while (k < n && Math.floor((keys[k] as number) / 2097152) === line) k++;
+    if (k - i > 1) {
+      const run = order.slice(i, k).sort((a, b) => cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id));
+      for (let m = 0; m < run.length; m++) order[i + m] = run[m] as number;
+    }
+    i = k;
+  }
+  for (let i = 0; i < n; i++) pos[order[i] as number] = i;
+}
+
 /** Section index (into `SECTIONS`) of each candidate. */
 const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
@@ -202,7 +236,9 @@ export function compilePack(input: PackInput): CompiledPack {
     keys.pinned[h] = isPinned ? 1 : 0;
     if (focus) keys.focus[h] = focusScore(focus, n, scopes.get(n.id));
     if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
-    keys.big[h] = isOversize(utf8Length(n.content), maxBytes) ? 1 : 0;
+    // UTF-8 bytes lie between the UTF-16 length and three times it: most nodes need no count.
+    const len = n.content.length;
+    keys.big[h] = isOversize(len, maxBytes) ? 1 : !isOversize(len * 3, maxBytes) ? 0 : isOversize(utf8Length(n.content), maxBytes) ? 1 : 0;
     keys.rank[h] = typeRank(n.type);
     keys.activation[h] = activation[h] as number;
     const si = isPinned ? 0 : SECTION_INDEX[sectionOf(n.type)];
@@ -218,11 +254,7 @@ export function compilePack(input: PackInput): CompiledPack {
     if (list) list.push(h);
     else byFile.set(k, [h]);
   });
-  const lineOf = (h: number): number => (live[h] as MergedNode).line_start ?? Number.MAX_SAFE_INTEGER;
-  for (const hs of byFile.values()) {
-    hs.sort((a, b) => lineOf(a) - lineOf(b) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id));
-    hs.forEach((h, i) => (keys.pos[h] = i));
-  }
+  for (const hs of byFile.values()) positionsInFile(live, hs, keys.pos);
   const compare = handleComparator(keys);
   const members = SECTIONS.map((_, si) => new Int32Array(perSection[si] as number));
   const fill = new Int32Array(SECTIONS.length);
