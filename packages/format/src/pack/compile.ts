@@ -247,12 +247,23 @@ export function compilePack(input: PackInput): CompiledPack {
   });
   // Order key 7: position among the candidates of the same package and source file (by first
   // line, then id), so equal items are taken from the top of every file in turn.
+  // Nodes of one file are usually adjacent (merged graphs are sorted by id): a run of them
+  // is grouped without building its key again.
   const byFile = new Map<string, number[]>();
+  let run: number[] | undefined;
+  let runPkg = '';
+  let runFile: string | undefined;
   live.forEach((n, h) => {
+    if (run !== undefined && n.package === runPkg && n.file_path === runFile) {
+      run.push(h);
+      return;
+    }
     const k = `${n.package}\u0000${n.file_path ?? ''}`;
-    const list = byFile.get(k);
-    if (list) list.push(h);
-    else byFile.set(k, [h]);
+    run = byFile.get(k);
+    if (run) run.push(h);
+    else byFile.set(k, (run = [h]));
+    runPkg = n.package;
+    runFile = n.file_path;
   });
   for (const hs of byFile.values()) positionsInFile(live, hs, keys.pos);
   const compare = handleComparator(keys);
