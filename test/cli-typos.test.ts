@@ -5,7 +5,7 @@
  * date as `pin` does; and a pin with many targets prints what changed plus one summary line, not
  * one "unchanged" line per file.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cli, createWorld, makePackage, putPackage, tempDir, type TestRegistry, type World } from './support/cli.js';
@@ -47,6 +47,27 @@ describe('pin <package> of a package that is not installed', () => {
     // a query is still a query, and an installed package still pins
     expect((await run(['pin', 'idempotency'])).stdout).toContain('nothing pinned');
     expect((await run(['pin', '@acme/payments'])).code).toBe(0);
+  });
+});
+
+describe('pin <package>#<heading> with a typo in the heading path', () => {
+  it('is E_NOT_FOUND naming the package and its closest heading, not a query', async () => {
+    writeFileSync(join(project, 'RULES.md'), '# Rules\n\n## Security\n\n- Never log tokens.\n\n## Testing\n\n- Run the whole suite before a release.\n');
+    expect((await run(['create', '--name', '@acme/rules', '--from', 'RULES.md', '--out', 'rules.ctxpkg'])).code).toBe(0);
+    const inst = await run(['install', './rules.ctxpkg']);
+    expect(inst.code, inst.stderr).toBe(0);
+    const before = manifestText();
+    const r = await run(['pin', '@acme/rules#RULES.md:securty', '--json']);
+    expect(r.code).toBe(4);
+    expect(r.json.error).toMatchObject({
+      code: 'E_NOT_FOUND',
+      message: '@acme/rules has no heading "RULES.md:securty"; did you mean @acme/rules#RULES.md:security?',
+      details: { package: '@acme/rules', heading: 'RULES.md:securty', suggestions: ['@acme/rules#RULES.md:security'] },
+    });
+    expect(manifestText()).toBe(before);
+    const ok = await run(['pin', '@acme/rules#RULES.md:security']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('pinned @acme/rules#RULES.md:security: 1 item is delivered first');
   });
 });
 

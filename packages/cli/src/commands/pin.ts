@@ -6,7 +6,9 @@
  * hash suffix (`@acme/rules#AGENTS.md:security` — that section and its children, surviving
  * edits of their text); anything else is a query: `pin` lists the matching nodes to choose from
  * and changes nothing — except a package name (`@ns/name`, or `@ns/name#…`) of a package that is
- * not installed, which is `E_NOT_FOUND` naming it, with the closest installed names. After a
+ * not installed, which is `E_NOT_FOUND` naming it, with the closest installed names, and a heading
+ * path (`@ns/name#file:heading`, no hash suffix) that names no heading of an installed package
+ * (`E_NOT_FOUND` with its closest headings). After a
  * change the agent files are synced (`context.sync.auto`).
  */
 import type { Command } from 'commander';
@@ -89,6 +91,20 @@ export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDep
           json: { pinned: null, query: arg, total: ranked.length, successors: true, matches: shown.map((n) => ({ id: n.id, type: n.type, file_path: n.file_path ?? null, line_start: n.line_start ?? null, content: n.content })) },
         };
       }
+    }
+    // `pkg#file:heading` of an installed package whose heading path names nothing: a typo in the
+    // path, not a query — name the closest headings of that package.
+    if (pkg !== undefined && hash > 0 && !arg.includes('~', hash)) {
+      const { closest } = await import('../suggest.js');
+      const headings = project.graph.nodes.filter((n) => n.package === pkg && n.type === 'section').map((n) => n.id);
+      // Typo distance from the length of the last path segment (the part a user types), not of
+      // the whole id, whose shared `@ns/name#file:` prefix would make every heading "close".
+      const last = arg.slice(hash + 1).split(/[:/]/).pop() ?? '';
+      const close = closest(arg, headings, 3, Math.floor(Math.max(last.length, 3) / 3));
+      throw new CtxpkgError('E_NOT_FOUND', `${pkg} has no heading ${JSON.stringify(arg.slice(hash + 1))}${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`, {
+        hint: `\`ctxpkg ls --nodes\` lists the headings of ${pkg} (the "(heading: …)" lines); pin one as written there, or the whole package with \`ctxpkg pin ${pkg}\``,
+        details: { package: pkg, heading: arg.slice(hash + 1), suggestions: close },
+      });
     }
     const now = parseNow(deps.clock().toISOString()).ms;
     const index = buildSearchIndex(project.graph, { nowMs: now });
