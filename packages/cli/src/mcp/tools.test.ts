@@ -63,6 +63,16 @@ describe('MCP tools', () => {
     expect(plain.indexOf('- Never push to main.')).toBeGreaterThan(plain.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
   });
 
+  it('get_section of a trusted package: under "Instructions from <package>@<version>" as sync writes it, no fence', () => {
+    const t = getSection(state(g, '2025-01-01T00:00:00Z', ['@own/rules']), { path: 'Rules' }).text;
+    expect(t).toContain('\n## Instructions from @own/rules@1.0.0\n');
+    expect(t).not.toContain('UNTRUSTED');
+    expect(t).not.toContain('Trust: ');
+    const u = getSection(state(g, '2025-01-01T00:00:00Z'), { path: 'Rules' }).text;
+    expect(u).toContain('\n## @own/rules@1.0.0\n');
+    expect(u.indexOf('- Never push to main.')).toBeGreaterThan(u.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+  });
+
   it('a broken pin: render_pack delivers the rest and says so, naming the successor the CLI names (same ranking, same pin texts)', () => {
     const pin = '@own/rules#AGENTS.md:~gone';
     const s = state(g, '2025-01-01T00:00:00Z', [], { pins: [pin], texts: new Map([[pin, '- Never, ever push to main.']]) });

@@ -17,14 +17,12 @@ import {
   escapeInline,
   layoutItems,
   neighborhood,
-  provenanceComment,
   renderAnswer,
   renderMarkdown,
   searchHits,
   STRUCTURAL_TYPES,
   truncateUtf8,
   TRUST_LINE,
-  TRUSTED_HEADER,
   UNTRUSTED_BANNER,
   UNTRUSTED_FOOTER,
   utf8Length,
@@ -348,20 +346,23 @@ export function findSection(state: McpState, q: SectionQuery): { ref: SectionRef
 export function getSection(state: McpState, q: SectionQuery, maxBytes?: number): ToolAnswer {
   const budget = answerBudget(maxBytes, DEFAULT_DOCUMENT_BYTES);
   const s = findSection(state, q);
-  const items = state.index.items.filter((it) => it.sections.some((x) => x.id === s.ref.id)).sort(compareOutput);
   const trusted = state.project.trusted.has(s.package);
-  const prov = provenanceComment(s.package, s.version, s.ref) ?? `<!-- ${escapeInline(s.package)}@${escapeInline(s.version)} -->`;
+  // A trusted package's section is written as sync writes it: under "Instructions from
+  // <package>@<version>" (the package group of trusted items), without a fence.
+  const items = state.index.items
+    .filter((it) => it.sections.some((x) => x.id === s.ref.id))
+    .map((it) => (trusted ? { ...it, trusted: true } : it))
+    .sort(compareOutput);
   const head = (shown: number, more: number | undefined): string =>
     [
       `# ctxpkg section: ${escapeInline(s.path.join(' › '), 600)}`,
       `<!-- ${escapeInline(s.ref.id, 300).replace(/-(?=-)/g, '-\\u002d')} -->`,
-      prov,
       `shown: ${shown} of ${items.length} nodes, in source order${more !== undefined ? `; cut by max_bytes: the whole section needs ${more} bytes` : ''}`,
       // The trust line explains the fence: only a section of an untrusted package has one.
       ...(trusted ? [] : [TRUST_LINE]),
       '',
     ].join('\n');
-  const open = trusted ? TRUSTED_HEADER : `\n${UNTRUSTED_BANNER}\n`;
+  const open = trusted ? '' : `\n${UNTRUSTED_BANNER}\n`;
   const close = trusted ? '' : `\n${UNTRUSTED_FOOTER}\n`;
   const whole = layoutItems(renderMarkdown, items, compareOutput).text;
   let count = items.length;
