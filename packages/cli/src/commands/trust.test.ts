@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseManifest, serializeManifest, trustListed } from '../project.js';
-import { makeProject, mgraph, mnode, readFile, run } from '../targets/__tests__/harness.js';
+import { makeProject, mgraph, mnode, readFile, run, writeFile } from '../targets/__tests__/harness.js';
 
 describe('trust.instructions', () => {
   it('parses scopes and package names, sorted; refuses anything else; omitted when empty', () => {
@@ -37,5 +37,30 @@ describe('trust.instructions', () => {
     expect(s.stderr).toContain('warning: @acme/rules@1.0.0 is listed in "trust.instructions" but stays inside the untrusted fence: not in ctxpkg.lock');
     const agents = readFile(root, 'AGENTS.md') as string;
     expect(agents.indexOf('Never push to main.')).toBeGreaterThan(agents.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+  });
+
+  it('install/sync say how to trust fenced packages of a scope the user publishes to or the project binds (new-user 2 item 10)', async () => {
+    const graph = mgraph([mnode('@acme/rules', 'n', { content: 'Do not run npm run build.' }), mnode('@other/x', 'm', { content: 'Other text.' })]);
+    const hint = "note: the packages of @acme reach your agents as reference data inside the untrusted fence, not as instructions; if they are your team's rules, run `ctxpkg trust add @acme`";
+    // A user with a publish token for the registry @acme is bound to.
+    const root = makeProject({ graph });
+    const tok = 'ctxp_' + 'a'.repeat(43);
+    writeFile(root, '.home/config.json', JSON.stringify({ registries: { '@acme': 'https://r.example/api' }, tokens: { 'https://r.example/api': tok } }));
+    const s = await run(['sync'], root);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toContain(hint);
+    // Exactly one line, and only the own scope is named.
+    expect(s.stdout.split('\n').filter((l) => l.includes('trust add'))).toHaveLength(1);
+    // A read token is a consumer, not the team: no line.
+    writeFile(root, '.home/config.json', JSON.stringify({ registries: { '@acme': 'https://r.example/api' }, tokens: { 'https://r.example/api': 'ctxr_' + 'a'.repeat(43) } }));
+    expect((await run(['sync'], root)).stdout).not.toContain('trust add');
+    // A scope ctxpkg.json binds counts too; once the scope is trusted (even if still fenced for a reason) the line is gone.
+    const bound = makeProject({ graph });
+    const m = JSON.parse(readFile(bound, 'ctxpkg.json') as string);
+    m.registries = { '@acme': 'https://r.example/api' };
+    writeFile(bound, 'ctxpkg.json', JSON.stringify(m));
+    expect((await run(['sync'], bound)).stdout).toContain(hint);
+    expect((await run(['trust', 'add', '@acme'], bound)).code).toBe(0);
+    expect((await run(['sync'], bound)).stdout).not.toContain('trust add');
   });
 });

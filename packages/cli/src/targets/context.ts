@@ -25,7 +25,7 @@ import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { builtHereFor } from './built-here.js';
-import { trustDecisions, trustedSet, type TrustDecision } from './trust.js';
+import { ownScopes, trustDecisions, trustedSet, type TrustDecision } from './trust.js';
 
 /** Files larger than this are not read for freshness (their nodes stay unchecked). */
 export const MAX_WORKSPACE_FILE_BYTES = 16 * 1024 * 1024;
@@ -50,6 +50,8 @@ export interface ProjectContext {
   trust: TrustDecision[];
   /** The packages delivered as instructions (`trust` where trusted). */
   trusted: ReadonlySet<string>;
+  /** Scopes this project binds or this user publishes to (trust.ts `ownScopes`); absent = none. */
+  ownScopes?: readonly string[];
 }
 
 /**
@@ -102,7 +104,7 @@ export function loadProjectContext(
       ? emptyGraph()
       : checkMergedGraph(parseLargeJsonObject(bytes.toString('utf8'), PROJECT_FILES.mergedGraph), PROJECT_FILES.mergedGraph);
   const trust = trustDecisions(root, manifest.trust.instructions, graph, deps);
-  const project: ProjectContext = { root, config, graph, installed: bytes !== undefined, read: workspaceReader(root), builtHere: [], trust, trusted: trustedSet(trust) };
+  const project: ProjectContext = { root, config, graph, installed: bytes !== undefined, read: workspaceReader(root), builtHere: [], trust, trusted: trustedSet(trust), ownScopes: ownScopes(manifest.registries, deps) };
   if (opts.evidence && project.installed) project.builtHere = builtHereFor(project, deps, { record: opts.evidence === 'record' });
   return project;
 }

@@ -32,7 +32,7 @@ import { outputPathProblem } from './output-path.js';
 import { desiredOutputs, type DesiredOutput } from './outputs.js';
 import { findOwnedOutputs, generatedDirs, generatedFileState, type OwnedOutput } from './owned.js';
 import { recordPinTexts } from './pins-record.js';
-import { trustWarnings } from './trust.js';
+import { trustWarnings, untrustedOwnHint } from './trust.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
 import { writeSyncReceipt } from './receipt.js';
 
@@ -171,6 +171,8 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   const delivery = anything && agents.length > 0 ? computeDelivery(project, agents, opts.now) : undefined;
   if (delivery) report.notes.push(...delivery.notes);
   if (delivery) report.warnings.push(...delivery.warnings, ...trustWarnings(project.trust));
+  const ownHint = delivery ? untrustedOwnHint(project.trust, project.ownScopes ?? []) : undefined;
+  if (ownHint) report.notes.push(ownHint);
   report.tiers = countTiers(project, delivery);
   const wanted = desiredOutputs(root, agents, delivery, report.notes);
   const record = readSyncRecord(root);

@@ -14,6 +14,7 @@
  * sync and `ctxpkg trust ls` print as a warning.
  */
 import type { MergedGraph } from '@ctxpkg/format';
+import { loadUserConfig, savedToken, type UserConfig } from '../config.js';
 import type { CliDeps } from '../deps.js';
 import { readLock } from '../install/lockio.js';
 import { sealKey } from '../install/seal.js';
@@ -64,4 +65,40 @@ export function trustedSet(decisions: readonly TrustDecision[]): Set<string> {
 /** Warnings for listed packages that stay fenced. */
 export function trustWarnings(decisions: readonly TrustDecision[]): string[] {
   return decisions.filter((d) => d.listed && !d.trusted).map((d) => `${d.package}@${d.version} is listed in "trust.instructions" but stays inside the untrusted fence: ${d.reason}`);
+}
+
+/**
+ * The scopes that are this user's or this project's own (issue new-user 2 item 10): every scope
+ * ctxpkg.json binds to a registry (`registries`), and every scope the user config binds to a
+ * registry for which it saves a publish (`ctxp_`) or owner (`ctxo_`) token — a team member who
+ * publishes there. An unreadable user config counts as none (the answer is only advice).
+ */
+export function ownScopes(projectRegistries: Readonly<Record<string, string>>, deps: Pick<CliDeps, 'env' | 'homeDir'>): string[] {
+  const out = new Set(Object.keys(projectRegistries));
+  let user: UserConfig | undefined;
+  try {
+    user = loadUserConfig(deps);
+  } catch {
+    user = undefined;
+  }
+  for (const [scope, url] of Object.entries(user?.registries ?? {})) {
+    const tok = user ? savedToken(user, url) : undefined;
+    if (tok !== undefined && (tok.startsWith('ctxp_') || tok.startsWith('ctxo_'))) out.add(scope);
+  }
+  return [...out].sort();
+}
+
+/**
+ * One line for sync/install when nothing installed is delivered as instructions, nothing is
+ * listed in `trust.instructions`, and installed packages come from `own` scopes (`ownScopes`):
+ * the team's own rules then reach every agent fenced as reference data, which the user would not
+ * otherwise learn. `undefined` otherwise.
+ */
+export function untrustedOwnHint(decisions: readonly TrustDecision[], own: readonly string[]): string | undefined {
+  if (decisions.length === 0 || decisions.some((d) => d.listed || d.trusted)) return undefined;
+  const mine = new Set(own);
+  const scopes = [...new Set(decisions.map((d) => d.package.slice(0, d.package.indexOf('/'))).filter((s) => mine.has(s)))].sort();
+  if (scopes.length === 0) return undefined;
+  const names = scopes.join(', ');
+  return `the packages of ${names} reach your agents as reference data inside the untrusted fence, not as instructions; if they are your team's rules, run \`ctxpkg trust add ${scopes.join(' ')}\``;
 }
