@@ -79,12 +79,20 @@ async function standard(opts: Partial<AppOptions> = {}): Promise<{ P: TestRegist
 const lock = () => JSON.parse(readFileSync(join(project, 'ctxpkg.lock'), 'utf8'));
 
 describe('install and audit against the log', () => {
+  it('first contact with a log says the key was pinned and names the tree size, never "consistent with the last one you saw" (new-user 2 item 11)', async () => {
+    await standard();
+    const first = await run(['install', '@acme/auth']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/transparency log of http:\/\/p\.test\/api: key pinned on first use \(tree size 3\)/);
+    expect(first.stdout).not.toContain('consistent with the last one you saw');
+  });
+
   it('records each package’s log index and tree in ctxpkg.lock, pins the log key, and audit re-verifies', async () => {
     const { P } = await standard();
     const r = await run(['install', '@acme/auth', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.transparency).toMatchObject({ checked: 2, key_changes: [] });
-    expect(r.json.transparency.registries[0]).toMatchObject({ registry: P.url, size: 3, first_use: true });
+    expect(r.json.transparency.registries[0]).toMatchObject({ registry: P.url, size: 3, first_use: true, seen_before: false });
     const l = lock();
     expect(l.packages['@acme/base'].log).toEqual({ index: 1, origin: expect.stringMatching(/^ctxpkg-registry\//), tree_size: 2, root_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(l.packages['@acme/auth'].log).toMatchObject({ index: 2, tree_size: 3 });

@@ -70,7 +70,11 @@ function transparencyLines(r: InstallReport): string[] {
   const t = r.transparency;
   if (!t || t.registries.length === 0) return [];
   const lines = t.registries.map(
-    (g) => `transparency log of ${g.registry}: ${g.first_use ? 'key pinned on first use, ' : ''}tree size ${g.size} consistent with the last one you saw${g.age_seconds === null ? '' : `, signed ${Math.max(0, Math.round(g.age_seconds / 60))} min ago`}`,
+    // "consistent with the last one you saw" only when there was one (new-user 2 item 11).
+    (g) =>
+      `transparency log of ${g.registry}: ${
+        g.seen_before ? `tree size ${g.size} consistent with the last one you saw` : g.first_use ? `key pinned on first use (tree size ${g.size})` : `first checkpoint seen (tree size ${g.size})`
+      }${g.age_seconds === null ? '' : `, signed ${Math.max(0, Math.round(g.age_seconds / 60))} min ago`}`,
   );
   lines.push(`${plural(t.checked, 'package')} proven in the log (publish entry, signer key, yank status)`);
   for (const k of t.keyChanges) {

@@ -41,7 +41,7 @@ export interface TransparencyResult {
   /** Packages whose new signer key the log vouches for (accepted without --accept-new-key). */
   keyChanges: LoggedKeyChange[];
   /** Registries checked: URL, origin, tree size, checkpoint age in seconds. */
-  registries: Array<{ registry: string; origin: string; size: number; age_seconds: number | null; first_use: boolean }>;
+  registries: Array<{ registry: string; origin: string; size: number; age_seconds: number | null; first_use: boolean; seen_before: boolean }>;
   warnings: string[];
   /** Log requests made (checkpoint, tiles). */
   requests: number;
@@ -75,7 +75,7 @@ export async function checkTransparency(
     if (!view) continue;
     if (!seen.has(view.registry)) {
       seen.add(view.registry);
-      result.registries.push({ registry: view.registry, origin: view.origin, size: view.latest.size, age_seconds: view.age, first_use: view.firstUse });
+      result.registries.push({ registry: view.registry, origin: view.origin, size: view.latest.size, age_seconds: view.age, first_use: view.firstUse, seen_before: view.seenBefore });
     }
     const idx = await source.index(p.name);
     const locked = before.packages.get(p.name);

@@ -60,6 +60,8 @@ export interface LogView {
   next: LogState;
   /** True when this run pinned the key (first use). */
   firstUse: boolean;
+  /** True when this user had seen a checkpoint of this log before (and `latest` was proven consistent with it). */
+  seenBefore: boolean;
 }
 
 /** What the log says about one installed version. */
@@ -211,6 +213,7 @@ export class LogChecker {
       age: fresh.age,
       fetchTile,
       firstUse: !state && !envKey,
+      seenBefore: Boolean(state?.checkpoint),
       next: { registry, origin: logKey.name, key: pinned, checkpoint: note, witnesses: state?.witnesses ?? [], watch: state?.watch ?? {}, packages: { ...(state?.packages ?? {}) } },
     };
   }
