@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,27 @@ describe('startRegistry', () => {
     await writeFile(join(dir, LOCK_FILE), '2147483646'); // a pid that does not exist
     const second = await startRegistry({ dataDir: dir });
     await second.close();
+  });
+
+  it('takes over a lock copied with the data directory (its pid serves the original), saying so; a lock of this directory still refuses (new-user 2 item 13)', async () => {
+    const first = await startRegistry({ dataDir: dir });
+    const copy = await mkdtemp(join(tmpdir(), 'ctxpkg-srv-copy-'));
+    try {
+      const lockText = await readFile(join(dir, LOCK_FILE), 'utf8');
+      expect(JSON.parse(lockText)).toMatchObject({ pid: process.pid, dir: expect.any(String), dev: expect.any(String), ino: expect.any(String) });
+      await cp(dir, copy, { recursive: true }); // `cp -a data data2` while the original runs
+      expect(await readFile(join(copy, LOCK_FILE), 'utf8')).toBe(lockText);
+      const logged: string[] = [];
+      const second = await startRegistry({ dataDir: copy, log: (e) => logged.push(e.msg) });
+      expect(logged.join('\n')).toContain(`was copied from ${dir} (pid ${process.pid} serves that directory, not this one): taken over`);
+      expect((await fetch(`${second.url}/api/healthz`)).status).toBe(200);
+      await second.close();
+      // The original's own lock still refuses a second server there.
+      await expect(startRegistry({ dataDir: dir })).rejects.toMatchObject({ code: 'E_LOCKED' });
+    } finally {
+      await first.close();
+      await rm(copy, { recursive: true, force: true });
+    }
   });
 
   it('collects orphan blobs and temp files left by a crash at startup', async () => {

@@ -109,7 +109,11 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
     throw new CtxpkgError('E_USAGE', 'give either a data directory (--data) or a PostgreSQL URL (--db), not both or neither');
   }
   // One server per data directory; any number of nodes on one PostgreSQL database.
-  const lock = opts.dataDir !== undefined ? await acquireServerLock(opts.dataDir) : { release: async () => undefined };
+  const log = opts.log ?? (() => undefined);
+  const lock =
+    opts.dataDir !== undefined
+      ? await acquireServerLock(opts.dataDir, (text) => log({ msg: text, time: new Date().toISOString() }))
+      : { release: async () => undefined };
   let store: RegistryStore | undefined;
   try {
     store = await openStore(opts.db !== undefined ? { db: opts.db } : { dataDir: opts.dataDir as string });
@@ -122,7 +126,6 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
     await lock.release();
     throw err;
   }
-  const log = opts.log ?? (() => undefined);
   const lifecycle = { draining: false };
   const app = createApp({
     store, clock: opts.clock, log, limits: opts.limits, basePath: opts.basePath, corsOrigins: opts.corsOrigins,
