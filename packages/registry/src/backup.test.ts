@@ -4,7 +4,7 @@
  * or truncated backup is refused with nothing written; verify finds damaged blobs.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,10 +76,14 @@ describeBackends('backup and restore', (backend) => {
     const summary = await backupRegistry(source, file);
     await running;
     expect(summary.blobs).toBeGreaterThanOrEqual(5);
+    // No file of the temporary copy stays behind (-wal/-shm included; new-user 2 item 14).
+    const leftovers = async (w: StoreLocation) => ('dataDir' in w && w.dataDir ? (await readdir(w.dataDir)).filter((f) => f.startsWith('snapshot.')) : []);
+    expect(await leftovers(source)).toEqual([]);
     for (const target of BACKENDS) {
       const where = await location(target, `restored-${target}`);
       const restored = await restoreRegistry(file, where);
       expect(restored).toEqual(summary);
+      expect(await leftovers(where)).toEqual([]);
       const got = await downloads(where);
       expect(got.size).toBe(summary.blobs);
       for (const [v, h] of got) expect(h).toBe(published.get(v));

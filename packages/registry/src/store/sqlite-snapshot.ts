@@ -39,8 +39,9 @@ export async function* sqliteSnapshot(db: Database.Database, dataDir: string, bl
     yield* snapshotBlobs(refs, (sha) => blobs.read(sha));
   } finally {
     if (copy.open) copy.close();
-    await rm(copyPath, { force: true });
-    await rm(`${copyPath}-journal`, { force: true });
+    // The copy keeps the live database's WAL mode, so opening it made -wal and -shm files, which a
+    // read-only connection leaves behind on close: remove every file of the copy (new-user 2 item 14).
+    for (const suffix of ['', '-journal', '-wal', '-shm']) await rm(`${copyPath}${suffix}`, { force: true });
   }
 }
 
