@@ -78,6 +78,14 @@ describe('ctxpkg registry admin commands (in process)', () => {
     expect(list.out).not.toContain('token_sha256');
     expect(JSON.parse(list.out)).toHaveLength(2);
     const id = /tok_[0-9a-f]{16}/.exec(made.err)![0];
+    // npm token list's layout: a header, STATE apart from EXPIRES (new-user 2 item 15).
+    const text = (await cli(['registry', 'token', 'list', ...data])).out.trimEnd().split('\n');
+    expect(text[0]).toMatch(/^ID +NAMESPACE +SCOPE +STATE +EXPIRES +LABEL$/);
+    expect(text.find((l) => l.startsWith(id))).toMatch(new RegExp(`^${id} +acme +publish +active +20\\d\\d-\\S+Z$`));
+    expect(text.find((l) => l.includes(' read '))).toMatch(/ read +active +never$/);
+    const events = (await cli(['registry', 'events', ...data])).out.trimEnd().split('\n');
+    expect(events[0]).toMatch(/^WHEN +ACTION +NAMESPACE +BY +TARGET$/);
+    expect(events.find((l) => l.includes('token:create:publish'))).toMatch(new RegExp(`token:create:publish +acme +local admin +${id}$`));
     const revoked = await cli(['registry', 'token', 'revoke', id, ...data]);
     expect(revoked.out).toContain(`revoked ${id}`);
     expect((await cli(['registry', 'token', 'revoke', 'tok_0000000000000000', ...data])).code).toBe(4);
@@ -100,6 +108,10 @@ describe('ctxpkg registry admin commands (in process)', () => {
     const none = await cli(['registry', 'namespace', 'list']);
     expect(none.code).toBe(2);
     expect(none.err).toContain('--data');
+    // The server-side commands name both stores (new-user 2 item 21).
+    const verify = await cli(['registry', 'verify']);
+    expect(verify.code).toBe(2);
+    expect(verify.err).toContain('pass --data <dir> (SQLite data directory) or --db <postgres-url>');
     expect((await cli(['registry', 'namespace', 'list'], { CTXPKG_REGISTRY_DATA: 'reg' })).out).toContain('acme');
     expect((await cli(['registry', 'visibility', '@acme/nothing', 'private', ...data])).code).toBe(4);
     expect((await cli(['registry', 'visibility', '@acme/nothing', 'secret', ...data])).code).toBe(2);

@@ -27,7 +27,10 @@ export interface DataDir {
 export function dataDirOf(opt: string | undefined, deps: Pick<CliDeps, 'env' | 'cwd'>): string {
   const d = opt ?? deps.env.CTXPKG_REGISTRY_DATA;
   if (!d || d.trim() === '') {
-    throw new CtxpkgError('E_USAGE', 'no data directory: pass --data <dir> or set CTXPKG_REGISTRY_DATA');
+    // Every caller also takes --db (new-user 2 item 21): name both stores.
+    throw new CtxpkgError('E_USAGE', 'no registry store: pass --data <dir> (SQLite data directory) or --db <postgres-url>', {
+      hint: 'or set CTXPKG_REGISTRY_DATA / CTXPKG_REGISTRY_DB; the namespace, token, key, visibility and events commands also take --registry URL (administer remotely)',
+    });
   }
   return resolve(deps.cwd, d);
 }

@@ -26,6 +26,7 @@ import type { Command } from 'commander';
 import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
+import { alignColumns } from './outdated.js';
 import { adminLocation, dataDirOf, namespaceArgument, onRegistry, type AdminLocation } from './registry-admin.js';
 import type { AdminOps } from './registry-remote.js';
 import { registerRegistryLog, witnessFlags } from './registry-log.js';
@@ -343,8 +344,11 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .action(
       ctx.action(async (opts: AdminFlags & { namespace?: string }) => {
         const list = await (await adminOps(opts, ctx.deps)).listTokens(opts.namespace);
-        const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active');
-        return { text: list.length ? list.map((t) => `${t.id}\t${t.namespace ?? '(registry)'}\t${t.scope}\t${state(t)}${t.label ? `\t${t.label}` : ''}`) : ['no tokens'], json: list };
+        // npm token list's layout: a header row and one column per fact (new-user 2 item 15).
+        const now = ctx.deps.clock().toISOString();
+        const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && t.expires_at <= now ? 'expired' : 'active');
+        const rows = list.map((t) => [t.id, t.namespace ?? '(registry)', t.scope, state(t), t.expires_at ?? 'never', t.label ?? '']);
+        return { text: list.length ? alignColumns([['ID', 'NAMESPACE', 'SCOPE', 'STATE', 'EXPIRES', 'LABEL'], ...rows]) : ['no tokens'], json: list };
       }),
     );
 }
@@ -438,8 +442,10 @@ export function register(program: Command, ctx: CommandContext): void {
       ctx.action(async (opts: AdminFlags & { namespace?: string; limit: string }) => {
         const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
         const list = await (await adminOps(opts, ctx.deps)).events({ namespace: opts.namespace, limit });
-        const where = (e: (typeof list)[number]) => (e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : e.namespace ?? '(registry)');
-        return { text: list.length ? list.map((e) => `${e.at}\t${e.action}\t${where(e)}\t${e.actor}${e.detail ? `\t${e.detail}` : ''}`) : ['no events'], json: list };
+        // A header row, and the actor (BY) apart from what was acted on (TARGET: the package, token id, key, …).
+        const target = (e: (typeof list)[number]) => [e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : '', e.detail ?? ''].filter(Boolean).join(' ');
+        const rows = list.map((e) => [e.at, e.action, e.namespace ?? '(registry)', e.actor, target(e)]);
+        return { text: list.length ? alignColumns([['WHEN', 'ACTION', 'NAMESPACE', 'BY', 'TARGET'], ...rows]) : ['no events'], json: list };
       }),
     );
   adminOpt(ctx.command(reg, 'gc', 'remove stored blobs no version references'))
