@@ -199,7 +199,7 @@ describe('ctxpkg sync: targets', () => {
       'GEMINI.md',
       'ctxpkg.json',
     ]);
-    expect(r.json.notes).toContain('Cursor, Windsurf, Kiro, Cline read AGENTS.md itself: their always-on context is the AGENTS.md block');
+    expect(r.json.notes).toContain('Cursor, Windsurf, Kiro, Cline read AGENTS.md themselves: their always-on context is the AGENTS.md block');
     // Frontmatter, parsed as YAML: keys and patterns in each agent's own form.
     const patterns = ['src/api/**/*.ts', 'src/auth/**'];
     expect(frontmatterOf(files.get(`.claude/rules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });

@@ -70,6 +70,6 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
       out.push({ path, target: t.id, kind: 'file', tier: 'scoped', head: t.scoped.frontmatter(rs.patterns, rs.title, rs.description), body: rs.body });
     }
   }
-  if (deferred.length > 0) notes.push(`${deferred.join(', ')} ${deferred.length === 1 ? 'reads' : 'read'} AGENTS.md itself: ${deferred.length === 1 ? 'its' : 'their'} always-on context is the AGENTS.md block`);
+  if (deferred.length > 0) notes.push(`${deferred.join(', ')} ${deferred.length === 1 ? 'reads AGENTS.md itself' : 'read AGENTS.md themselves'}: ${deferred.length === 1 ? 'its' : 'their'} always-on context is the AGENTS.md block`);
   return out;
 }
