@@ -77,11 +77,20 @@ export function parseExpiry(text: string | undefined, now: Date): string | null 
   throw new CtxpkgError('E_USAGE', `invalid expiry ${JSON.stringify(text)}`, { hint: 'use never, 90m, 12h, 30d, 8w or an RFC 3339 time' });
 }
 
+/**
+ * What a label (token label, namespace owner) may not hold: C0 and C1 controls and DEL (newlines,
+ * tabs, ESC and CSI rewrite the rows of `token list`, `namespace list` and `events` in a terminal),
+ * the line and paragraph separators, and the bidi controls that reorder a printed row.
+ */
+const UNSAFE_LABEL = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
 /** Claim a namespace. Throws `E_INVALID_NAME`, `E_RESERVED_NAMESPACE` (HB-22) or `E_EXISTS`. */
 export async function createNamespace(target: AdminTarget, namespace: string, owner = 'admin'): Promise<NamespaceRecord> {
   requireAdmin(target.caller, 'creating a namespace');
   validateNamespaceClaim(namespace);
-  if (typeof owner !== 'string' || owner.length === 0 || owner.length > 200) throw new CtxpkgError('E_USAGE', 'the owner label must be 1 to 200 characters');
+  if (typeof owner !== 'string' || owner.length === 0 || owner.length > 200 || UNSAFE_LABEL.test(owner)) {
+    throw new CtxpkgError('E_USAGE', 'the owner label must be 1 to 200 characters, without control characters, line separators or bidi controls');
+  }
   return withStore(target, async (store, now) => {
     const rec = await store.createNamespace({ name: namespace, owner, created_at: isoNow(now) });
     await store.recordEvent({ at: rec.created_at, action: 'namespace:create', namespace, name: null, version: null, actor: actorOf(target), detail: owner });
@@ -130,8 +139,8 @@ export async function createToken(
     requireOwner(target.caller, namespace, `creating a token of ${namespace}`);
   }
   const label = opts.label ?? null;
-  if (label !== null && (typeof label !== 'string' || label.length > 200 || /[\u0000-\u001f\u007f]/.test(label))) {
-    throw new CtxpkgError('E_USAGE', 'a token label is at most 200 characters, without control characters');
+  if (label !== null && (typeof label !== 'string' || label.length > 200 || UNSAFE_LABEL.test(label))) {
+    throw new CtxpkgError('E_USAGE', 'a token label is at most 200 characters, without control characters, line separators or bidi controls');
   }
   return withStore(target, async (store, now) => {
     const expires_at = parseExpiry(opts.expires, now);

@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { isCtxpkgError } from '@ctxpkg/format';
 import { IndexCache, type Env, type RegistryDeps, type RequestState } from './context.js';
 import { applyCors, preflightResponse } from './cors.js';
+import { redactTokenText } from './auth.js';
 import { errorResponse, JSON_TYPE } from './http.js';
 import { andThen, type MaybePromise } from './maybe.js';
 import { logTimestamp } from './line-logger.js';
@@ -87,7 +88,7 @@ export function createApp(opts: AppOptions): RegistryApp {
       c.env.errorCode = err.code;
     } else {
       c.env.errorCode = 'E_INTERNAL';
-      deps.log({ msg: 'internal error', time: new Date().toISOString(), error: err instanceof Error ? err.stack ?? err.message : String(err) });
+      deps.log({ msg: 'internal error', time: new Date().toISOString(), error: redactTokenText(err instanceof Error ? err.stack ?? err.message : String(err)) });
     }
     return errorResponse(err);
   });
@@ -124,7 +125,7 @@ export function createApp(opts: AppOptions): RegistryApp {
       const seconds = (performance.now() - t0) / 1000;
       const status = res.status;
       deps.metrics.observeRequest(method, state.route, status, seconds);
-      const entry: LogEntry = { msg: 'request', time: logTimestamp(), method, path, route: state.route, status, ms: Math.round(seconds * 100000) / 100 };
+      const entry: LogEntry = { msg: 'request', time: logTimestamp(), method, path: redactTokenText(path), route: state.route, status, ms: Math.round(seconds * 100000) / 100 };
       if (state.errorCode) entry.code = state.errorCode;
       if (state.principal) entry.token_id = state.principal.tokenId;
       deps.log(entry);

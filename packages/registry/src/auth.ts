@@ -19,6 +19,21 @@ export const TOKEN_PREFIXES: Record<TokenScope, string> = { publish: 'ctxp_', re
 /** The exact shape of a token this registry issues. */
 export const TOKEN_PATTERN = /^ctx[proa]_[A-Za-z0-9_-]{43}$/;
 
+/**
+ * Token-shaped text: a role prefix and 16 or more base64url characters (a whole token, a token
+ * cut short or with a character added). Linear: one character class, no nesting.
+ */
+const TOKEN_TEXT = /ctx[a-z]_[A-Za-z0-9_-]{16,}/g;
+
+/**
+ * `text` with every token-shaped run replaced by its prefix and `…` (`ctxp_…`), for what the
+ * server writes where others read it: request log lines (a token pasted into a URL path) and
+ * error answers (a token pasted where a namespace or id goes). Characters in, characters out.
+ */
+export function redactTokenText(text: string): string {
+  return text.includes('ctx') ? text.replace(TOKEN_TEXT, (m) => `${m.slice(0, 5)}…`) : text;
+}
+
 /** The authenticated caller. `null` stands for an anonymous caller. */
 export interface Principal {
   tokenId: string;

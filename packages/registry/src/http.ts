@@ -7,6 +7,7 @@
  * indistinguishable (status, body and headers).
  */
 import { CtxpkgError, httpStatusFor, isCtxpkgError } from '@ctxpkg/format';
+import { redactTokenText } from './auth.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -31,8 +32,9 @@ export function packageNotFound(): Response {
 
 /** Error body fields for a `CtxpkgError` (never a token: auth errors carry no echo of it). */
 export function errorBody(e: CtxpkgError): Record<string, unknown> {
-  const body: Record<string, unknown> = { error: e.message, code: e.code };
-  if (e.hint !== undefined) body.hint = e.hint;
+  // A token pasted where a name or id goes is never echoed back (auth.ts redactTokenText).
+  const body: Record<string, unknown> = { error: redactTokenText(e.message), code: e.code };
+  if (e.hint !== undefined) body.hint = redactTokenText(e.hint);
   const details = e.details && { ...e.details };
   if (details) {
     delete details.www_authenticate;

@@ -157,7 +157,7 @@ describeBackends('admin routes', (backend) => {
     const ev = await json(await send('GET', '/v1/admin/events?limit=100', owner.token));
     expect(new Set(ev.body.events.map((e: { namespace: string }) => e.namespace))).toEqual(new Set(['acme']));
     const byOwner = ev.body.events.filter((e: { actor: string }) => e.actor === owner.id).map((e: { action: string }) => e.action);
-    expect(byOwner).toEqual(['visibility:public', 'key:revoke', 'key:add', 'publish', 'token:revoke', 'token:create:owner', 'token:create:publish', 'token:create:read']);
+    expect(byOwner).toEqual(['visibility:public', 'key:revoke', 'key:add', 'publish', 'key:first-publish', 'token:revoke', 'token:create:owner', 'token:create:publish', 'token:create:read']);
 
     // A revoked owner token is refused on its next request.
     await revokeToken({ store: r.store }, owner.id);

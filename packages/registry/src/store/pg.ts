@@ -423,7 +423,7 @@ export class PgStore implements RegistryStore {
       await lockLogPg(c);
       const ns = await c.query('SELECT 1 FROM namespaces WHERE name = $1', [rec.namespace]);
       if (ns.rowCount === 0) throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
-      const signer = await checkSigner(c, rec.namespace, rec.signer_public_key, rec.published_at);
+      const signer = await checkSigner(c, rec.namespace, rec.signer_public_key, rec.published_at, rec.published_by);
       await c.query(
         `INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
          ON CONFLICT (namespace, name) DO NOTHING`,
@@ -580,9 +580,9 @@ async function insertEvent(c: Q, ev: AuditEvent): Promise<void> {
 /**
  * Inside the publish transaction: accept a registered, unrevoked key; record the first key of a
  * namespace that never had one (under a lock on the namespace row, so two first publishes on two
- * nodes cannot both record one); otherwise `E_SIGNER_CHANGED` with the registered keys.
+ * nodes cannot both record one; the events log names `actor`, the publishing token's id); otherwise `E_SIGNER_CHANGED` with the registered keys.
  */
-async function checkSigner(c: Q, namespace: string, key: string, at: string): Promise<PublishOutcome['signer']> {
+async function checkSigner(c: Q, namespace: string, key: string, at: string, actor: string): Promise<PublishOutcome['signer']> {
   const list = async () => (await c.query('SELECT * FROM signer_keys WHERE namespace = $1 ORDER BY added_at, public_key', [namespace])).rows.map((r) => toSignerKey(r as Row));
   let keys = await list();
   if (keys.length === 0) {
@@ -590,7 +590,7 @@ async function checkSigner(c: Q, namespace: string, key: string, at: string): Pr
     keys = await list();
     if (keys.length === 0) {
       await c.query("INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES ($1, $2, $3, 'first-publish', NULL)", [namespace, key, at]);
-      await insertEvent(c, { at, action: 'key:first-publish', namespace, name: null, version: null, actor: 'publish', detail: key });
+      await insertEvent(c, { at, action: 'key:first-publish', namespace, name: null, version: null, actor, detail: key });
       return 'first-publish';
     }
   }

@@ -99,9 +99,9 @@ export function listSignerKeys(db: Db, namespace: string): SignerKeyRecord[] {
 
 /**
  * Inside the publish transaction: accept a registered, unrevoked key; record the first key of a
- * namespace that never had one; otherwise throw `E_SIGNER_CHANGED` with the registered keys.
+ * namespace that never had one (the events log names `actor`, the publishing token's id); otherwise throw `E_SIGNER_CHANGED` with the registered keys.
  */
-export function checkSigner(db: Db, namespace: string, key: string, at: string): PublishOutcome['signer'] {
+export function checkSigner(db: Db, namespace: string, key: string, at: string, actor: string): PublishOutcome['signer'] {
   const keys = listSignerKeys(db, namespace);
   if (keys.length === 0) {
     prepared(db, "INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'first-publish', NULL)").run(
@@ -109,7 +109,7 @@ export function checkSigner(db: Db, namespace: string, key: string, at: string):
       key,
       at,
     );
-    insertEvent(db, { at, action: 'key:first-publish', namespace, name: null, version: null, actor: 'publish', detail: key });
+    insertEvent(db, { at, action: 'key:first-publish', namespace, name: null, version: null, actor, detail: key });
     return 'first-publish';
   }
   const k = keys.find((x) => x.public_key === key);

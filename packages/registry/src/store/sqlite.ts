@@ -319,7 +319,7 @@ export class SqliteStore implements RegistryStore {
       if (!prepared(this.db, 'SELECT 1 FROM namespaces WHERE name = ?').get(rec.namespace)) {
         throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
       }
-      const signer = access.checkSigner(this.db, rec.namespace, rec.signer_public_key, rec.published_at);
+      const signer = access.checkSigner(this.db, rec.namespace, rec.signer_public_key, rec.published_at, rec.published_by);
       let pkg = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row | undefined;
       if (!pkg) {
         prepared(this.db, 'INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
