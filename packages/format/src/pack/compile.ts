@@ -14,7 +14,8 @@ import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshne
 import { itemOf } from './item.js';
 import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
 import { factsFor } from './node-facts.js';
-import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
+import { decayedActivation, forceOf, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
+import { listPieces } from './passage.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
 import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from './render.js';
@@ -147,6 +148,33 @@ function positionsInFile(live: readonly MergedNode[], hs: readonly number[], pos
   for (let i = 0; i < n; i++) pos[order[i] as number] = i;
 }
 
+/**
+ * One list item of a node budgeted by its items (spec/pack.md §4 "List nodes"): its index `k` of
+ * `of`, the handle of the node's first item (`first`) and of the item before it (`prev`, -1 for
+ * the first), its content lines `[start, end)` and their text.
+ */
+interface Piece {
+  k: number;
+  of: number;
+  first: number;
+  prev: number;
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Make a node's item show one list item of it (`piece`), with that item's source lines. */
+function asPiece(it: RenderItem, p: Piece | undefined): void {
+  if (!p) return;
+  const line = it.line_start;
+  it.content = p.text;
+  it.seq = p.k;
+  if (line !== undefined) {
+    it.line_start = line + p.start;
+    it.line_end = line + p.end - 1;
+  }
+}
+
 /** Section index (into `SECTIONS`) of each candidate. */
 const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
@@ -222,6 +250,34 @@ export function compilePack(input: PackInput): CompiledPack {
     activation.push(decayed ?? (Number.isFinite(n.activation) ? n.activation : 0));
   });
 
+  // List nodes (spec/pack.md §4 "List nodes"): a non-pinned node with a lead-in and a list, larger
+  // than an eighth of the budget, is budgeted by its list items — one candidate per item (the
+  // first with the lead-in), each taken only after the one before it, so a long rule list is
+  // delivered from its top as far as it fits, never dropped whole. Markdown only (JSON keeps nodes
+  // whole). The node's first candidate keeps its handle; the others are appended.
+  const nodeCount = live.length;
+  const piece: Array<Piece | undefined> = [];
+  if (format === 'md') {
+    for (let h = 0; h < nodeCount; h++) {
+      const n = live[h] as MergedNode;
+      if (pinned.has(n.id) || !isOversize(utf8Length(n.content), maxBytes)) continue;
+      const ranges = listPieces(n.content);
+      if (!ranges) continue;
+      const lines = n.content.split('\n');
+      let prev = -1;
+      ranges.forEach((r, k) => {
+        const ph = k === 0 ? h : live.length;
+        if (k > 0) {
+          live.push(n);
+          liveIdx.push(liveIdx[h] as number);
+          activation.push(activation[h] as number);
+        }
+        piece[ph] = { k, of: ranges.length, first: h, prev, start: r.start, end: r.end, text: lines.slice(r.start, r.end).join('\n') };
+        prev = ph;
+      });
+    }
+  }
+
   // Order keys (§5) and the candidates of each section, ordered lazily.
   const focus = input.focus !== undefined ? parseFocus(input.focus) : undefined;
   const scopes = computeScopes(graph);
@@ -233,12 +289,15 @@ export function compilePack(input: PackInput): CompiledPack {
   const perSection = new Int32Array(SECTIONS.length);
   live.forEach((n, h) => {
     const isPinned = pinned.has(n.id);
+    const p = piece[h];
     keys.pinned[h] = isPinned ? 1 : 0;
-    if (focus) keys.focus[h] = focusScore(focus, n, scopes.get(n.id));
+    if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopes.get(n.id));
     if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
+    keys.force[h] = p && p.k > 0 ? (keys.force[p.first] as number) : forceOf(n.content);
     // UTF-8 bytes lie between the UTF-16 length and three times it: most nodes need no count.
+    // A list node budgeted by its items is not oversize (§4 "List nodes").
     const len = n.content.length;
-    keys.big[h] = isOversize(len, maxBytes) ? 1 : !isOversize(len * 3, maxBytes) ? 0 : isOversize(utf8Length(n.content), maxBytes) ? 1 : 0;
+    keys.big[h] = p ? 0 : isOversize(len, maxBytes) ? 1 : !isOversize(len * 3, maxBytes) ? 0 : isOversize(utf8Length(n.content), maxBytes) ? 1 : 0;
     keys.rank[h] = typeRank(n.type);
     keys.activation[h] = activation[h] as number;
     const si = isPinned ? 0 : SECTION_INDEX[sectionOf(n.type)];
@@ -265,7 +324,10 @@ export function compilePack(input: PackInput): CompiledPack {
     runPkg = n.package;
     runFile = n.file_path;
   });
+  // The list items of one node share its line and id: they keep their order (handles in item
+  // order, and the sort of equal keys keeps input order).
   for (const hs of byFile.values()) positionsInFile(live, hs, keys.pos);
+  const lineOf = (h: number): number => lineKey(live[h] as MergedNode);
   const compare = handleComparator(keys);
   const members = SECTIONS.map((_, si) => new Int32Array(perSection[si] as number));
   const fill = new Int32Array(SECTIONS.length);
@@ -296,6 +358,7 @@ export function compilePack(input: PackInput): CompiledPack {
     if (!it) {
       const n = live[h] as MergedNode;
       it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopes.get(n.id), sectionsOf(n.id), seqOf(n.id));
+      asPiece(it, piece[h]);
       it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
       if (input.trusted?.has(n.package)) it.trusted = true;
       items[h] = it;
@@ -341,6 +404,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const bareOf = (h: number, withStructure: boolean): RenderItem => {
     const n = live[h] as MergedNode;
     const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, withStructure ? scopes.get(n.id) : undefined, withStructure ? sectionsOf(n.id) : []);
+    asPiece(bare, piece[h]);
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
     if (input.trusted?.has(n.package)) bare.trusted = true;
     return bare;
@@ -358,8 +422,80 @@ export function compilePack(input: PackInput): CompiledPack {
   };
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
+  // Pass 1c's packages: each package's non-pinned candidates and a lower bound of its need.
   let minBlock = Number.MAX_SAFE_INTEGER;
-  for (let h = 0; h < live.length; h++) minBlock = Math.min(minBlock, boundOf(h, false));
+  const pkgIndex = new Map<string, number>();
+  const pkgMembers: number[][][] = [];
+  const pkgNeed: number[] = [];
+  // Group headers counted in the needs (each once; the fence counted for the first package needing it).
+  const needGroups = new Set<string>();
+  for (let h = 0; h < live.length; h++) {
+    const b = boundOf(h, false);
+    minBlock = Math.min(minBlock, b);
+    if (keys.pinned[h]) continue;
+    const name = (live[h] as MergedNode).package;
+    let i = pkgIndex.get(name);
+    if (i === undefined) {
+      pkgIndex.set(name, (i = pkgMembers.length));
+      pkgMembers.push(SECTIONS.map(() => []));
+      pkgNeed.push(0);
+    }
+    ((pkgMembers[i] as number[][])[sectionIdx[h] as number] as number[]).push(h);
+    pkgNeed[i] = (pkgNeed[i] as number) + b;
+    for (const g of groupsAt(h)) {
+      if (needGroups.has(g.key)) continue;
+      needGroups.add(g.key);
+      pkgNeed[i] = (pkgNeed[i] as number) + g.bytes;
+    }
+  }
+  // Package order: by name (the index above follows the input's node order).
+  const pkgOrder = [...pkgIndex.keys()].sort(cmp).map((name) => pkgIndex.get(name) as number);
+  // Notes (spec/pack.md §8 "Partial sections"): the innermost heading section of each candidate
+  // and how many candidates each section has.
+  const noteKey: Array<string | undefined> = new Array(live.length);
+  const noteMembers = new Map<string, number>();
+  if (renderer.partialNote) {
+    for (let h = 0; h < live.length; h++) {
+      const n = live[h] as MergedNode;
+      const path = sectionsOf(n.id);
+      const inner = path[path.length - 1];
+      if (inner === undefined) continue;
+      const key = `${n.package}\u0000${inner.id}`;
+      noteKey[h] = key;
+      noteMembers.set(key, (noteMembers.get(key) ?? 0) + 1);
+    }
+  }
+  const noteText = (taken: number, members: number): string => (taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members) : '');
+  // Source order inside a heading section (spec/pack.md §4 "Sections in source order"): without a
+  // focus, a non-pinned candidate with source lines is taken only after the one before it in its
+  // section (by source line, then id, then list item), skipping oversize ones (which may be left out alone) — so a
+  // section is delivered from its top, and a later rule never appears without the ones above it.
+  // A list's items chain the same way (with or without a focus).
+  const after = new Int32Array(live.length).fill(-1);
+  for (let h = 0; h < live.length; h++) {
+    const p = piece[h];
+    if (p) after[h] = p.prev;
+  }
+  if (!focus) {
+    const bySection = new Map<string, number[]>();
+    for (let h = 0; h < live.length; h++) {
+      const key = noteKey[h];
+      if (key === undefined || keys.pinned[h] || (live[h] as MergedNode).line_start === undefined) continue;
+      const list = bySection.get(key);
+      if (list) list.push(h);
+      else bySection.set(key, [h]);
+    }
+    const lineAt = (h: number): number => lineOf(h) + (piece[h]?.start ?? 0);
+    for (const hs of bySection.values()) {
+      hs.sort((a, b) => lineAt(a) - lineAt(b) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id) || (piece[a]?.k ?? 0) - (piece[b]?.k ?? 0));
+      let prev = -1;
+      for (const h of hs) {
+        if (keys.big[h]) continue;
+        after[h] = prev;
+        prev = h;
+      }
+    }
+  }
   minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
   const { selected } = selectWithinBudget(
     {
@@ -372,6 +508,23 @@ export function compilePack(input: PackInput): CompiledPack {
       groupsAt,
       sizeAt: (h) => utf8Length(blockAt(h)),
       lowerBoundAt: (h) => boundOf(h, true),
+      after: (h) => after[h] as number,
+      continuation: (h) => (piece[h]?.k ?? 0) > 0,
+      noteAt: (h) => {
+        const key = noteKey[h];
+        return key === undefined ? undefined : { key, members: noteMembers.get(key) as number };
+      },
+      noteBytes: (_key, taken, members) => utf8Length(noteText(taken, members)),
+      packages: {
+        sequences: pkgOrder.map((i) => {
+          const bySection = new Map<SectionName, OrderedSequence>();
+          (pkgMembers[i] as number[][]).forEach((hs, si) => {
+            if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare));
+          });
+          return { bySection, all: new LazyOrder(Int32Array.from((pkgMembers[i] as number[][]).flat()), compare) };
+        }),
+        need: pkgOrder.map((i) => pkgNeed[i] as number),
+      },
     },
     {
       maxBytes,
@@ -405,8 +558,24 @@ export function compilePack(input: PackInput): CompiledPack {
   const parts: string[] = [];
   const opened = new Set<string>();
   const delivered: Delivered[] = [];
+  // A section delivered in part gets its note after its last delivered item (before the next
+  // group header): taken counts per section first.
+  const takenIn = new Map<string, number>();
+  for (const h of chosen) {
+    const key = noteKey[h];
+    if (key !== undefined) takenIn.set(key, (takenIn.get(key) ?? 0) + 1);
+  }
+  let pending: { key: string; into: string[]; text: string } | undefined;
+  // The blocks of a list node's items (delivered as one node in the receipt), by its first handle.
+  const listOf = new Map<number, { record: Delivered; text: string; taken: number; of: number }>();
+  let blockCount = 0;
   for (const h of chosen) {
     const it = itemAt(h);
+    const key = noteKey[h];
+    if (pending && pending.key !== key) {
+      pending.into.push(pending.text);
+      pending = undefined;
+    }
     const into = it.trusted ? trustedParts : parts;
     if (!it.trusted && parts.length === 0) into.push(fence.fenceOpen);
     for (const g of renderer.groups(it)) {
@@ -415,7 +584,20 @@ export function compilePack(input: PackInput): CompiledPack {
       into.push(g.text);
     }
     const b = blockAt(h);
-    into.push(delivered.length > 0 ? renderer.separator + b : b);
+    into.push(blockCount++ > 0 ? renderer.separator + b : b);
+    if (key !== undefined && !pending) {
+      const text = noteText(takenIn.get(key) as number, noteMembers.get(key) as number);
+      if (text !== '') pending = { key, into, text };
+    }
+    const p = piece[h];
+    if (p && p.k > 0) {
+      const list = listOf.get(p.first);
+      if (list) {
+        list.text += renderer.separator + b;
+        list.taken++;
+      }
+      continue;
+    }
     delivered.push({
       package: it.package,
       version: it.version,
@@ -425,6 +607,12 @@ export function compilePack(input: PackInput): CompiledPack {
       section: SECTIONS[sectionIdx[h] as number] as SectionName,
       flags: [...it.flags],
     });
+    if (p) listOf.set(h, { record: delivered[delivered.length - 1] as Delivered, text: b, taken: 1, of: p.of });
+  }
+  if (pending) pending.into.push(pending.text);
+  for (const list of listOf.values()) {
+    list.record.delivered_hash = contentHash(list.text);
+    if (list.taken < list.of) list.record.items = { delivered: list.taken, total: list.of };
   }
   const frame = renderer.frame(frameInfo(nb));
   const fenced = parts.length > 0 ? parts.join('') + fence.fenceClose : '';

@@ -6,7 +6,7 @@
  * the comparator runs on numbers in typed arrays, not on per-candidate objects.
  *
  * Handles are indices into the `CandidateKeys` arrays. The order is the total order of
- * `order.ts` (`compareKeys`): pinned, focus, priority, size class, type rank, activation, position
+ * `order.ts` (`compareKeys`): pinned, focus, priority, force, size class, type rank, activation, position
  * in its file, package, id.
  */
 import type { MergedNode } from '../graph-types.js';
@@ -17,6 +17,8 @@ export interface CandidateKeys {
   pinned: Uint8Array;
   focus: Float64Array;
   priority: Float64Array;
+  /** Force of the text (`forceOf`, order key 3b). */
+  force: Uint8Array;
   /** 1 for an oversize item (`isOversize`). */
   big: Uint8Array;
   rank: Int32Array;
@@ -28,12 +30,12 @@ export interface CandidateKeys {
 /** Allocate keys for `n` candidates (filled by the caller). */
 export function candidateKeys(nodes: readonly MergedNode[]): CandidateKeys {
   const n = nodes.length;
-  return { nodes, pinned: new Uint8Array(n), focus: new Float64Array(n), priority: new Float64Array(n), big: new Uint8Array(n), rank: new Int32Array(n), activation: new Float64Array(n), pos: new Int32Array(n) };
+  return { nodes, pinned: new Uint8Array(n), focus: new Float64Array(n), priority: new Float64Array(n), force: new Uint8Array(n), big: new Uint8Array(n), rank: new Int32Array(n), activation: new Float64Array(n), pos: new Int32Array(n) };
 }
 
 /** The total-order comparator over handles (negative: `a` first); equal only for `a === b` (ids are unique). */
 export function handleComparator(k: CandidateKeys): (a: number, b: number) => number {
-  const { nodes, pinned, focus, priority, big, rank, activation, pos } = k;
+  const { nodes, pinned, focus, priority, force, big, rank, activation, pos } = k;
   return (a, b) => {
     if (pinned[a] !== pinned[b]) return pinned[a] ? -1 : 1;
     const fa = focus[a] as number;
@@ -42,6 +44,7 @@ export function handleComparator(k: CandidateKeys): (a: number, b: number) => nu
     const pa = priority[a] as number;
     const pb = priority[b] as number;
     if (pa !== pb) return pb - pa;
+    if (force[a] !== force[b]) return (force[b] as number) - (force[a] as number);
     if (big[a] !== big[b]) return big[a] ? 1 : -1;
     const ra = rank[a] as number;
     const rb = rank[b] as number;

@@ -5,16 +5,20 @@
  *  1. pinned first;
  *  2. focus score, higher first (all equal without `--focus`);
  *  3. priority, higher first (policy `priorities`: node id entry, else package entry, else 0);
+ *  3b. force, higher first (`forceOf`: 2 for security text — credentials, secrets, input
+ *     validation —, 1 for an imperative with never/always/must/do not, else 0), so "Never commit
+ *     API keys" is taken before "Periodically run `uv pip list`" (new-user trial 2, finding 2);
  *  4. size class: an item whose text is larger than an eighth of the budget (`isOversize`) after
- *     all the others, so one long list cannot crowd out many short rules (it still gets the
- *     bytes left at the end, spec/pack.md §5);
+ *     all the others, so one long text cannot crowd out many short rules (it still gets the
+ *     bytes left at the end, spec/pack.md §5). A lead-in with its list is not one item here: the
+ *     compiler budgets such a node by its list items (spec/pack.md §4 "List nodes");
  *  5. type rank, lower first (`TYPE_RANK`; unknown types rank 50, `code_*` 60);
  *  6. effective activation, higher first (activation after temporal decay at `now`);
- *  7. position among the candidates of its source file (by first line, then id; lower first) —
- *     so equal items are taken from the top of every file in turn (the first item of each file,
- *     then the second, …), not file by file in the alphabetical order of their paths;
+ *  7. position among the candidates of its source file (by first line, then id, then list item;
+ *     lower first) — so equal items are taken from the top of every file in turn (the first item
+ *     of each file, then the second, …), not file by file in the alphabetical order of their paths;
  *  8. package name, then 9. qualified node id — both by UTF-16 code unit order (never locale),
- *     so the order is total: ids are unique.
+ *     so the order is total: ids are unique (the list items of one node differ in position).
  */
 import type { MergedNode } from '../graph-types.js';
 import type { SectionName } from './types.js';
@@ -92,11 +96,31 @@ export function isOversize(textBytes: number, budgetBytes: number): boolean {
   return textBytes * 8 > budgetBytes;
 }
 
+/** Security words (whole words or word starts, ASCII case-insensitive; linear: one alternation, no nesting). */
+const SECURITY = /\b(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|private[ _-]keys?|access[ _-]tokens?|personal data|pii\b|saniti[sz]\w*|injection|xss|csrf|vulnerab\w*|owasp|security|cve-\d)/i;
+/** Imperatives that state a hard rule (linear: one alternation, no nesting). */
+const IMPERATIVE = /\b(?:never|always|must|mustn't|do not|don't|shall not|under no circumstances)\b/i;
+
+/**
+ * Force of a rule's text (order key 3b): 2 when it speaks of security (credentials, secrets, API
+ * keys, passwords, personal data, input sanitising, injection, vulnerabilities), 1 when it is a
+ * hard imperative (never, always, must, do not), else 0. Only the first 2,000 UTF-16 code units
+ * are read (linear, bounded). Source: new-user trial 2 finding 2 ("never commit credentials"
+ * must not lose to "periodically run X").
+ */
+export function forceOf(text: string): number {
+  const t = text.length > 2000 ? text.slice(0, 2000) : text;
+  if (SECURITY.test(t)) return 2;
+  return IMPERATIVE.test(t) ? 1 : 0;
+}
+
 /** The precomputed sort keys of one candidate. */
 export interface OrderKey {
   pinned: boolean;
   focus: number;
   priority: number;
+  /** Order key 3b (`forceOf`; 0 when absent). */
+  force?: number;
   /** Order key 4 (`isOversize`). */
   big: boolean;
   rank: number;
@@ -114,6 +138,7 @@ export function compareKeys(a: OrderKey, b: OrderKey): number {
   if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
   if (a.focus !== b.focus) return b.focus - a.focus;
   if (a.priority !== b.priority) return b.priority - a.priority;
+  if ((a.force ?? 0) !== (b.force ?? 0)) return (b.force ?? 0) - (a.force ?? 0);
   if (a.big !== b.big) return a.big ? 1 : -1;
   if (a.rank !== b.rank) return a.rank - b.rank;
   if (a.activation !== b.activation) return b.activation - a.activation;

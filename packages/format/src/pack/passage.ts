@@ -96,3 +96,22 @@ export function passagesOf(content: string): Array<Passage & { index: string }> 
     return { text: parts.join('\n'), index: lead !== undefined ? `${lead}\n${textOf(u)}` : textOf(u), excerpt: true, first: u.start, last: u.end - 1 };
   });
 }
+
+/**
+ * The list items of a node with a list, for budgeting (spec/pack.md §4 "List nodes"): line ranges
+ * `[start, end)` into `content.split('\n')` that cover every line in order — the first is the
+ * lead-in with the first unit after it (or the first unit, when the node starts with its list),
+ * each other one unit (a top-level list item with its continuation lines and nested items, or a
+ * paragraph). `undefined` when the node is not a list (fewer than two units, or no unit after
+ * the first is a list item). Linear in the content length.
+ */
+export function listPieces(content: string): Array<{ start: number; end: number }> | undefined {
+  const lines = content.split('\n');
+  const units = unitsOf(lines);
+  if (units.length < 2 || !units.slice(1).some((u) => ITEM.test(lines[u.start] as string))) return undefined;
+  const lead = !ITEM.test(lines[(units[0] as Unit).start] as string);
+  const starts = (lead ? units.slice(1) : units).map((u) => u.start);
+  starts[0] = 0;
+  if (starts.length < 2) return undefined;
+  return starts.map((start, k) => ({ start, end: k + 1 < starts.length ? (starts[k + 1] as number) : lines.length }));
+}

@@ -262,6 +262,16 @@ function frame(info: FrameInfo): Frame {
   return { prefix, fenceOpen: `\n${TRUST_LINE}\n\n${UNTRUSTED_BANNER}\n`, fenceClose: `\n${UNTRUSTED_FOOTER}\n`, suffix: '' };
 }
 
+/**
+ * The note after a heading section delivered in part (spec/pack.md §8 "Partial sections"): a
+ * paragraph of its own, so it never continues the list above it —
+ * `(ctxpkg: 2 of 4 items here; the rest: \`search_context\` or \`ctxpkg render --focus <topic>\`)`. An item is a node, or one list item of a list budgeted by
+ * its items.
+ */
+export function partialNote(taken: number, members: number): string {
+  return `\n(ctxpkg: ${taken} of ${members} items here; the rest: \`search_context\` or \`ctxpkg render --focus <topic>\`)\n`;
+}
+
 /** Byte size of the smallest block (`"x\n"`). */
 const MIN_BLOCK = utf8Length('x\n');
 
@@ -273,6 +283,7 @@ export const renderMarkdown: Renderer = {
   block,
   blockLowerBound,
   separator: '',
+  partialNote,
   minBlockBytes: MIN_BLOCK,
 };
 

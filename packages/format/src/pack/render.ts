@@ -117,6 +117,12 @@ export interface Renderer {
    */
   blockLowerBound(item: RenderItem): number;
   separator: string;
+  /**
+   * The note written after the last delivered item of a heading section when only `taken` of its
+   * `members` candidates are delivered (spec/pack.md §8 "Partial sections"); absent: no notes.
+   * Called only with `0 < taken < members`.
+   */
+  partialNote?(taken: number, members: number): string;
   /** A lower bound of the UTF-8 size of any block (lets the selection stop early). */
   minBlockBytes: number;
 }

@@ -16,7 +16,14 @@
  *    focus path, or matching the focus words), in the total order, are taken while they fit —
  *    before any section share, so a focus is never crowded out by the shares of unrelated
  *    sections or by the group headers it has to open.
- * 2. Section pass: the remaining bytes are split across the non-empty sections by weight
+ * 1c. Package pass (only with two or more packages): the remaining bytes are shared across the
+ *    packages by water-filling on their needs (`packages.need`: the sum of their candidates'
+ *    lower bounds and group headers; `waterFill`) — a package needing less than an equal share
+ *    gets all it needs, the rest is split equally among the others. Each package spends its share
+ *    by the section split below (over its own candidates), then what is left of it on its
+ *    candidates in the total order. So a small package never loses an item to a big one
+ *    (new-user trial 2, finding 2); what a package cannot use goes to the passes below.
+ * 2. Section pass: the bytes still left are split across the non-empty sections by weight
  *    (`splitBudget`: floor, then largest remainder, ties in section order). In each section, in
  *    the total order, a candidate is taken when its cost fits what is left of the section's
  *    share; otherwise it is skipped and the next one is tried.
@@ -32,6 +39,15 @@
  * To keep large graphs cheap, a candidate whose *lower bound* (`lowerBoundAt`: computed from
  * field lengths, no rendering, no freshness check) already exceeds the bytes left is skipped
  * without being rendered; only candidates that may fit are rendered and measured exactly.
+ *
+ * Chains: a candidate with `after(h) ≥ 0` (the next list item of a node budgeted by its items,
+ * or the next node of its heading section) is taken only after that one; so a list is delivered
+ * from its lead-in on and a section from its top, in source order. A later list item of a node
+ * (`continuation`) does not count in the frame's omission count: the node counts once.
+ * Notes: a candidate may belong to a note (`noteAt`: the "k of N items here" line of its heading
+ * section), written when some but not all of the note's members are taken; its bytes
+ * (`noteBytes(key, k, N)`) are paid, grown and finally refunded as members are taken, so the
+ * size stays exact.
  *
  * Candidates are handles; each section's non-pinned candidates come as a sequence in the total
  * order that may be produced lazily (`LazyOrder`), and the pool pass walks the total order by
@@ -72,7 +88,41 @@ export interface SelectCandidates {
    * whose bound does not fit is skipped unrendered. Default: `sizeAt`.
    */
   lowerBoundAt?(h: number): number;
+  /** The candidate that must be taken before `h` (-1 or absent: none). */
+  after?(h: number): number;
+  /** True when `h` is a later list item of a node (taking it delivers no further node). */
+  continuation?(h: number): boolean;
+  /** The partial-delivery note `h` belongs to: its key and how many candidates it counts. */
+  noteAt?(h: number): { key: string; members: number } | undefined;
+  /** UTF-8 bytes of a note when `taken` of its `members` are taken (0 for none or all). */
+  noteBytes?(key: string, taken: number, members: number): number;
+  /** Packages (pass 1c), in package-name order. */
+  packages?: {
+    /** Non-pinned candidates of each package: by section, and all of them; each in the total order. */
+    sequences: ReadonlyArray<{ bySection: ReadonlyMap<SectionName, OrderedSequence>; all: OrderedSequence }>;
+    /** A lower bound of the bytes each package needs (sum of its candidates' lower bounds). */
+    need: readonly number[];
+  };
+}
 
+/** Share of the bytes left after pins and focus that pass 1c spreads across packages: all of them. */
+export const PACKAGE_FLOOR = { num: 1, den: 1 } as const;
+
+/**
+ * Water-filling: `pool` bytes across buckets of the given `need`s — each bucket gets at most its
+ * need; ascending by need (ties in index order), each takes `min(need, floor(left / buckets
+ * left))`. Integers; the shares sum to at most `pool`.
+ */
+export function waterFill(pool: number, need: readonly number[]): number[] {
+  const order = need.map((_, i) => i).sort((a, b) => (need[a] as number) - (need[b] as number) || a - b);
+  const share = new Array<number>(need.length).fill(0);
+  let left = pool;
+  order.forEach((i, k) => {
+    const s = Math.min(need[i] as number, Math.floor(left / (order.length - k)));
+    share[i] = s;
+    left -= s;
+  });
+  return share;
 }
 
 export interface SelectOptions {
@@ -87,6 +137,9 @@ export interface SelectOptions {
    */
   minBlockBytes: number;
 }
+
+/** `costWithin`'s "does not fit" (a cost may be negative when it completes a note). */
+const NO = Number.NEGATIVE_INFINITY;
 
 /**
  * Select candidates. Returns a flag per handle and the exact total size in bytes. Throws
@@ -123,15 +176,34 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   const openGroups = (h: number): void => {
     for (const g of cands.groupsAt(h)) open.add(g.key);
   };
+  // Notes: how many members of each note are taken so far.
+  const noteTaken = new Map<string, number>();
+  const noteDelta = (h: number): number => {
+    const n = cands.noteAt?.(h);
+    if (!n || !cands.noteBytes) return 0;
+    const t = noteTaken.get(n.key) ?? 0;
+    return cands.noteBytes(n.key, t + 1, n.members) - cands.noteBytes(n.key, t, n.members);
+  };
+  const noteMembers = new Map<string, number>();
+  const countNote = (h: number): void => {
+    const n = cands.noteAt?.(h);
+    if (!n) return;
+    noteTaken.set(n.key, (noteTaken.get(n.key) ?? 0) + 1);
+    noteMembers.set(n.key, n.members);
+  };
   let blocks = 0;
   let body = 0;
   for (const h of cands.pinned) {
     selected[h] = 1;
-    body += headers(h) + sizeOf(h) + (blocks > 0 ? o.separatorSize : 0);
+    body += headers(h) + sizeOf(h) + (blocks > 0 ? o.separatorSize : 0) + noteDelta(h);
+    countNote(h);
     openGroups(h);
     blocks++;
   }
+  /** 1 when taking `h` delivers one more node (a list's later items only complete one). */
+  const counts = (h: number): number => (cands.continuation && cands.continuation(h) ? 0 : 1);
   let nb = cands.count - cands.pinned.length;
+  if (cands.continuation) for (let h = 0; h < cands.count; h++) if (!selected[h] && cands.continuation(h)) nb--;
   const frameMemo = new Map<number, number>();
   const frame = (n: number): number => {
     let v = frameMemo.get(n);
@@ -153,22 +225,27 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   let total = required;
   /**
    * The exact cost of `h` (block, separator, unopened group headers) when at most `room` bytes
-   * are available, or -1 — without computing its groups or rendering it — when its lower bound
+   * are available (negative when it completes a note), or `NO` — without computing its groups or rendering it — when its lower bound
    * already exceeds them.
    */
   const costWithin = (h: number, room: number): number => {
-    const sep = blocks > 0 ? o.separatorSize : 0;
-    if (boundOf(h) + sep > room) return -1;
+    const pred = cands.after ? cands.after(h) : -1;
+    if (pred >= 0 && !selected[pred]) return NO;
+    const sep = (blocks > 0 ? o.separatorSize : 0) + noteDelta(h);
+    if (boundOf(h) + sep > room) return NO;
     const e = sep + headers(h);
-    if (boundOf(h) + e > room) return -1;
+    if (boundOf(h) + e > room) return NO;
     return sizeOf(h) + e;
   };
+  /** Bytes the frame shrinks by when `h` is taken (≤ 0). */
+  const shrink = (h: number): number => (counts(h) ? frame(nb - 1) - frame(nb) : 0);
   const take = (h: number, bytes: number): void => {
     selected[h] = 1;
+    countNote(h);
     openGroups(h);
     blocks++;
-    total += bytes + frame(nb - 1) - frame(nb);
-    nb--;
+    total += bytes + shrink(h);
+    nb -= counts(h);
   };
   /** Nothing more can fit: fewer bytes left than any block, even if the frame shrank fully. */
   const exhausted = (): boolean => o.maxBytes - total + (frame(nb) - frame(0)) < o.minBlockBytes;
@@ -178,28 +255,62 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   for (let k = 0, h = focused ? focused.at(0) : -1; h >= 0; h = (focused as OrderedSequence).at(++k)) {
     if (selected[h]) continue;
     if (exhausted()) break;
-    const room = o.maxBytes - total + frame(nb) - frame(nb - 1);
+    const room = o.maxBytes - total - shrink(h);
     const bytes = costWithin(h, room);
-    if (bytes >= 0 && bytes <= room) take(h, bytes);
+    if (bytes !== NO && bytes <= room) take(h, bytes);
   }
 
-  // 2. Section pass.
-  const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
-  if (present.length > 0) {
-    const shares = splitBudget(o.maxBytes - total, present.map((s) => [s, o.weights[s] ?? 0] as const));
+  /**
+   * Split `bytes` across the sections present in `bySection` by weight and take, in each, the
+   * candidates in the total order whose cost fits the rest of its share (greedy skip). Returns the
+   * bytes of the split it did not spend.
+   */
+  const sectionShares = (bytes: number, bySection: ReadonlyMap<SectionName, OrderedSequence>): number => {
+    const present = SECTIONS.filter((s) => (bySection.get(s)?.length ?? 0) > 0);
+    if (present.length === 0 || bytes <= 0) return bytes;
+    const shares = splitBudget(bytes, present.map((s) => [s, o.weights[s] ?? 0] as const));
+    let unspent = 0;
     for (const s of present) {
-      const seq = cands.sections.get(s) as OrderedSequence;
+      const seq = bySection.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
       for (let k = 0, h = seq.at(0); h >= 0; h = seq.at(++k)) {
         if (left < o.minBlockBytes || exhausted()) break;
+        if (selected[h]) continue;
         const bytes = costWithin(h, left);
-        if (bytes >= 0 && bytes <= left && total + bytes + frame(nb - 1) - frame(nb) <= o.maxBytes) {
+        if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
           left -= bytes;
           take(h, bytes);
         }
       }
+      unspent += Math.max(0, left);
     }
+    return unspent;
+  };
+
+  // 1c. Package pass: a fair share per package (water-filled on their needs), spent by the
+  // section shares of that package.
+  const pk = cands.packages;
+  if (pk && pk.sequences.length > 1 && o.maxBytes > total) {
+    const pool = Math.floor(((o.maxBytes - total) * PACKAGE_FLOOR.num) / PACKAGE_FLOOR.den);
+    const shares = waterFill(pool, pk.need);
+    pk.sequences.forEach((seqs, i) => {
+      // The package's section shares, then what they left of its share in its total order.
+      let left = sectionShares(shares[i] as number, seqs.bySection);
+      for (let k = 0, h = seqs.all.at(0); h >= 0; h = seqs.all.at(++k)) {
+        if (left < o.minBlockBytes || exhausted()) break;
+        if (selected[h]) continue;
+        const bytes = costWithin(h, left);
+        if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
+          left -= bytes;
+          take(h, bytes);
+        }
+      }
+    });
   }
+
+  // 2. Section pass over the bytes left.
+  const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
+  if (o.maxBytes > total) sectionShares(o.maxBytes - total, cands.sections);
 
   // 3. Pool pass over the total order (the sections merged), until a fixed point.
   const seqs = present.map((s) => cands.sections.get(s) as OrderedSequence);
@@ -220,18 +331,27 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       cursor[from]++;
       if (selected[best]) continue;
       if (exhausted()) break;
-      const room = o.maxBytes - total + frame(nb) - frame(nb - 1);
+      const room = o.maxBytes - total - shrink(best);
       const bytes = costWithin(best, room);
-      if (bytes >= 0 && bytes <= room) {
+      if (bytes !== NO && bytes <= room) {
         take(best, bytes);
         changed = true;
       }
     }
   }
+  /** Bytes of every note written now (all are refunded when every candidate is taken). */
+  const noteRefund = (): number => {
+    if (!cands.noteBytes || !cands.noteAt) return 0;
+    let n = 0;
+    for (const [key, t] of noteTaken) n += cands.noteBytes(key, t, noteMembers.get(key) ?? t);
+    return n;
+  };
   // 4. Completion: all the rest at once, when together they fit (checked on lower bounds first,
   // stopping as soon as the bound sum exceeds the room, so large graphs render nothing here).
-  if (nb > 0) {
-    const room = o.maxBytes - total + frame(nb) - frame(0);
+  if (nb > 0 || blocks < cands.count) {
+    // The notes written now are refunded once every candidate is taken.
+    const refund = noteRefund();
+    const room = o.maxBytes - total + frame(nb) - frame(0) + refund;
     let bound = 0;
     const rest: number[] = [];
     for (let h = 0; h < cands.count && bound <= room; h++) {
@@ -254,7 +374,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       }
       if (need <= room) {
         for (const h of rest) selected[h] = 1;
-        total += need + frame(0) - frame(nb);
+        total += need - refund + frame(0) - frame(nb);
         nb = 0;
       }
     }

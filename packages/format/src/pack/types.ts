@@ -83,6 +83,11 @@ export interface Delivered {
   delivered_hash: string;
   section: SectionName;
   flags: string[];
+  /**
+   * Only for a list node delivered in part (spec/pack.md §4 "List nodes"): how many of its list
+   * items were delivered (the lead-in comes with the first) and how many it has.
+   */
+  items?: { delivered: number; total: number };
 }
 
 /** Freshness of one node against the workspace. */

@@ -1,0 +1,109 @@
+/**
+ * Budget selection by list items, partial-section notes, force and package fairness
+ * (spec/pack.md §4 "List nodes", "Sections in source order", pass 1c; §5 key 3b; §8 "Partial
+ * sections"); new-user trial 2 findings 1 and 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { compilePack } from './compile.js';
+import { forceOf } from './order.js';
+import { listPieces } from './passage.js';
+import { waterFill } from './select.js';
+import { byteLen, graph, node, NOW } from './__tests__/graph.js';
+
+const BULLETS = Array.from({ length: 12 }, (_, i) => `- Rule number ${i + 1}: keep the code path ${'x'.repeat(60)} tidy.`);
+const LIST = ['In the service folder:', '', ...BULLETS].join('\n');
+
+/** One file: a root section holding a long lead-in + list node (lines 3-16) and a short rule after it. */
+function listGraph() {
+  return graph(
+    [
+      node('@a/p', 'root', { type: 'section', content: 'Service rules', file_path: 'AGENTS.md', line_start: 1, line_end: 20 }),
+      node('@a/p', 'list', { type: 'gotcha', content: LIST, file_path: 'AGENTS.md', line_start: 3, line_end: 16 }),
+      node('@a/p', 'after', { type: 'convention', content: 'Use ESM only.', file_path: 'AGENTS.md', line_start: 18, line_end: 18 }),
+    ],
+    [
+      { from: '@a/p#root', to: '@a/p#list', type: 'contains' },
+      { from: '@a/p#root', to: '@a/p#after', type: 'contains' },
+    ],
+  );
+}
+
+describe('list nodes are budgeted by their items', () => {
+  it('listPieces: lead-in with the first item, then one piece per item, covering every line', () => {
+    const pieces = listPieces(LIST) as Array<{ start: number; end: number }>;
+    expect(pieces).toHaveLength(12);
+    expect(pieces[0]).toEqual({ start: 0, end: 3 });
+    expect(pieces[11]).toEqual({ start: 13, end: 14 });
+    for (let k = 1; k < pieces.length; k++) expect(pieces[k]!.start).toBe(pieces[k - 1]!.end);
+    expect(listPieces('Just a paragraph.\nAnd another line.')).toBeUndefined();
+    expect(listPieces('Lead-in:\n\n- only one item')).toBeUndefined();
+  });
+
+  it('a long list delivers its lead-in and first items in source order, says how many, and stays within the budget', () => {
+    const full = compilePack({ graph: listGraph(), maxBytes: 64 * 1024, now: NOW });
+    expect(full.receipt.omissions).toEqual([]);
+    for (let max = 700; max < full.bytes; max += 37) {
+      const p = compilePack({ graph: listGraph(), maxBytes: max, now: NOW });
+      expect(byteLen(p.text)).toBe(p.bytes);
+      expect(p.bytes).toBeLessThanOrEqual(max);
+      expect(p.receipt.counts.delivered + p.receipt.counts.suppressed).toBe(2);
+      const list = p.receipt.delivered.find((d) => d.id === '@a/p#list');
+      if (!list) continue;
+      // Lead-in first, then a prefix of the bullets, never a later one without the ones above.
+      expect(p.text).toContain('In the service folder:\n\n- Rule number 1:');
+      const shown = BULLETS.filter((b) => p.text.includes(b)).length;
+      expect(BULLETS.slice(0, shown).every((b) => p.text.includes(b))).toBe(true);
+      if (shown < 12) {
+        expect(list.items).toEqual({ delivered: shown, total: 12 });
+        // The section says it is partial, in plain words, right after what it shows.
+        const taken = shown + (p.text.includes('Use ESM only.') ? 1 : 0);
+        expect(p.text).toContain(`${BULLETS[shown - 1]}\n\n(ctxpkg: ${taken} of 13 items here; the rest: \`search_context\` or \`ctxpkg render --focus <topic>\`)\n`);
+      } else expect(list.items).toBeUndefined();
+      // Same input, same bytes.
+      expect(compilePack({ graph: listGraph(), maxBytes: max, now: NOW }).text).toBe(p.text);
+    }
+    // Exact fit still delivers everything, with no note.
+    const exact = compilePack({ graph: listGraph(), maxBytes: full.bytes, now: NOW });
+    expect(exact.text).toBe(full.text);
+    expect(full.text).not.toContain('(ctxpkg:');
+  });
+
+  it('at a budget of an eighth of the list the list is not dropped whole (was: oversize, after the others, omitted)', () => {
+    const p = compilePack({ graph: listGraph(), maxBytes: 900, now: NOW });
+    expect(p.receipt.delivered.map((d) => d.id)).toContain('@a/p#list');
+    expect(p.text).toContain('- Rule number 1:');
+  });
+});
+
+describe('force and fairness', () => {
+  it('forceOf: security text 2, hard imperatives 1, else 0', () => {
+    expect(forceOf('Never commit API keys, credentials or personal data.')).toBe(2);
+    expect(forceOf('Validate and sanitise all user input.')).toBe(2);
+    expect(forceOf('Always collapse if statements.')).toBe(1);
+    expect(forceOf('Do not re-run tests after fmt.')).toBe(1);
+    expect(forceOf('Periodically run `uv pip list --outdated`.')).toBe(0);
+  });
+
+  it('a security rule beats routine advice of the same kind', () => {
+    const g = graph([
+      node('@a/p', 'a', { type: 'procedure', content: 'Periodically run `uv pip list --outdated` and upgrade.' }),
+      node('@a/p', 'b', { type: 'procedure', content: 'Rotate credentials every quarter.' }),
+    ]);
+    const full = compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW });
+    const p = compilePack({ graph: g, maxBytes: full.bytes - 20, now: NOW });
+    expect(p.receipt.delivered.map((d) => d.id)).toEqual(['@a/p#b']);
+  });
+
+  it('waterFill: small needs are met whole, the rest split equally', () => {
+    expect(waterFill(900, [100, 5000, 5000])).toEqual([100, 400, 400]);
+    expect(waterFill(900, [1000, 1000, 1000])).toEqual([300, 300, 300]);
+    expect(waterFill(10, [0, 3])).toEqual([0, 3]);
+  });
+
+  it('a small package keeps its items next to a big one', () => {
+    const big = Array.from({ length: 40 }, (_, i) => node('@a/big', `g${String(i).padStart(2, '0')}`, { type: 'gotcha', content: `Never do thing ${i} in the big package.` }));
+    const small = [node('@a/small', 'f1', { type: 'fact', content: 'Co-locate component styles with the component.' })];
+    const p = compilePack({ graph: graph([...big, ...small]), maxBytes: 1500, now: NOW });
+    expect(p.receipt.delivered.map((d) => d.id)).toContain('@a/small#f1');
+  });
+});
