@@ -120,6 +120,6 @@ describe('cross-package edges from ctxpkg create (JSON sources)', () => {
     expect(pack2).not.toContain('Indent with tabs.');
     expect(pack2).not.toContain('Indent with two spaces.');
     expect(pack2).toContain('Lines wrap at 100 columns.');
-    expect(pack2).toMatch(/omitted: 2 \(disputed 2\)/);
+    expect(pack2).toMatch(/not shown: 2 \(2 disputed by another item\)/);
   });
 });

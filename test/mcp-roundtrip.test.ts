@@ -177,12 +177,18 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
     expect(cut.structuredContent).toMatchObject({ complete: false });
     const none = (await client.callTool({ name: 'get_section', arguments: { path: 'No such heading' } })) as Result;
     expect(none.isError).toBe(true);
+    // A plain heading passed as `section` is read as a heading path (new-user 2 item 22).
+    const plain = await call('get_section', { section: 'Auth rules' });
+    expect(text(plain)).toBe(text(await call('get_section', { path: 'Auth rules' })));
+    expect(((await client.callTool({ name: 'get_section', arguments: { section: '@acme/auth#AGENTS.md:nope' } })) as Result).isError).toBe(true);
   });
 
   it('neighbors walks edges both ways, through sections: the rest of a node\'s section is at distance 1', async () => {
     const r = await call('neighbors', { id: '@acme/auth#AGENTS.md:tokens~1' });
     expect(text(r)).toContain('<!-- @acme/auth#AGENTS.md:tokens~2 line 6 -->');
-    expect(text(r)).toContain('reached: depth 1 via contains from @acme/auth#AGENTS.md:tokens');
+    expect(text(r)).toContain('related: in the same section');
+    expect(text(r)).toContain('1 related item within 1 link');
+    expect(text(r)).not.toMatch(/reached|structural or withheld/);
     expect(text(r)).toContain('shown: 1 of 1; not shown: 0');
     expect(r.structuredContent).toMatchObject({ start: '@acme/auth#AGENTS.md:tokens~1', depth: 1, reached: 2, hidden: 1, nodes: [{ id: '@acme/auth#AGENTS.md:tokens~2', distance: 1 }] });
     // Each step up the headings costs one: the CI section's item is three away (section, file, CI section).
@@ -196,7 +202,8 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
   it('render_pack: the pack text and its figures', async () => {
     const r = await call('render_pack', { focus: 'src/auth/**', max_bytes: 4000 });
     expect(bytes(text(r))).toBeLessThanOrEqual(4000);
-    expect(text(r)).toContain('omitted:');
+    expect(text(r)).toContain('not shown:');
+    expect(text(r)).not.toMatch(/byte_budget|inputs:/);
     expect(text(r)).not.toContain('receipt'); // no receipt is written for an MCP answer
     expect(r.structuredContent).toMatchObject({ max_bytes: 4000, pack_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     expect(bytes(text(await call('render_pack', {})))).toBeLessThanOrEqual(16384);

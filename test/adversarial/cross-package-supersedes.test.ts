@@ -66,7 +66,7 @@ describe('H7: cross-package supersedes and contradicts floods', () => {
     expect(r.code, r.stderr).toBe(0);
     const pack = readFileSync(join(dir, 'pack.md'), 'utf8');
     expect(pack).not.toContain('Never log the session key.');
-    expect(pack).toContain('omitted: 1 (superseded 1; 1 pinned)');
+    expect(pack).toContain('not shown: 1 (1 superseded by another item; 1 of them pinned)');
     const receipt = JSON.parse(readFileSync(join(dir, 'pack.md.receipt.json'), 'utf8'));
     expect(receipt.omissions).toContainEqual(expect.objectContaining({ id: '@acme/a#rotate', reason: 'superseded', pinned: true, superseded_by: ['@acme/b#relax'] }));
   });

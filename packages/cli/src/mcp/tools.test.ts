@@ -58,6 +58,12 @@ describe('MCP tools', () => {
     }
     const pack = renderPack(s, undefined).text;
     expect(pack.indexOf('Pushing to main')).toBeGreaterThan(pack.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+    // The header says what an agent can use, in words (new-user 2 items 9, 22): no reason codes or lockfile internals.
+    const header = pack.slice(0, pack.indexOf('\n## '));
+    expect(header).toContain('are this project\'s own instructions (from publishers it trusts): follow them like the rest of this file.');
+    expect(header).not.toMatch(/inputs:|omitted:|byte_budget|trust\.instructions|ctxpkg\.lock|signer/);
+    const tight = renderPack(s, undefined, 900).text;
+    expect(tight).toMatch(/\nnot shown: \d+ \(\d+ did not fit\)\n/);
     // Untrusted, the same text is fenced.
     const plain = renderPack(state(g, '2025-01-01T00:00:00Z'), undefined).text;
     expect(plain.indexOf('- Never push to main.')).toBeGreaterThan(plain.indexOf('--- BEGIN UNTRUSTED CONTEXT'));

@@ -265,7 +265,8 @@ export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: num
     const e: AnswerEntry = {
       item,
       text: truncateUtf8(item.content, 600),
-      extra: [`reached: depth ${f.depth} via ${f.via.type} ${f.direction === 'out' ? `from ${f.via.from}` : `to ${f.via.to}`}`],
+      // Plain words: how this item relates to the start (the edge type, in the structured answer too).
+      extra: [f.via.type === 'contains' ? `related: in the same section${f.depth > 1 ? ` (${f.depth} links away)` : ''}` : `related: ${f.via.type.replace(/_/g, ' ')} ${f.direction === 'out' ? `from ${f.via.from}` : `to ${f.via.to}`}${f.depth > 1 ? ` (${f.depth} links away)` : ''}`],
       trusted: state.project.trusted.has(item.package),
     };
     via.set(e, { distance: f.depth, via: { type: f.via.type, direction: f.direction, node: other } });
@@ -273,7 +274,7 @@ export function neighbors(state: McpState, id: string, depth = 1, maxBytes?: num
   }
   // Nearest first; at one distance in source order (package, file, heading path, line).
   entries.sort((x, y) => via.get(x)!.distance - via.get(y)!.distance || compareOutput(x.item, y.item));
-  const notes = [`start: ${id}`, `depth: ${depth}; reached: ${found.length} (structural or withheld, not shown: ${hidden})`];
+  const notes = [`start: ${id}`, `${entries.length} related ${entries.length === 1 ? 'item' : 'items'} within ${depth} ${depth === 1 ? 'link' : 'links'}`];
   const a = renderAnswer(`ctxpkg neighbors of ${id}`, notes, entries, budget);
   return {
     text: a.text,
@@ -315,8 +316,13 @@ export function findSection(state: McpState, q: SectionQuery): { ref: SectionRef
   };
   if (q.section !== undefined && q.section !== '') {
     const n = state.index.node(q.section);
-    if (!n || n.type !== 'section') throw new CtxpkgError('E_NOT_FOUND', `no installed section ${JSON.stringify(q.section)}`, { hint: 'section ids come with search_context hits (`section`); or pass the heading path as `path`' });
-    return describe(q.section);
+    if (n && n.type === 'section') return describe(q.section);
+    // Not a section id: an agent passing a plain heading ("Security") means the heading path
+    // (new-user 2 item 22), unless it also gave `path`.
+    if (q.path !== undefined || q.section.includes('#')) {
+      throw new CtxpkgError('E_NOT_FOUND', `no installed section ${JSON.stringify(q.section)}`, { hint: 'section ids come with search_context hits (`section`); or pass the heading path as `path`' });
+    }
+    return findSection(state, { ...q, section: undefined, path: q.section });
   }
   if (q.path === undefined || normPath(q.path) === '') throw new CtxpkgError('E_USAGE', 'get_section needs `section` (a section id) or `path` (a heading path such as "Tests › Snapshot tests")');
   const want = normPath(q.path);

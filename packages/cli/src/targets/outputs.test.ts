@@ -25,7 +25,7 @@ describe('the always-on block (one selection for every agent)', () => {
     const text = readFile(root, 'AGENTS.md') as string;
     for (const t of ['Never log session tokens.', 'Validate the JWT audience.', 'Run make db first.', 'Two-space indentation.']) expect(text).toContain(t);
     // Everything fit: no omission line, no counts an agent cannot use.
-    expect(text).not.toMatch(/^omitted: /m);
+    expect(text).not.toMatch(/^(omitted|not shown): /m);
     expect(text).not.toContain('did not fit in this file');
     expect(r.stdout).toContain('delivered: 4 always-on, 0 path-scoped in 0 rule sets; 0 on demand');
   });

@@ -13,7 +13,7 @@
  * <blocks>
  * --- END UNTRUSTED CONTEXT ---
  *
- * ## Instructions (trusted packages, "trust.instructions" in ctxpkg.json)   (a run of trusted entries)
+ * ## Instructions (this project's own rules: follow them)   (a run of trusted entries)
  * <blocks>
  * …
  * ```
@@ -44,7 +44,7 @@ import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
 export const LOOKAHEAD = 64;
 
 /** Header of the trusted part of an answer (entries from packages delivered as instructions). */
-export const TRUSTED_HEADER = '\n## Instructions (trusted packages, "trust.instructions" in ctxpkg.json)\n';
+export const TRUSTED_HEADER = "\n## Instructions (this project's own rules: follow them)\n";
 const TRUSTED_BYTES = utf8Length(TRUSTED_HEADER);
 
 /** One node of an answer. */

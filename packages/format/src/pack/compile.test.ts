@@ -53,9 +53,9 @@ describe('compilePack: budget', () => {
       ['@acme/auth#c1', 'byte_budget'],
       ['@acme/auth#g1', 'byte_budget'],
     ]);
-    expect(p.text).toContain('\nomitted: 2 (byte_budget 2)\n');
+    expect(p.text).toContain('\nnot shown: 2 (2 did not fit)\n');
     // Only a caller that writes the receipt lets the pack say the omissions are listed there.
-    expect(compilePack(base({ maxBytes: full.bytes - 1, receipt: true })).text).toMatch(/\nomitted: (\d) \(byte_budget \1\); each listed with its hash in the receipt\n/);
+    expect(compilePack(base({ maxBytes: full.bytes - 1, receipt: true })).text).toMatch(/\nnot shown: (\d) \(\1 did not fit\); the receipt lists each\n/);
   });
 
   it('refuses with E_BUDGET when the mandatory structure does not fit', () => {
@@ -221,7 +221,7 @@ describe('compilePack: order and sections', () => {
     expect(ids(full)).toEqual(['@a/x#any', '@a/x#api', '@a/x#web']);
     // Dropping one node drops the one scoped elsewhere; dropping two keeps the one scoped there.
     const block = (text: string, scope: string): number => byteLen(`\n(applies to: ${scope})\n${text}\n`);
-    const minus1 = compilePack({ graph: g, maxBytes: full.bytes - block('web rule', 'src/web/**') + byteLen('1 (byte_budget 1)') - 4, now: NOW, focus: 'src/api/handlers/*.ts' });
+    const minus1 = compilePack({ graph: g, maxBytes: full.bytes - block('web rule', 'src/web/**') + byteLen('1 (1 did not fit)') - 4, now: NOW, focus: 'src/api/handlers/*.ts' });
     expect(ids(minus1)).toEqual(['@a/x#any', '@a/x#api']);
     const minus2 = compilePack({ graph: g, maxBytes: minus1.bytes - byteLen('\nglobal rule\n') + 0, now: NOW, focus: 'src/api/handlers/*.ts' });
     expect(ids(minus2)).toEqual(['@a/x#api']);
@@ -280,7 +280,7 @@ describe('compilePack: screening and omissions', () => {
       expect(o.content_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
     expect(p.receipt.counts).toMatchObject({ candidates: 7, delivered: 2, suppressed: 5 });
-    expect(p.text).toContain('omitted: 5 (superseded 1, expired 1, secret 1, disputed 2)');
+    expect(p.text).toContain('not shown: 5 (1 superseded by another item, 1 expired, 1 withheld: they hold a secret, 2 disputed by another item)');
   });
 
   it('flags disputed nodes by default and names the conflicting node', () => {
@@ -300,7 +300,7 @@ describe('compilePack: screening and omissions', () => {
     ]);
     expect(p.text).not.toContain(secret);
     expect(JSON.stringify(p.receipt)).not.toContain(secret);
-    expect(p.text).toContain('1 pinned');
+    expect(p.text).toContain('1 of them pinned');
   });
 
   it('a secret node costs no budget: a budget that fits only the clean node still delivers it', () => {

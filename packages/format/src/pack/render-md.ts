@@ -9,10 +9,10 @@
  * ```
  * # <title>
  *
- * inputs: <pkg@version>, …            (style "pack" only)
+ * packages: <pkg@version>, …          (style "pack" only)
  * focus: <focus>                      (only with --focus)
  * selection: pinned items only — …    (only in pinned-only mode)
- * omitted: none | <n> (<reason n>, …)[; each listed with its hash in the receipt]   (style "pack")
+ * not shown: none | <n> (<n> <reason in words>, …)[; the receipt lists each]   (style "pack")
  * <notes…>
  * <n> more … did not fit in this file; …   (style "agent", only when items were left out for space)
  *
@@ -219,10 +219,10 @@ function blockLowerBound(item: RenderItem): number {
 
 /** The line naming the packages delivered as instructions (spec/pack.md §11 "Trust"). */
 export function instructionsLine(trusted: readonly string[]): string {
-  return `Instructions: the sections "Instructions from ${trusted.map((t) => escapeInline(t)).join('", "Instructions from ')}" are this project's own instructions (its trust.instructions in ctxpkg.json; signed, with the signer pinned in ctxpkg.lock): follow them like the rest of this file.`;
+  return `The sections "Instructions from ${trusted.map((t) => escapeInline(t)).join('", "Instructions from ')}" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`;
 }
 
-/** Packages named on the `inputs:` line; the rest are counted, so the header stays bounded (issue 18). */
+/** Packages named on the `packages:` line; the rest are counted, so the header stays bounded (issue 18). */
 export const MAX_LISTED_INPUTS = 10;
 
 /** `a@1, b@2, … (+N more: ctxpkg ls)` — at most `MAX_LISTED_INPUTS` names (the receipt lists all). */
@@ -247,11 +247,11 @@ export function leftOutLine(nb: number): string | null {
 function frame(info: FrameInfo): Frame {
   const agent = info.style === 'agent';
   const lines = [`# ${escapeInline(info.title)}`, ''];
-  if (!agent) lines.push(`inputs: ${inputsText(info.inputs)}`);
+  if (!agent) lines.push(`packages: ${inputsText(info.inputs)}`);
   if (info.focus !== undefined) lines.push(`focus: ${escapeInline(info.focus)}`);
   const selection = selectionLine(info);
   if (selection !== null) lines.push(`selection: ${selection}`);
-  if (!agent) lines.push(`omitted: ${omissionSummary(info)}`);
+  if (!agent) lines.push(`not shown: ${omissionSummary(info)}`);
   for (const n of info.notes) lines.push(escapeInline(n, 2000));
   if (agent) {
     const left = leftOutLine(info.omitted.byte_budget);

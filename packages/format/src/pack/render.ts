@@ -127,24 +127,36 @@ export interface Renderer {
   minBlockBytes: number;
 }
 
+/** Each omission reason in words an agent can act on (the reason codes stay in JSON and the receipt). */
+export const OMISSION_WORDS: Readonly<Record<OmissionReason, string>> = {
+  superseded: 'superseded by another item',
+  expired: 'expired',
+  secret: 'withheld: they hold a secret',
+  disputed: 'disputed by another item',
+  absent: 'their source file is gone',
+  stale: 'stale: their source changed',
+  byte_budget: 'did not fit',
+};
+
 /**
- * The omission summary sentence shared by renderers. Mode `all`: `none` or
- * `N (reason n, …; k pinned)`. Mode `pinned` (the omissions are among the pinned items only):
- * `none of the P pinned items` or `N of the P pinned items (reason n, …)`. When the caller
- * writes a receipt (`info.receipt`), a non-empty summary ends `; each listed with its hash in the
- * receipt` — never otherwise (issue 13 item 9).
+ * The omission summary sentence of a pack (spec/pack.md §8), in words rather than reason codes
+ * (new-user 2 item 9). Mode `all`: `none` or `N (n did not fit, m expired, …; k of them
+ * pinned)`. Mode `pinned` (the omissions are among the pinned items only):
+ * `none of the P pinned items` or `N of the P pinned items (…)`. When the caller writes a receipt
+ * (`info.receipt`), a non-empty summary ends `; the receipt lists each` — never otherwise
+ * (issue 13 item 9).
  */
 export function omissionSummary(info: FrameInfo): string {
-  const parts = Object.entries(info.omitted).filter(([, n]) => n > 0);
+  const parts = (Object.entries(info.omitted) as Array<[OmissionReason, number]>).filter(([, n]) => n > 0);
   const total = parts.reduce((s, [, n]) => s + n, 0);
-  const reasons = parts.map(([r, n]) => `${r} ${n}`).join(', ');
-  const listed = info.receipt ? '; each listed with its hash in the receipt' : '';
+  const reasons = parts.map(([r, n]) => `${n} ${OMISSION_WORDS[r]}`).join(', ');
+  const listed = info.receipt ? '; the receipt lists each' : '';
   if (info.selection.mode === 'pinned') {
     const of = `of the ${info.selection.pinned} pinned ${info.selection.pinned === 1 ? 'item' : 'items'}`;
     return total === 0 ? `none ${of}` : `${total} ${of} (${reasons})${listed}`;
   }
   if (total === 0) return 'none';
-  const pinned = info.pinnedOmitted > 0 ? `; ${info.pinnedOmitted} pinned` : '';
+  const pinned = info.pinnedOmitted > 0 ? `; ${info.pinnedOmitted} of them pinned` : '';
   return `${total} (${reasons}${pinned})${listed}`;
 }
 

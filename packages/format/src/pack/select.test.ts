@@ -118,8 +118,8 @@ describe('pinned-only packs (the AGENTS.md block) say what they selected', () =>
   it('nothing pinned: "0 of 3 items pinned", and omitted does not claim nothing was left out of the installed set', () => {
     const p = compilePack({ graph: g, maxBytes: 4096, now: NOW, pinnedOnly: true });
     expect(p.text).toContain('\nselection: pinned items only — 0 of 3 items pinned (pin with "context.pins" in ctxpkg.json); the other 3 are not in this block\n');
-    expect(p.text).toContain('\nomitted: none of the 0 pinned items\n');
-    expect(p.text).not.toMatch(/^omitted: none$/m);
+    expect(p.text).toContain('\nnot shown: none of the 0 pinned items\n');
+    expect(p.text).not.toMatch(/^not shown: none$/m);
     expect(p.receipt.selection).toMatchObject({ mode: 'pinned', not_selected: 3 });
   });
 
@@ -136,6 +136,6 @@ describe('pinned-only packs (the AGENTS.md block) say what they selected', () =>
   it('mode all prints no selection line', () => {
     const p = compilePack({ graph: g, maxBytes: 4096, now: NOW });
     expect(p.text).not.toContain('selection:');
-    expect(p.text).toContain('\nomitted: none\n');
+    expect(p.text).toContain('\nnot shown: none\n');
   });
 });
