@@ -22,6 +22,20 @@ export function terminalSafe(line: string): string {
   return line.replace(UNSAFE_FOR_TERMINAL, (c) => `\\u{${c.charCodeAt(0).toString(16).padStart(4, '0')}}`);
 }
 
+/** What ends or splits a table row: line breaks (incl. NEL and the Unicode separators) and tabs. */
+const ROW_BREAKING = /[\t\n\r\u000b\u000c\u0085\u2028\u2029]/g;
+
+/**
+ * One cell of a table row (`token list`, `events`, `namespace list`, `outdated`): tabs and line
+ * breaks become visible `\u{XXXX}` escapes, as `terminalSafe` writes controls, so a label or
+ * owner from a registry (a hostile one, or one that stored it before labels were checked) cannot
+ * start a forged row or shift the columns. A non-string (a hostile answer) is printed as its
+ * String() form rather than crashing the command. Characters in, characters out.
+ */
+export function tableCell(text: string): string {
+  return String(text).replace(ROW_BREAKING, (c) => `\\u{${c.charCodeAt(0).toString(16).padStart(4, '0')}}`);
+}
+
 /** True when colour is allowed on this stream (TTY and `NO_COLOR` unset or empty). */
 export function colorEnabled(stream: OutputStream, env: CliDeps['env']): boolean {
   return Boolean(stream.isTTY) && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { compareVersions, maxSatisfying, satisfies } from '@ctxpkg/format/versions';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
+import { tableCell } from '../output.js';
 
 /**
  * The version `outdated` calls latest: the highest non-yanked stable version; a prerelease only
@@ -90,9 +91,12 @@ export function olderLatestNote(current: string | null, currentYanked: boolean, 
 
 /**
  * Pad every column but the last to its widest cell (characters), two spaces apart, trailing
- * spaces removed: `ctxpkg outdated`'s table (npm outdated's layout).
+ * spaces removed: `ctxpkg outdated`'s table (npm outdated's layout). A tab or line break inside
+ * a cell is shown as an escape (`\u{000a}`), so every row stays one line.
  */
-export function alignColumns(rows: readonly (readonly string[])[]): string[] {
+export function alignColumns(input: readonly (readonly string[])[]): string[] {
+  // A cell never breaks its row: tabs and line breaks are written as escapes (output.ts tableCell).
+  const rows = input.map((r) => r.map(tableCell));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd());

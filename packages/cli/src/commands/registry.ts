@@ -27,6 +27,7 @@ import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { alignColumns } from './outdated.js';
+import { tableCell } from '../output.js';
 import { adminLocation, dataDirOf, namespaceArgument, onRegistry, type AdminLocation } from './registry-admin.js';
 import type { AdminOps } from './registry-remote.js';
 import { registerRegistryLog, witnessFlags } from './registry-log.js';
@@ -299,7 +300,7 @@ function registerNamespace(reg: Command, ctx: CommandContext): void {
     .action(
     ctx.action(async (opts: AdminFlags) => {
       const list = await (await adminOps(opts, ctx.deps)).listNamespaces();
-      return { text: list.length ? list.map((n) => `${n.name}\towner ${n.owner}\tcreated ${n.created_at}`) : ['no namespaces'], json: list };
+      return { text: list.length ? list.map((n) => `${tableCell(n.name)}\towner ${tableCell(n.owner)}\tcreated ${tableCell(n.created_at)}`) : ['no namespaces'], json: list };
     }),
   );
 }
