@@ -9,6 +9,7 @@
  * artifact and blobs. Hostile archives (rebuilt from the valid one with one defect each) are
  * refused at publish (4xx, registry storage unchanged) and at install (nothing written).
  */
+import { publicUnlessDeclared } from '../packages/registry/src/__tests__/support.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -230,7 +231,7 @@ describe('large packages as archives: create → publish → install → render 
     for (const h of hostileVariants(zip)) {
       const res = await hostile.app.request(`${hostile.url}/v1/packages/acme/handbook/1.0.0`, {
         method: 'PUT',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+        headers: { ...(await publicUnlessDeclared(h.bytes)), authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
         body: h.bytes,
       });
       const body = (await res.json()) as { code: string };

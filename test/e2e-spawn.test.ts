@@ -5,6 +5,7 @@
  * an install leaves the previous state (or a committed journal that the next run rolls forward),
  * and a re-run completes.
  */
+import { publicUnlessDeclared } from '../packages/registry/src/__tests__/support.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +53,7 @@ function ctxpkg(args: string[], cwd: string, env: Record<string, string> = {}): 
 
 async function put(name: string, version: string, bytes: Uint8Array): Promise<void> {
   const [ns, n] = name.slice(1).split('/');
-  const res = await fetch(`${api}/v1/packages/${ns}/${n}/${version}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: bytes });
+  const res = await fetch(`${api}/v1/packages/${ns}/${n}/${version}`, { method: 'PUT', headers: { ...(await publicUnlessDeclared(bytes)), authorization: `Bearer ${token}` }, body: bytes });
   if (res.status !== 201) throw new Error(`setup publish failed: ${res.status} ${await res.text()}`);
 }
 

@@ -6,6 +6,7 @@
  * 404s, foreign yank). The golden is version 2.0.0, so the cases use 2.0.0 where ADVERSARIAL says
  * 1.2.0. Generated-package variants of the same cases run in packages/registry/src/routes/*.test.ts.
  */
+import { publicUnlessDeclared } from '../packages/registry/src/__tests__/support.js';
 import { DEFAULT_LIMITS } from '@ctxpkg/registry';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { makePackage, describeBackends, newTestRegistry, storageSnapshot, type TestRegistry } from '../packages/registry/src/__tests__/support.js';
@@ -52,7 +53,8 @@ function stream(bytes: Uint8Array): { body: ReadableStream<Uint8Array>; pulled: 
 }
 
 async function putRaw(path: string, body: BodyInitLike, headers: Record<string, string>): Promise<Response> {
-  return r.app.request(`http://registry.test${path}`, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
+  const visibility = body instanceof Uint8Array ? await publicUnlessDeclared(body) : {};
+  return r.app.request(`http://registry.test${path}`, { method: 'PUT', body, headers: { ...visibility, ...headers }, duplex: 'half' } as RequestInit);
 }
 type BodyInitLike = RequestInit['body'];
 

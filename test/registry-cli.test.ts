@@ -312,11 +312,11 @@ describe('ctxpkg registry serve (spawned binary)', () => {
       const file = join(dir, 'kb.ctxpkg');
       await writeFile(file, makePackage({ version: '1.0.0' }));
       if (hasCurl()) {
-        const status = execFileSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'PUT', '-H', `Authorization: Bearer ${token}`, '--data-binary', `@${file}`, `${url}/api/v1/packages/acme/kb/1.0.0`]).toString();
+        const status = execFileSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'PUT', '-H', `Authorization: Bearer ${token}`, '-H', 'X-Ctxpkg-Visibility: public', '--data-binary', `@${file}`, `${url}/api/v1/packages/acme/kb/1.0.0`]).toString();
         expect(status).toBe('201');
       } else {
         console.warn('[skip] curl is not installed: publishing with fetch instead');
-        expect((await fetch(`${url}/api/v1/packages/acme/kb/1.0.0`, { method: 'PUT', body: makePackage({ version: '1.0.0' }), headers: { authorization: `Bearer ${token}` } })).status).toBe(201);
+        expect((await fetch(`${url}/api/v1/packages/acme/kb/1.0.0`, { method: 'PUT', body: makePackage({ version: '1.0.0' }), headers: { authorization: `Bearer ${token}`, 'x-ctxpkg-visibility': 'public' } })).status).toBe(201);
       }
       expect((await fetch(`${url}/v1/packages/acme/kb/index.json`)).status).toBe(200);
 

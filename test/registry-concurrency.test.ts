@@ -34,7 +34,7 @@ function put(name: string, version: string, body: Uint8Array): Promise<Response>
   return fetch(`${reg.url}/v1/packages/acme/${name}/${version}`, {
     method: 'PUT',
     body,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    headers: { 'x-ctxpkg-visibility': 'public', authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
   });
 }
 

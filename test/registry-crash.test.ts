@@ -96,7 +96,7 @@ describe('registry crash safety', () => {
             const res = await fetch(`${started.url}/v1/packages/acme/crash/${v}`, {
               method: 'PUT',
               body: bodies.get(v),
-              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+              headers: { 'x-ctxpkg-visibility': 'public', authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
             });
             expect(res.status).toBe(201);
             acknowledged.set(v, ((await res.json()) as { artifact_sha256: string }).artifact_sha256);
@@ -138,7 +138,7 @@ describe('registry crash safety', () => {
       const res = await fetch(`${final.url}/v1/packages/acme/crash/${v}`, {
         method: 'PUT',
         body: bodies.get(v),
-        headers: { authorization: `Bearer ${token}` },
+        headers: { 'x-ctxpkg-visibility': 'public', authorization: `Bearer ${token}` },
       });
       expect(res.status).toBe(listed.has(v) ? 409 : 201);
     }

@@ -44,6 +44,8 @@ function call(path: string, init: RequestInit & { token?: string } = {}): Promis
   const { token, ...rest } = init;
   const headers = new Headers(rest.headers);
   if (token) headers.set('authorization', `Bearer ${token}`);
+  // Packages here are read anonymously: publish them public (the registry's default is private).
+  if (rest.method === 'PUT' && !headers.has('x-ctxpkg-visibility')) headers.set('x-ctxpkg-visibility', 'public');
   return fetch(reg.url + path, { ...rest, headers });
 }
 

@@ -62,7 +62,7 @@ function put(node: Node, name: string, version: string, body: Uint8Array, tok = 
   return fetch(`${node.url}/v1/packages/acme/${name}/${version}`, {
     method: 'PUT',
     body,
-    headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/octet-stream' },
+    headers: { 'x-ctxpkg-visibility': 'public', authorization: `Bearer ${tok}`, 'content-type': 'application/octet-stream' },
   });
 }
 
@@ -143,6 +143,42 @@ describePg('three registry nodes on one PostgreSQL database', () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as { code: string }).code).toBe('E_SIGNER_CHANGED');
     }
+  }, 120_000);
+
+  it('an admin change through one node\'s admin routes is seen by the next request to every other node', async () => {
+    const [a, b, c] = nodes as [Node, Node, Node];
+    const owner = (await createToken({ db }, { namespace: 'acme', scope: 'owner' })).token;
+    const admin = async (n: Node, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${n.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${owner}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    // A new package is private by default: hidden everywhere until an owner opens it on node A.
+    const res = await fetch(`${b.url}/v1/packages/acme/admin-kb/1.0.0`, {
+      method: 'PUT', body: makePackage({ name: '@acme/admin-kb', version: '1.0.0' }), headers: { authorization: `Bearer ${token}` },
+    });
+    expect([res.status, ((await res.json()) as { visibility: string }).visibility]).toEqual([201, 'private']);
+    for (const n of nodes) expect((await index(n, 'admin-kb')).status).toBe(404);
+    expect((await admin(a, 'PUT', '/v1/admin/packages/acme/admin-kb/visibility', { visibility: 'public' })).status).toBe(200);
+    for (const n of [b, c]) expect((await index(n, 'admin-kb')).status).toBe(200);
+    // A read token minted on B works on C; revoked on C, it is refused by A and B.
+    const made = await admin(b, 'POST', '/v1/admin/tokens', { namespace: 'acme', scope: 'read' });
+    expect(made.status).toBe(201);
+    expect((await index(c, 'admin-kb', made.body.token)).status).toBe(200);
+    expect((await admin(c, 'DELETE', `/v1/admin/tokens/${made.body.id}`)).status).toBe(200);
+    for (const n of [a, b]) expect((await index(n, 'admin-kb', made.body.token)).status).toBe(401);
+    // A key added on A signs a publish accepted by B; revoked on B, refused by C.
+    expect((await admin(a, 'POST', '/v1/admin/namespaces/acme/keys', { public_key: publicKeyFromSeed(OTHER_SEED) })).status).toBe(200);
+    expect((await put(b, 'admin-kb', '1.1.0', makePackage({ name: '@acme/admin-kb', version: '1.1.0', seed: OTHER_SEED }))).status).toBe(201);
+    expect((await admin(b, 'DELETE', `/v1/admin/namespaces/acme/keys/${publicKeyFromSeed(OTHER_SEED)}`)).status).toBe(200);
+    const refused = await put(c, 'admin-kb', '1.2.0', makePackage({ name: '@acme/admin-kb', version: '1.2.0', seed: OTHER_SEED }));
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([400, 'E_SIGNER_CHANGED']);
+    // Every one of these landed in the one events log, readable from any node.
+    const ev = await admin(c, 'GET', '/v1/admin/events?limit=10');
+    expect(ev.body.events.slice(0, 5).map((e: { action: string }) => e.action)).toEqual(['key:revoke', 'publish', 'key:add', 'token:revoke', 'token:create:read']);
   }, 120_000);
 
   it('SIGKILL of one node during 200 publishes: the others keep serving and no version is torn', async () => {

@@ -102,7 +102,7 @@ async function ctxpkgSide(): Promise<Side> {
       },
       { seed: SEED },
     ).bytes;
-    const res = await fetch(`${api}/v1/packages/bench/${p.name}/1.0.0`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: bytes });
+    const res = await fetch(`${api}/v1/packages/bench/${p.name}/1.0.0`, { method: 'PUT', headers: { 'x-ctxpkg-visibility': 'public', authorization: `Bearer ${token}` }, body: bytes });
     if (res.status !== 201) throw new Error(`publish ${p.name}: ${res.status} ${await res.text()}`);
   }
   const env = { PATH: process.env.PATH, HOME: work, CTXPKG_HOME: join(work, 'home'), CTXPKG_REGISTRY: api, NO_COLOR: '1' };

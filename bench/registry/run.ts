@@ -149,7 +149,7 @@ async function publishBench(url: string, token: string, name: string, count: num
         const res = await fetch(`${url}/v1/packages/acme/${name}/1.0.${i}`, {
           method: 'PUT',
           body: bodies[i],
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'x-ctxpkg-visibility': 'public' },
         });
         if (res.status !== 201) throw new Error(`publish ${i}: HTTP ${res.status} ${await res.text()}`);
         await res.arrayBuffer();
@@ -174,11 +174,11 @@ async function seed(url: string, token: string): Promise<void> {
     const res = await fetch(`${url}/v1/packages/acme/kb/1.${i}.0`, {
       method: 'PUT',
       body: makePackage({ version: `1.${i}.0`, dependencies: [{ name: '@acme/base', version_req: '^1' }] }),
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'x-ctxpkg-visibility': 'public' },
     });
     if (res.status !== 201) throw new Error(`setup publish: ${res.status}`);
   }
-  const putBig = await fetch(`${url}/v1/packages/acme/big/1.0.0`, { method: 'PUT', body: bigPackage(), headers: { authorization: `Bearer ${token}` } });
+  const putBig = await fetch(`${url}/v1/packages/acme/big/1.0.0`, { method: 'PUT', body: bigPackage(), headers: { 'x-ctxpkg-visibility': 'public', authorization: `Bearer ${token}` } });
   if (putBig.status !== 201) throw new Error(`setup publish big: ${putBig.status} ${await putBig.text()}`);
 }
 

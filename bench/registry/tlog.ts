@@ -40,7 +40,7 @@ async function registry(dir: string, transparencyLog: boolean): Promise<{ store:
 async function publish(r: { app: ReturnType<typeof createApp>; token: string }, name: string, version: string): Promise<void> {
   const res = await r.app.request(`http://r/v1/packages/acme/${name}/${version}`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${r.token}` },
+    headers: { authorization: `Bearer ${r.token}`, 'x-ctxpkg-visibility': 'public' },
     body: makePackage({ name: `@acme/${name}`, version }),
   });
   if (res.status !== 201) throw new Error(`publish ${name}@${version}: ${res.status} ${await res.text()}`);

@@ -7,6 +7,7 @@
  * and the blob directory. Variants: private packages through every read route, HEAD, ETags,
  * catalog and search, foreign yank/publish answers that do not depend on existence, metrics.
  */
+import { publicUnlessDeclared } from '../../packages/registry/src/__tests__/support.js';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, createNamespace, createToken } from '@ctxpkg/registry';
@@ -34,7 +35,7 @@ function withVersion(name: string, version: string, content?: string): Uint8Arra
 }
 
 async function put(path: string, body: Uint8Array | null, token?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const h: Record<string, string> = { 'content-type': 'application/octet-stream', ...headers };
+  const h: Record<string, string> = { 'content-type': 'application/octet-stream', ...(await publicUnlessDeclared(body)), ...headers };
   if (token) h.authorization = `Bearer ${token}`;
   const res = await fetch(`${R.api}${path}`, { method: 'PUT', headers: h, body });
   const text = await res.text();

@@ -4,6 +4,7 @@
  * registry storage, prototype-pollution checks, and real servers on port 0 (the registry and a
  * request-counting "evil" host). Not a test file; imported by `test/adversarial/*.test.ts`.
  */
+import { publicUnlessDeclared } from '../../packages/registry/src/__tests__/support.js';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -187,7 +188,7 @@ export async function evilHost(handler?: (req: IncomingMessage) => { status: num
 /** PUT package bytes to a live registry over HTTP; returns status and parsed body. */
 export async function putHttp(api: string, token: string | undefined, name: string, version: string, bytes: Uint8Array): Promise<{ status: number; body: any }> {
   const [ns, n] = name.slice(1).split('/');
-  const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+  const headers: Record<string, string> = { 'content-type': 'application/octet-stream', ...(await publicUnlessDeclared(bytes)) };
   if (token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(`${api}/v1/packages/${ns}/${n}/${version}`, { method: 'PUT', headers, body: bytes });
   const text = await res.text();

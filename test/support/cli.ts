@@ -3,6 +3,7 @@
  * injected fetch (`(url, init) => app.request(url, init)`), every request is logged with its
  * host, path and Authorization header, and the CLI runs through `runCli` with captured output.
  */
+import { publicUnlessDeclared } from '../../packages/registry/src/__tests__/support.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,7 +143,7 @@ export async function putPackage(reg: TestRegistry, token: string, name: string,
   const [ns, n] = name.slice(1).split('/');
   const res = await reg.app.request(`${reg.url}/v1/packages/${ns}/${n}/${version}`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    headers: { ...(await publicUnlessDeclared(bytes)), authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
     body: bytes,
   });
   if (res.status !== 201) throw new Error(`setup publish of ${name}@${version} failed: ${res.status} ${await res.text()}`);

@@ -8,6 +8,7 @@
  *
  * The corpus is only read: edited copies for later versions are written to a temp directory.
  */
+import { publicUnlessDeclared } from '../../packages/registry/src/__tests__/support.js';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -79,7 +80,7 @@ async function put(app: { request: (url: string, init: RequestInit) => Response 
   const [ns, name] = full.slice(1).split('/');
   const res = await app.request(`http://registry.test/v1/packages/${ns}/${name}/${version}`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    headers: { ...(await publicUnlessDeclared(bytes)), authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
     body: bytes,
   });
   if (res.status !== 201) throw new Error(`publish of ${full}@${version} failed: ${res.status} ${await res.text()}`);

@@ -246,11 +246,16 @@ export class RegistryClient {
     });
   }
 
-  /** Publish bytes; returns the registry's JSON answer (201). Maps 401/403/404/409/413 clearly. */
-  async publish(registry: string, name: string, version: string, bytes: Uint8Array, t: TransferOptions = {}): Promise<Record<string, unknown>> {
+  /**
+   * Publish bytes; returns the registry's JSON answer (201). `visibility` is sent as
+   * `X-Ctxpkg-Visibility` (`--public`/`--private`); without it the registry keeps an existing
+   * package's visibility and makes a new one private. Maps 401/403/404/409/413 clearly.
+   */
+  async publish(registry: string, name: string, version: string, bytes: Uint8Array, t: TransferOptions & { visibility?: 'public' | 'private' } = {}): Promise<Record<string, unknown>> {
     this.refuseReadToken(registry, `publish ${name}@${version}`, name);
     const p = splitName(name);
     const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+    if (t.visibility) headers['x-ctxpkg-visibility'] = t.visibility;
     let body: RequestInit['body'] = bytes;
     const init: RequestInit & { duplex?: 'half' } = { method: 'PUT', headers };
     if (t.onProgress) {

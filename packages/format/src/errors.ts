@@ -95,6 +95,8 @@ export const ERROR_CODES = {
   E_EXISTS: 'conflict',
   E_VERSION_EXISTS: 'conflict',
   E_YANKED: 'conflict',
+  // A publish asks for the visibility the existing package does not have (spec/registry.md §6).
+  E_VISIBILITY: 'conflict',
   E_NETWORK: 'network',
   E_REGISTRY: 'network',
   // the environment (not a bug, not the user's input): busy port, unreachable database, unusable path

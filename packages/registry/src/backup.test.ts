@@ -64,7 +64,7 @@ describeBackends('backup and restore', (backend) => {
     const published = new Map<string, string>();
     const put = async (version: string) => {
       const bytes = makePackage({ version, description: `build ${version}` });
-      const res = await fetch(`${reg!.url}/v1/packages/acme/kb/${version}`, { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${reg!.url}/v1/packages/acme/kb/${version}`, { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}`, 'x-ctxpkg-visibility': 'public' } });
       expect(res.status).toBe(201);
       published.set(version, sha(bytes));
     };
@@ -92,7 +92,7 @@ describeBackends('backup and restore', (backend) => {
       const store = await openStore(where);
       try {
         const app = createApp({ store });
-        const res = await app.request('http://r/v1/packages/acme/kb/9.0.0', { method: 'PUT', body: makePackage({ version: '9.0.0' }), headers: { authorization: `Bearer ${token}` } });
+        const res = await app.request('http://r/v1/packages/acme/kb/9.0.0', { method: 'PUT', body: makePackage({ version: '9.0.0' }), headers: { authorization: `Bearer ${token}`, 'x-ctxpkg-visibility': 'public' } });
         expect(res.status).toBe(201);
         expect((await store.auditEvents({ limit: 1000 })).filter((e) => e.action === 'publish').length).toBe(summary.blobs + 1);
       } finally {
@@ -111,7 +111,7 @@ describeBackends('backup and restore', (backend) => {
       const app = createApp({ store });
       const token = (await createToken({ store }, { namespace: 'acme', scope: 'publish' })).token;
       for (const v of ['1.0.0', '1.1.0']) {
-        expect((await app.request(`http://r/v1/packages/acme/kb/${v}`, { method: 'PUT', body: makePackage({ version: v }), headers: { authorization: `Bearer ${token}` } })).status).toBe(201);
+        expect((await app.request(`http://r/v1/packages/acme/kb/${v}`, { method: 'PUT', body: makePackage({ version: v }), headers: { authorization: `Bearer ${token}`, 'x-ctxpkg-visibility': 'public' } })).status).toBe(201);
       }
       const file = join(tmp, 'ok.backup');
       await backupRegistry({ store }, file);
@@ -159,7 +159,7 @@ describeBackends('backup and restore', (backend) => {
       const app = createApp({ store });
       const token = (await createToken({ store }, { namespace: 'acme', scope: 'publish' })).token;
       const bytes = makePackage({ version: '1.0.0' });
-      expect((await app.request('http://r/v1/packages/acme/kb/1.0.0', { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}` } })).status).toBe(201);
+      expect((await app.request('http://r/v1/packages/acme/kb/1.0.0', { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}`, 'x-ctxpkg-visibility': 'public' } })).status).toBe(201);
       expect(await verifyRegistry({ store })).toEqual({ versions: 1, blobs: 1, problems: [] });
       if (store instanceof SqliteStore) await writeFile(store.blobs.pathOf(sha(bytes)), 'rot');
       else await rawSql(store, 'UPDATE blobs SET bytes = ? WHERE sha256 = ?', [Buffer.from('rot'), sha(bytes)]);

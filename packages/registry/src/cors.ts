@@ -23,7 +23,7 @@ export function preflightResponse(origin: string | undefined, allowed: ReadonlyS
   if (origin !== undefined && allowed.has(origin)) {
     h.set('access-control-allow-origin', origin);
     h.set('access-control-allow-methods', 'GET, HEAD, PUT, DELETE, POST');
-    h.set('access-control-allow-headers', 'authorization, content-type, if-none-match');
+    h.set('access-control-allow-headers', 'authorization, content-type, if-none-match, x-ctxpkg-visibility');
     h.set('access-control-max-age', '600');
   } else if (origin !== undefined) {
     h.set('access-control-allow-origin', '*');

@@ -10,8 +10,9 @@
  * 2. name binding: the manifest's `name` must be the URL's `@ns/name` and its `version` the URL's
  *    version, character for character (`E_NAME_MISMATCH`);
  * 3. strict SemVer of that version (`validateVersion`, HB-03);
- * 4. `visibility` absent, `"public"` or `"private"` — anything else is refused (`E_MANIFEST`), so a
- *    typo like `"Private"` can never publish a package publicly;
+ * 4. `visibility` absent (no declaration: the publish request or the registry's default decides),
+ *    `"public"` or `"private"` — anything else is refused (`E_MANIFEST`), so a typo like
+ *    `"Private"` can never publish a package publicly;
  * 5. scope globs (`type: "scope"` nodes) within the bounds every client matches them under
  *    (`scopeGlobIssues`, format pack/glob.ts) → `E_GLOB`;
  * 6. secret screening of every string of the content and of the manifest's free text
@@ -27,7 +28,8 @@ import { collectScanTargets, searchText } from './gate-text.js';
 /** What the gate learned about an accepted package. */
 export interface GateResult {
   form: string;
-  visibility: Visibility;
+  /** The manifest's declared visibility; null when it declares none. */
+  visibility: Visibility | null;
   description: string;
   tags: string[];
   dependencies: DependencyRecord[];
@@ -85,11 +87,11 @@ function checkDependencies(deps: readonly DependencyRecord[]): void {
   });
 }
 
-function visibilityOf(v: unknown): Visibility {
-  if (v === undefined || v === null || v === 'public') return 'public';
-  if (v === 'private') return 'private';
+function visibilityOf(v: unknown): Visibility | null {
+  if (v === undefined || v === null) return null;
+  if (v === 'public' || v === 'private') return v;
   throw new CtxpkgError('E_MANIFEST', `manifest.visibility must be "public" or "private", found ${JSON.stringify(v)}`, {
-    hint: 'omit visibility for a public package',
+    hint: 'omit visibility and choose at publish time (`ctxpkg publish --public`; private by default)',
   });
 }
 

@@ -2,6 +2,13 @@
  * `ctxpkg publish [file]`: verify locally (structure, integrity, signature required, scoped
  * name, strict version), then upload to the registry configured for the package's scope, with a
  * progress bar on a TTY. `--dry-run` runs every local check and uploads nothing.
+ *
+ * Visibility follows npm's rule for scoped packages (every ctxpkg package is scoped): the first
+ * publish of a package makes it **private** (visible to tokens of its namespace) unless
+ * `--public`; later versions keep the package's visibility, and `--public`/`--private` that
+ * disagree with it are refused by the registry (`E_VISIBILITY`) — an owner changes it with
+ * `ctxpkg registry visibility`. A manifest `visibility` (`ctxpkg create --private`) counts as the
+ * flag; a flag contradicting it is `E_USAGE` before anything is sent.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +20,10 @@ import { examples, type CommandContext, type CommandResult } from '../command.js
 export interface PublishOptions {
   registry?: string;
   dryRun?: boolean;
+  /** `--public`: a new package is public (the registry's default is private). */
+  public?: boolean;
+  /** `--private`: say so explicitly (refused when the package is public). */
+  private?: boolean;
 }
 
 /** True when `path` is a regular file (symlinks followed); false for directories and the rest. */
@@ -59,6 +70,15 @@ export async function runPublish(file: string | undefined, opts: PublishOptions,
   const version = pkg.manifest.version;
   parsePackageName(name);
   validateVersion(version);
+  if (opts.public && opts.private) throw new CtxpkgError('E_USAGE', '--public and --private exclude each other');
+  const flag: 'public' | 'private' | undefined = opts.public ? 'public' : opts.private ? 'private' : undefined;
+  const declared = pkg.manifest.visibility === 'public' || pkg.manifest.visibility === 'private' ? pkg.manifest.visibility : undefined;
+  if (flag && declared && flag !== declared) {
+    throw new CtxpkgError('E_USAGE', `--${flag} contradicts the package: its manifest declares visibility ${declared}`, {
+      hint: `publish without --${flag} (${label} is ${declared}), or create the package again${declared === 'private' ? ' without --private' : ''}`,
+    });
+  }
+  const asked = flag ?? declared;
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   const registry = registryFor(name, session.settings);
@@ -76,15 +96,30 @@ export async function runPublish(file: string | undefined, opts: PublishOptions,
     });
   }
   const bar = createProgress(deps.stderr, `publishing ${name}@${version}`);
-  const answer = await session.client.publish(registry, name, version, bytes, deps.stderr.isTTY ? { onProgress: (d, t) => bar.update(d, t) } : {});
+  const answer = await session.client.publish(registry, name, version, bytes, {
+    ...(deps.stderr.isTTY ? { onProgress: (d: number, t: number) => bar.update(d, t) } : {}),
+    ...(flag ? { visibility: flag } : {}),
+  });
   bar.done();
   const remoteSha = typeof answer.artifact_sha256 === 'string' ? answer.artifact_sha256 : sha;
   if (remoteSha !== sha) {
     throw new CtxpkgError('E_ARTIFACT_CHECKSUM', `the registry stored ${remoteSha} but the file hashes to ${sha}`);
   }
+  const visibility = answer.visibility === 'public' || answer.visibility === 'private' ? answer.visibility : undefined;
+  const ns = /^@([^/]+)\//.exec(name)?.[1] as string;
+  const text = [`published ${name}@${version} to ${registry}`, `artifact sha256 ${sha}, signed by ${signer}`];
+  if (visibility === 'private') {
+    text.push(
+      `private: only tokens of @${ns} can see and install it${asked === undefined ? ' (new packages are private unless `ctxpkg publish --public`)' : ''};` +
+        ` teammates install with a read token (\`ctxpkg registry token create --namespace ${ns} --scope read\`, then \`ctxpkg login --registry ${registry} --scope @${ns}\`);` +
+        ` to open it: \`ctxpkg registry visibility ${name} public --registry ${registry}\``,
+    );
+  } else if (visibility === 'public') {
+    text.push('public: anyone who can reach the registry can install it');
+  }
   return {
-    text: [`published ${name}@${version} to ${registry}`, `artifact sha256 ${sha}, signed by ${signer}`],
-    json: { name, version, registry, bytes: bytes.length, artifact_sha256: sha, signer: pkg.signer ?? null, registry_answer: answer },
+    text,
+    json: { name, version, registry, bytes: bytes.length, artifact_sha256: sha, signer: pkg.signer ?? null, visibility: visibility ?? null, registry_answer: answer },
   };
 }
 
@@ -93,6 +128,9 @@ export function register(program: Command, ctx: CommandContext): void {
     .command(program, 'publish [file]', 'publish a signed .ctxpkg to the registry of its scope')
     .option('--registry <url>', 'registry for packages whose scope has no registry configured')
     .option('--dry-run', 'run every local check without uploading')
-    .addHelpText('after', examples(['ctxpkg publish acme-auth-context-1.0.0.ctxpkg', 'CTXPKG_REGISTRY=https://r.example/api CTXPKG_TOKEN=ctxp_… ctxpkg publish', 'ctxpkg publish --dry-run']))
+    .option('--public', 'a new package is public (default: private, visible only to tokens of its namespace)')
+    .option('--private', 'a new package is private (the default; refused for a public package)')
+    .addHelpText('after', examples(['ctxpkg publish acme-auth-context-1.0.0.ctxpkg', 'ctxpkg publish --public   # a package anyone may install', 'CTXPKG_REGISTRY=https://r.example/api CTXPKG_TOKEN=ctxp_… ctxpkg publish', 'ctxpkg publish --dry-run']) +
+      '\nA package is private from its first publish unless --public (npm\'s rule for scoped packages); its later\nversions keep its visibility. An owner changes it with `ctxpkg registry visibility @ns/name public|private`.\n')
     .action(ctx.action(async (file: string | undefined, opts: PublishOptions) => runPublish(file, opts, ctx.deps)));
 }

@@ -29,8 +29,39 @@ export interface TestPackageOptions {
   dependencies?: ReadonlyArray<{ readonly name: string; readonly version_req: string; readonly optional?: boolean }>;
 }
 
+/** Packages made by `makePackage` whose manifest declares a visibility. */
+const DECLARED = new WeakSet<Uint8Array>();
+
+/**
+ * The header most tests publish with: `X-Ctxpkg-Visibility: public` for a package whose manifest
+ * declares no visibility (the registry's own default is private), none when it declares one (it
+ * decides) or cannot be read (the registry's refusal is what the test checks).
+ */
+export async function publicUnlessDeclared(bytes: Uint8Array | null): Promise<Record<string, string>> {
+  if (!bytes) return {};
+  if (DECLARED.has(bytes)) return {};
+  try {
+    const { readPackage } = await import('@ctxpkg/format');
+    const m = (await readPackage(bytes)).manifest as { visibility?: unknown };
+    return m.visibility === undefined || m.visibility === null ? { 'x-ctxpkg-visibility': 'public' } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Whether `makePackage` wrote a `visibility` into these bytes' manifest. */
+export function declaresVisibility(bytes: Uint8Array): boolean {
+  return DECLARED.has(bytes);
+}
+
 /** A signed (unless `seed: null`) v2 package with a small graph. Bytes differ with any option. */
 export function makePackage(o: TestPackageOptions = {}): Uint8Array {
+  const bytes = writeTestPackage(o);
+  if (o.visibility) DECLARED.add(bytes);
+  return bytes;
+}
+
+function writeTestPackage(o: TestPackageOptions): Uint8Array {
   const nodes = (o.nodes ?? [{ content: 'Token refresh races: serialise refreshes behind one mutex.', type: 'gotcha' }]).map((n, i) => ({
     id: n.id ?? `N${i + 1}`,
     type: n.type ?? 'fact',
@@ -66,7 +97,11 @@ export interface TestRegistry {
   tokens: { acmePublish: string; acmeRead: string; otherPublish: string };
   /** `app.request` with a path and optional bearer token. */
   req(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
-  /** PUT package bytes. */
+  /**
+   * PUT package bytes. A package that declares no visibility is published `public` (header
+   * `X-Ctxpkg-Visibility: public`), as most tests read anonymously; pass the header (or
+   * `{ 'x-ctxpkg-visibility': '' }` for none) to test the registry's own default, which is private.
+   */
   put(path: string, bytes: Uint8Array | null, token?: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
 }
@@ -94,8 +129,10 @@ export async function newTestRegistry(opts: Partial<AppOptions> = {}, backend: B
   };
   return {
     app, store, backend, dir, url, logs, tokens, req,
-    put: (path, bytes, token, headers = {}) =>
-      req(path, { method: 'PUT', body: bytes, token, headers: { 'content-type': 'application/octet-stream', ...headers } }),
+    put: async (path, bytes, token, headers = {}) => {
+      const visibility = 'x-ctxpkg-visibility' in headers ? {} : await publicUnlessDeclared(bytes);
+      return req(path, { method: 'PUT', body: bytes, token, headers: { 'content-type': 'application/octet-stream', ...visibility, ...headers } });
+    },
     close: cleanup,
   };
 }

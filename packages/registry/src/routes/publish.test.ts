@@ -169,14 +169,48 @@ describeBackends('publish-route', (backend) => {
       }
     });
 
-    it('fixes visibility at the first publish; an owner can change it', async () => {
-      expect((await r.put(`${URL_KB}/1.0.0`, makePackage({ visibility: 'private' }), r.tokens.acmePublish)).status).toBe(201);
-      const res = await r.put(`${URL_KB}/1.1.0`, makePackage({ version: '1.1.0' }), r.tokens.acmePublish);
-      expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ code: 'E_MANIFEST' });
+    it('is private by default: a new package is private unless asked public; versions keep the package\'s visibility; an owner changes it', async () => {
+      const none = { 'x-ctxpkg-visibility': '' };
+      const first = await r.put(`${URL_KB}/1.0.0`, makePackage(), r.tokens.acmePublish, none);
+      expect(first.status).toBe(201);
+      expect(await first.json()).toMatchObject({ visibility: 'private' });
+      const missing = await r.req('/v1/packages/acme/never-published/index.json');
+      const hidden = await r.req(`${URL_KB}/index.json`);
+      expect([hidden.status, await hidden.text()]).toEqual([404, await missing.text()]);
+      expect((await r.req(`${URL_KB}/index.json`, { token: r.tokens.acmeRead })).status).toBe(200);
+      // A new version keeps it; asking for the other visibility (flag or manifest) is refused.
+      const second = await r.put(`${URL_KB}/1.1.0`, makePackage({ version: '1.1.0' }), r.tokens.acmePublish, none);
+      expect([second.status, ((await second.json()) as { visibility: string }).visibility]).toEqual([201, 'private']);
+      for (const [bytes, headers] of [
+        [makePackage({ version: '1.2.0' }), { 'x-ctxpkg-visibility': 'public' }],
+        [makePackage({ version: '1.2.0', visibility: 'public' }), none],
+      ] as const) {
+        const res = await r.put(`${URL_KB}/1.2.0`, bytes, r.tokens.acmePublish, headers);
+        expect(res.status).toBe(409);
+        const body = (await res.json()) as { code: string; hint: string };
+        expect(body.code).toBe('E_VISIBILITY');
+        expect(body.hint).toContain('ctxpkg registry visibility @acme/kb public');
+      }
+      expect((await r.put(`${URL_KB}/1.2.0`, makePackage({ version: '1.2.0' }), r.tokens.acmePublish, { 'x-ctxpkg-visibility': 'private' })).status).toBe(201);
+      // The owner opens it; later versions stay public without saying so.
       await setPackageVisibility({ store: r.store }, '@acme/kb', 'public');
-      expect((await r.put(`${URL_KB}/1.1.0`, makePackage({ version: '1.1.0' }), r.tokens.acmePublish)).status).toBe(201);
+      const open = await r.put(`${URL_KB}/1.3.0`, makePackage({ version: '1.3.0' }), r.tokens.acmePublish, none);
+      expect([open.status, ((await open.json()) as { visibility: string }).visibility]).toEqual([201, 'public']);
       expect((await r.req(`${URL_KB}/index.json`)).status).toBe(200);
+      expect((await r.put(`${URL_KB}/1.4.0`, makePackage({ version: '1.4.0', visibility: 'private' }), r.tokens.acmePublish)).status).toBe(409);
+      // A new package asked public is public at once; a declared private one is private.
+      const pub = await r.put('/v1/packages/acme/open/1.0.0', makePackage({ name: '@acme/open' }), r.tokens.acmePublish, { 'x-ctxpkg-visibility': 'public' });
+      expect([pub.status, ((await pub.json()) as { visibility: string }).visibility]).toEqual([201, 'public']);
+      expect((await r.req('/v1/packages/acme/open/index.json')).status).toBe(200);
+    });
+
+    it('refuses a visibility header that is not public or private, and one that contradicts the manifest, before storing anything', async () => {
+      const before = await storageSnapshot(r.store);
+      const bad = await r.put(`${URL_KB}/1.0.0`, makePackage(), r.tokens.acmePublish, { 'x-ctxpkg-visibility': 'Public' });
+      expect([bad.status, ((await bad.json()) as { code: string }).code]).toEqual([400, 'E_USAGE']);
+      const clash = await r.put(`${URL_KB}/1.0.0`, makePackage({ visibility: 'private' }), r.tokens.acmePublish, { 'x-ctxpkg-visibility': 'public' });
+      expect([clash.status, ((await clash.json()) as { code: string }).code]).toEqual([400, 'E_MANIFEST']);
+      expect(await storageSnapshot(r.store)).toBe(before);
     });
   });
 

@@ -2,9 +2,16 @@
  * `PUT /v1/packages/{ns}/{name}/{version}` — publish (spec/registry.md "Publish"; FORMAT-FACTS §9:
  * success is exactly 201 `{ published, artifact_sha256, size_bytes, trust_report }`).
  *
+ * Visibility (spec/registry.md §6, npm's rule for scoped packages): the request asks for one with
+ * `X-Ctxpkg-Visibility: public|private` (`ctxpkg publish --public|--private`), or the manifest
+ * declares one (`visibility`); the two must agree (400 `E_MANIFEST`). A new package gets what was
+ * asked, else **private**; an existing package keeps its visibility — a new version asking for
+ * the other is refused (409 `E_VISIBILITY`): only an owner changes it (`registry visibility`).
+ *
  * Order, so that cheap refusals come first and nothing is written for a refused publish:
  *   1. URL parameters (400);
  *   2. token: none/unknown 401, read token 400 `E_FORBIDDEN`, other namespace 403 — before the body is read;
+ *      the `X-Ctxpkg-Visibility` header, when sent, must be `public` or `private` (400 `E_USAGE`);
  *   3. a version of equal precedence exists → 409, still before the body is read;
  *   4. the body under the size cap (413, or 400 for a malformed Content-Length);
  *   5. under a per-version in-process lock (keyed-lock.ts): the 409 check again, the publish gate
@@ -24,7 +31,7 @@ import { jsonResponse } from '../http.js';
 import { precedenceKey } from '../ordering.js';
 import { packageRef, versionParam } from '../params.js';
 import { sha256OfBytes } from '../store/blobs.js';
-import type { RegistryStore } from '../store/types.js';
+import type { RegistryStore, Visibility } from '../store/types.js';
 import { buildTrustReport } from '../trust.js';
 import { KeyedLock } from '../keyed-lock.js';
 
@@ -66,6 +73,14 @@ async function storePackageBlobs(
   return rows.sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
 }
 
+/** The `X-Ctxpkg-Visibility` request header: `public`, `private`, or null when absent. Throws `E_USAGE` (400). */
+function requestedVisibility(header: string | undefined): Visibility | null {
+  if (header === undefined || header.trim() === '') return null;
+  const v = header.trim();
+  if (v === 'public' || v === 'private') return v;
+  throw new CtxpkgError('E_USAGE', 'the X-Ctxpkg-Visibility header must be public or private', { hint: '`ctxpkg publish --public` or `--private` sends it' });
+}
+
 export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
   const locks = new KeyedLock();
   api.put('/v1/packages/:ns/:name/:version', async (c) => {
@@ -77,6 +92,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
       const key = precedenceKey(version);
       const early = await deps.store.findEqualPrecedence(ref.namespace, ref.name, key);
       if (early) throw versionExists(ref.full, version, early);
+      const asked = requestedVisibility(c.req.header('x-ctxpkg-visibility'));
       const bytes = await readBodyCapped(c.req.raw, deps.limits.maxPackageBytes);
 
       return await locks.run(`${ref.namespace}/${ref.name}/${key}`, async () => {
@@ -94,6 +110,11 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
           }
         });
 
+        if (asked !== null && gate.visibility !== null && asked !== gate.visibility) {
+          throw new CtxpkgError('E_MANIFEST', `this publish asks for ${asked}, but the package's manifest declares visibility ${gate.visibility}`, {
+            hint: `publish without --${asked} (the manifest decides), or rebuild the package without the visibility field`,
+          });
+        }
         const artifactSha256 = sha256OfBytes(bytes);
         const publishedAt = isoNow(deps.clock());
         await deps.store.putBlob(bytes);
@@ -110,7 +131,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
             size_bytes: bytes.byteLength,
             integrity_sha256: gate.integrity_sha256,
             signer_public_key: gate.signer_public_key,
-            visibility: gate.visibility,
+            visibility: asked ?? gate.visibility,
             description: gate.description,
             tags: gate.tags,
             dependencies: gate.dependencies,
@@ -138,7 +159,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
             size_bytes: bytes.byteLength,
             integrity_sha256: gate.integrity_sha256,
             signer_public_key: gate.signer_public_key,
-            visibility: gate.visibility,
+            visibility: outcome.visibility,
             published_at: publishedAt,
             trust_report: outcome.version.trust_report,
           },

@@ -27,7 +27,7 @@ import { pgRestore, pgSnapshot } from './pg-snapshot.js';
 import { pgCatalog, pgRefreshPackage, pgSearch } from './pg-search.js';
 import { appendLogPg, ensureLogPg, lockLogPg, PgLog } from './pg-tlog.js';
 import type { LogChange } from '../tlog/plan.js';
-import { toEvent, toNamespace, toPackage, toSignerKey, toToken, toVersion, type Row } from './rows.js';
+import { toEvent, toNamespace, toPackage, toSignerKey, toToken, toVersion, toVisibility, visibilityConflict, type Row } from './rows.js';
 import type {
   AuditEvent,
   CatalogEntry,
@@ -419,6 +419,7 @@ export class PgStore implements RegistryStore {
 
   async commitPublish(rec: PublishRecord): Promise<PublishOutcome> {
     const full = `@${rec.namespace}/${rec.name}`;
+    let visibility: Visibility = 'private';
     const signer = await this.tx(async (c) => {
       await lockLogPg(c);
       const ns = await c.query('SELECT 1 FROM namespaces WHERE name = $1', [rec.namespace]);
@@ -427,20 +428,15 @@ export class PgStore implements RegistryStore {
       await c.query(
         `INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
          ON CONFLICT (namespace, name) DO NOTHING`,
-        [rec.namespace, rec.name, rec.visibility, rec.published_at],
+        [rec.namespace, rec.name, rec.visibility ?? 'private', rec.published_at],
       );
       const pkg = (await c.query('SELECT * FROM packages WHERE namespace = $1 AND name = $2 FOR UPDATE', [rec.namespace, rec.name])).rows[0] as Row;
       const existing = (await c.query('SELECT version, yanked FROM versions WHERE package_id = $1 AND (version = $2 OR precedence_key = $3)', [
         pkg.id, rec.version, rec.precedence_key,
       ])).rows[0] as Row | undefined;
       if (existing) throw versionExists(full, rec.version, String(existing.version), existing.yanked === true);
-      if (pkg.visibility !== rec.visibility) {
-        throw new CtxpkgError(
-          'E_MANIFEST',
-          `${full} is ${String(pkg.visibility)} but this version declares visibility ${rec.visibility}; a package's visibility is fixed by its first publish`,
-          { hint: `an owner can change it with \`ctxpkg registry visibility ${full} ${rec.visibility}\`` },
-        );
-      }
+      if (rec.visibility !== null && pkg.visibility !== rec.visibility) throw visibilityConflict(full, String(pkg.visibility), rec.visibility);
+      visibility = toVisibility(pkg.visibility);
       try {
         await c.query(
           `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256,
@@ -473,13 +469,13 @@ export class PgStore implements RegistryStore {
       if (signer === 'first-publish') changes.push({ statement: { kind: 'key-add', namespace: `@${rec.namespace}`, key: rec.signer_public_key }, private: false });
       changes.push({
         statement: { kind: 'publish', package: full, version: rec.version, artifact_sha256: rec.artifact_sha256, signer: rec.signer_public_key },
-        private: rec.visibility === 'private',
+        private: visibility === 'private',
       });
       await appendLogPg(c, changes, rec.published_at);
       return signer;
     });
     const version = (await this.getVersion(rec.namespace, rec.name, rec.version)) as VersionRecord;
-    return { version, signer };
+    return { version, signer, visibility };
   }
 
   async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {

@@ -1,3 +1,5 @@
+import { CtxpkgError } from '@ctxpkg/format';
+
 /**
  * Row ⇄ record mapping for the SQLite store (column names follow store/schema.ts).
  */
@@ -118,3 +120,18 @@ export function toCatalogEntry(r: Row): CatalogEntry {
 export const VERSION_COLUMNS = `p.namespace AS namespace, p.name AS name, v.version, v.precedence_key,
   v.artifact_sha256, v.size_bytes, v.integrity_sha256, v.signer_public_key, v.description, v.tags_json,
   v.dependencies_json, v.yanked, v.yanked_at, v.published_at, v.published_by, v.trust_report_json`;
+
+/**
+ * The refusal of a publish that asks for a visibility the existing package does not have
+ * (spec/registry.md §6: visibility is per package, decided by its first publish; an owner changes it).
+ */
+export function visibilityConflict(full: string, has: string, asked: string): CtxpkgError {
+  return new CtxpkgError(
+    'E_VISIBILITY',
+    `${full} is ${has}, but this publish asks for ${asked}; a package's visibility belongs to the package (set by its first publish), and every version has it`,
+    {
+      hint: `publish without --${asked} (and without a manifest visibility) to keep it ${has}, or have an owner change the package first: \`ctxpkg registry visibility ${full} ${asked}\``,
+      details: { visibility: has, requested: asked },
+    },
+  );
+}

@@ -24,7 +24,7 @@ import { findPublicBlob, insertVersionBlobs, isBlobReferenced } from './sqlite-b
 import * as pages from './sqlite-pages.js';
 import { appendLogSqlite, ensureLogSqlite, SqliteLog, TLOG_SCHEMA_SQL } from './sqlite-tlog.js';
 import type { LogChange } from '../tlog/plan.js';
-import { toPackage, toVersion, VERSION_COLUMNS, type Row } from './rows.js';
+import { toPackage, toVersion, toVisibility, VERSION_COLUMNS, visibilityConflict, type Row } from './rows.js';
 import type { SnapshotItem } from './snapshot.js';
 import { sqliteRestore, sqliteSnapshot } from './sqlite-snapshot.js';
 import type {
@@ -315,6 +315,7 @@ export class SqliteStore implements RegistryStore {
 
   async commitPublish(rec: PublishRecord): Promise<PublishOutcome> {
     const full = `@${rec.namespace}/${rec.name}`;
+    let visibility: Visibility = 'private';
     const tx = this.db.transaction((): PublishOutcome['signer'] => {
       if (!prepared(this.db, 'SELECT 1 FROM namespaces WHERE name = ?').get(rec.namespace)) {
         throw new CtxpkgError('E_NOT_FOUND', `namespace ${rec.namespace} does not exist`);
@@ -323,19 +324,14 @@ export class SqliteStore implements RegistryStore {
       let pkg = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row | undefined;
       if (!pkg) {
         prepared(this.db, 'INSERT INTO packages (namespace, name, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-          .run(rec.namespace, rec.name, rec.visibility, rec.published_at, rec.published_at);
+          .run(rec.namespace, rec.name, rec.visibility ?? 'private', rec.published_at, rec.published_at);
         pkg = prepared(this.db, 'SELECT * FROM packages WHERE namespace = ? AND name = ?').get(rec.namespace, rec.name) as Row;
       }
       const existing = prepared(this.db, 'SELECT version, yanked FROM versions WHERE package_id = ? AND (version = ? OR precedence_key = ?)')
         .get(pkg.id, rec.version, rec.precedence_key) as Row | undefined;
       if (existing) throw versionExists(full, rec.version, String(existing.version), Number(existing.yanked) === 1);
-      if (pkg.visibility !== rec.visibility) {
-        throw new CtxpkgError(
-          'E_MANIFEST',
-          `${full} is ${String(pkg.visibility)} but this version declares visibility ${rec.visibility}; a package's visibility is fixed by its first publish`,
-          { hint: `an owner can change it with \`ctxpkg registry visibility ${full} ${rec.visibility} --data <dir>\`` },
-        );
-      }
+      if (rec.visibility !== null && pkg.visibility !== rec.visibility) throw visibilityConflict(full, String(pkg.visibility), rec.visibility);
+      visibility = toVisibility(pkg.visibility);
       try {
         prepared(this.db, 
             `INSERT INTO versions (package_id, version, precedence_key, artifact_sha256, size_bytes, integrity_sha256,
@@ -363,7 +359,7 @@ export class SqliteStore implements RegistryStore {
       if (signer === 'first-publish') changes.push({ statement: { kind: 'key-add', namespace: `@${rec.namespace}`, key: rec.signer_public_key }, private: false });
       changes.push({
         statement: { kind: 'publish', package: full, version: rec.version, artifact_sha256: rec.artifact_sha256, signer: rec.signer_public_key },
-        private: rec.visibility === 'private',
+        private: visibility === 'private',
       });
       this.append(changes, rec.published_at);
       return signer;
@@ -375,7 +371,7 @@ export class SqliteStore implements RegistryStore {
       this.packageCache.clear();
     }
     const version = (await this.getVersion(rec.namespace, rec.name, rec.version)) as VersionRecord;
-    return { version, signer };
+    return { version, signer, visibility };
   }
 
   async setYanked(namespace: string, name: string, version: string, yanked: boolean, at: string, actor: string): Promise<VersionRecord> {

@@ -96,9 +96,18 @@ describe('SqliteStore publish', () => {
 
   it('refuses a visibility change by publish and keeps a yanked version number taken', async () => {
     await publish('1.0.0', { visibility: 'private' });
-    await expect(publish('1.1.0', { visibility: 'public' })).rejects.toMatchObject({ code: 'E_MANIFEST' });
+    await expect(publish('1.1.0', { visibility: 'public' })).rejects.toMatchObject({ code: 'E_VISIBILITY' });
+    // A publish that asks for nothing gets the package's visibility.
+    expect((await publish('1.1.0', { visibility: null })).visibility).toBe('private');
     await store.setYanked('acme', 'kb', '1.0.0', true, T0, 'tok_1');
     await expect(publish('1.0.0')).rejects.toMatchObject({ code: 'E_VERSION_EXISTS' });
+  });
+
+  it('creates a package private when its first publish asks for no visibility (npm\'s rule for scoped packages)', async () => {
+    const first = await publish('1.0.0', { visibility: null });
+    expect(first.visibility).toBe('private');
+    expect((await store.getPackage('acme', 'kb'))?.visibility).toBe('private');
+    expect((await publish('1.1.0', { visibility: 'private' })).visibility).toBe('private');
   });
 
   it('refuses a publish into a namespace that does not exist', async () => {

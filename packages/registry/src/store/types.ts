@@ -129,7 +129,13 @@ export interface PublishRecord {
   size_bytes: number;
   integrity_sha256: string;
   signer_public_key: string;
-  visibility: Visibility;
+  /**
+   * The visibility this publish asks for (the request's `X-Ctxpkg-Visibility` or the manifest's
+   * declaration), or null when it asks for none. A new package gets it, else `private` (npm's rule
+   * for scoped packages); an existing package keeps its own, and a request for the other one is
+   * refused (`E_VISIBILITY`).
+   */
+  visibility: Visibility | null;
   description: string;
   tags: string[];
   dependencies: DependencyRecord[];
@@ -151,6 +157,8 @@ export interface PublishOutcome {
   version: VersionRecord;
   /** `first-publish`: the key was recorded now; `registered`: it was already registered. */
   signer: 'first-publish' | 'registered';
+  /** The package's visibility, which this version has. */
+  visibility: Visibility;
 }
 
 /** A package blob a version of a public package carries (`findPublicBlob`). */
@@ -314,9 +322,10 @@ export interface RegistryStore {
   /**
    * One publish in one transaction. Checks, inside the transaction: the namespace exists; the
    * signer key is registered and not revoked (or, when the namespace never had a key, records it as
-   * `first-publish`); the package's visibility matches. Throws `E_VERSION_EXISTS` (unique
-   * constraint on version or precedence), `E_SIGNER_CHANGED`, `E_MANIFEST` (visibility mismatch),
-   * `E_NOT_FOUND` (namespace).
+   * `first-publish`); a new package is created with `rec.visibility ?? 'private'`, an existing one
+   * keeps its visibility and a different `rec.visibility` is refused. Throws `E_VERSION_EXISTS`
+   * (unique constraint on version or precedence), `E_SIGNER_CHANGED`, `E_VISIBILITY` (409, the
+   * package has the other visibility), `E_NOT_FOUND` (namespace).
    */
   commitPublish(rec: PublishRecord): Promise<PublishOutcome>;
   /** Set or clear the yank flag. Throws `E_NOT_FOUND`. Idempotent. */
