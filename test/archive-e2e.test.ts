@@ -158,7 +158,7 @@ describe('large packages as archives: create → publish → install → render 
   });
 
   it('publish keeps the artifact bytes and stores its blobs content-addressed; GET /v1/blobs serves them', async () => {
-    const p = await run(['publish', file(), '--json']);
+    const p = await run(['publish', file(), '--public', '--json']);
     expect(p.code, p.stderr).toBe(0);
     const dl = await reg.app.request(`${reg.url}/v1/packages/acme/handbook/1.0.0/download`);
     expect(sha(new Uint8Array(await dl.arrayBuffer()))).toBe(sha(zip));

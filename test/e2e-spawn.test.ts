@@ -89,7 +89,7 @@ describe('spawned binary against a real server', () => {
     writeFileSync(join(dir, 'team.key'), '2a'.repeat(32), { mode: 0o600 });
     const c = await ctxpkg(['create', '--name', '@acme/team', '--from', 'AGENTS.md', '--key', 'team.key'], dir);
     expect(c.code, c.stderr).toBe(0);
-    const p = await ctxpkg(['publish', 'acme-team-1.0.0.ctxpkg'], dir, { CTXPKG_TOKEN: token });
+    const p = await ctxpkg(['publish', 'acme-team-1.0.0.ctxpkg', '--public'], dir, { CTXPKG_TOKEN: token });
     expect(p.code, p.stderr).toBe(0);
     const proj = join(dir, 'proj');
     mkdirSync(proj);

