@@ -53,7 +53,7 @@ describe('create → publish → info → search → yank', () => {
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/E_AUTH: registry http:\/\/p\.test\/api needs valid credentials/);
 
-    const ok = await run(['publish', '--json'], { CTXPKG_TOKEN: token });
+    const ok = await run(['publish', '--public', '--json'], { CTXPKG_TOKEN: token });
     expect(ok.code, ok.stdout).toBe(0);
     expect(ok.json.artifact_sha256).toBe(created.json.artifact_sha256);
 
