@@ -128,10 +128,10 @@ describeBackends('ctxpkg registry admin commands with --registry', (backend) => 
     expect(events.filter((e) => e.actor === ownerId).map((e) => e.action)).toEqual([
       'token:revoke', 'visibility:public', 'key:revoke', 'key:add', 'token:create:publish',
     ]);
-    const all = await cli(['registry', 'events', '--limit', '100', ...local], { home: join(dir, 'server') });
-    expect(all.out).toMatch(/\ttoken:create:admin\t\(registry\)\tlocal admin\ttok_/);
+    const all = JSON.parse((await cli(['registry', 'events', '--limit', '100', '--json', ...local], { home: join(dir, 'server') })).out) as Array<{ action: string; actor: string; namespace: string | null; detail: string | null }>;
     const adminId = /^(tok_[0-9a-f]{16})/.exec(boot.err.replace(/^.*token /s, ''))![1];
-    expect(all.out).toContain(`\tnamespace:create\tacme\t${adminId}\tteam-a`);
+    expect(all.find((e) => e.action === 'token:create:admin')).toMatchObject({ namespace: null, actor: 'local admin', detail: adminId });
+    expect(all.find((e) => e.action === 'namespace:create' && e.namespace === 'acme')).toMatchObject({ actor: adminId, detail: 'team-a' });
     const remoteAll = await cli(['registry', 'events', '--limit', '100', '--json', '--registry', api], { env });
     expect(JSON.parse(remoteAll.out)).toEqual(JSON.parse((await cli(['registry', 'events', '--limit', '100', '--json', ...local], { home: join(dir, 'server') })).out));
     const gc = await cli(['registry', 'gc', '--grace', '0m', '--registry', api], { env });
