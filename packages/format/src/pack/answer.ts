@@ -36,6 +36,7 @@
 import { CtxpkgError } from '../errors.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { escapeContent, escapeInline } from './escape.js';
+import { neutralizeImports } from './imports.js';
 import { escapeStructure } from './md-structure.js';
 import type { RenderItem } from './render.js';
 import { TRUST_LINE, UNTRUSTED_BANNER, UNTRUSTED_FOOTER } from './types.js';
@@ -84,8 +85,8 @@ const isFileRoot = (s: { id: string; file_path?: string }, filePath: string | un
 
 /** The heading path of an item for an answer title: its section titles without the file's root, " › "-joined (the file path when none is left). */
 export function headingTitle(item: Pick<RenderItem, 'sections' | 'file_path' | 'package'>): string {
-  const titles = item.sections.filter((s, i) => !(i === 0 && isFileRoot(s, item.file_path))).map((s) => escapeInline(s.title, 80));
-  return titles.length > 0 ? titles.join(' › ') : escapeInline(item.file_path ?? item.package);
+  const titles = item.sections.filter((s, i) => !(i === 0 && isFileRoot(s, item.file_path))).map((s) => neutralizeImports(escapeInline(s.title, 80)));
+  return titles.length > 0 ? titles.join(' › ') : neutralizeImports(escapeInline(item.file_path ?? item.package));
 }
 
 /** `a` or `a-b`. */
@@ -115,7 +116,7 @@ export function answerBlock(e: AnswerEntry): string {
     const w = it.disputed_with.length > 0 ? `; conflicts with ${it.disputed_with.map((d) => escapeInline(d)).join(', ')}` : '';
     lines.push(`(ctxpkg: ${it.flags.map((f) => FLAG_TEXT[f] ?? escapeInline(f)).join('; ')}${w})`);
   }
-  lines.push(escapeStructure(escapeContent(e.text ?? it.content)));
+  lines.push(neutralizeImports(escapeStructure(escapeContent(e.text ?? it.content))));
   for (const x of e.extra ?? []) lines.push(escapeInline(x, 500));
   return lines.join('\n') + '\n';
 }

@@ -18,6 +18,7 @@ export * from './render.js';
 export { renderJson } from './render-json.js';
 export { layoutItems, locationOf, provenanceComment, renderMarkdown } from './render-md.js';
 export { escapeStructure } from './md-structure.js';
+export { neutralizeImports } from './imports.js';
 export * from './sections.js';
 export * from './scope.js';
 export * from './glob.js';

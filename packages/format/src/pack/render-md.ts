@@ -53,14 +53,17 @@
  *   when the node's scope differs from its section's.
  *
  * Quoting: node text goes through `escapeContent` (escape.ts: controls, invisible characters,
- * marker lines) and then `escapeStructure` (md-structure.ts: a heading, setext underline or HTML
+ * marker lines), then `escapeStructure` (md-structure.ts: a heading, setext underline or HTML
  * comment line outside code is escaped with `\`, an unclosed code fence is closed), so package
- * text can never forge a heading or provenance line of the pack, or swallow what follows it.
+ * text can never forge a heading or provenance line of the pack, or swallow what follows it, and
+ * then `neutralizeImports` (imports.ts: an `@` that could start a Claude Code / Gemini CLI
+ * `@path` import is put in a code span); section titles, scope globs and paths too.
  * Titles and paths are single-line fields (`escapeInline`); inside provenance comments `--` is
  * written `-\u002d`, so a path cannot close the comment.
  */
 import { utf8Length } from './budget.js';
 import { contentLowerBound, escapeContent, escapeInline } from './escape.js';
+import { neutralizeImports } from './imports.js';
 import { escapeStructure } from './md-structure.js';
 import { fileKey, omissionSummary, selectionLine, type Frame, type FrameInfo, type RenderGroup, type RenderItem, type Renderer } from './render.js';
 import type { SectionRef } from './sections.js';
@@ -75,7 +78,7 @@ const FLAG_TEXT: Record<string, string> = {
 /** `path:start-end`, `path:start`, or `path` (escaped for one line). */
 export function locationOf(item: Pick<RenderItem, 'file_path' | 'line_start' | 'line_end'>): string | undefined {
   if (!item.file_path) return undefined;
-  const p = escapeInline(item.file_path);
+  const p = neutralizeImports(escapeInline(item.file_path));
   if (item.line_start === undefined) return p;
   const end = item.line_end !== undefined && item.line_end !== item.line_start ? `-${item.line_end}` : '';
   return `${p}:${item.line_start}${end}`;
@@ -118,7 +121,9 @@ function rootOf(item: RenderItem): SectionRef | undefined {
   return first !== undefined && first.file_path === item.file_path ? first : undefined;
 }
 
-const scopeText = (globs: readonly string[]): string => globs.map((g) => escapeInline(g)).join(', ');
+const scopeText = (globs: readonly string[]): string => globs.map((g) => neutralizeImports(escapeInline(g))).join(', ');
+/** A package-text title for one heading line: escaped, its `@path` tokens in code spans. */
+const titleText = (t: string): string => neutralizeImports(escapeInline(t));
 const sameScope = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((g, i) => g === b[i]);
 
 /**
@@ -149,7 +154,7 @@ function groupsOf(item: RenderItem): RenderGroup[] {
   const keyOfFile = `${pkgKey}\u0000${file}`;
   if (file !== '' || root !== undefined) {
     const title = root && root.title !== '' ? root.title : item.file_path ?? '';
-    const lines = [`\n### ${escapeInline(title)}`];
+    const lines = [`\n### ${titleText(title)}`];
     const prov = root ? locationComment(root) : undefined;
     if (prov !== undefined) lines.push(prov);
     if (root && root.scope.length > 0) lines.push(`applies to: ${scopeText(root.scope)}`);
@@ -158,7 +163,7 @@ function groupsOf(item: RenderItem): RenderGroup[] {
   const inner = root ? item.sections.slice(1) : item.sections;
   inner.forEach((s, d) => {
     const level = '#'.repeat(Math.min(4 + d, 6));
-    const lines = [`\n${level} ${escapeInline(s.title === '' ? '(untitled)' : s.title)}`];
+    const lines = [`\n${level} ${titleText(s.title === '' ? '(untitled)' : s.title)}`];
     const prov = locationComment(s);
     if (prov !== undefined) lines.push(prov);
     out.push({ key: `${keyOfFile}\u0000${s.id}`, text: lines.join('\n') + '\n' });
@@ -196,7 +201,7 @@ function notesOf(item: RenderItem): string[] {
 
 /** The block of one node: its text verbatim (escaped), preceded by ctxpkg's notes. */
 function block(item: RenderItem): string {
-  const text = escapeStructure(escapeContent(item.content));
+  const text = neutralizeImports(escapeStructure(escapeContent(item.content)));
   const notes = notesOf(item);
   const body = notes.length > 0 ? `${notes.join('\n')}\n${text}\n` : `${text}\n`;
   return LIST_ITEM.test(text) && notes.length === 0 ? body : `\n${body}`;
