@@ -26,6 +26,18 @@ describe('collectSources', () => {
     expect(g.edges).toContainEqual({ from: 'CLAUDE.md:~5be7abd1', to: 'docs/style.md', type: 'imports', weight: 1.0 });
     expect(g.edges).toContainEqual({ from: 'docs/style.md:~0c79c064', to: 'CLAUDE.md', type: 'imports', weight: 1.0 });
   });
+  it('drops a line that only imports files it followed (CLAUDE.md = @AGENTS.md), keeps the edge from the file', () => {
+    const root = project({ 'CLAUDE.md': '@AGENTS.md\n\n# Claude\n\n- See @docs/style.md for style.\n@docs/style.md @docs/missing.md\n', 'AGENTS.md': '# Rules\n\n- Use tabs.\n', 'docs/style.md': '# Style\n' });
+    const c = collectSources(root, root, ['CLAUDE.md']);
+    expect(c.files.map((f) => f.path)).toEqual(['AGENTS.md', 'CLAUDE.md', 'docs/style.md']);
+    const g = buildGraph(c.files);
+    const claude = g.nodes.filter((n) => n.file_path === 'CLAUDE.md').map((n) => n.content);
+    expect(claude.some((t) => /^@AGENTS\.md/m.test(t))).toBe(false);
+    // A sentence that mentions an import, and a line with an import that was not followed, stay.
+    expect(claude.some((t) => t.includes('- See @docs/style.md for style.'))).toBe(true);
+    expect(claude.some((t) => t.includes('@docs/style.md @docs/missing.md'))).toBe(true);
+    expect(g.edges.filter((e) => e.type === 'imports' && e.to === 'AGENTS.md')).toHaveLength(1);
+  });
   it('does not follow imports out of the project or inside code', () => {
     const outside = project({ 'secret.md': 'outside\n' });
     const root = project({ 'CLAUDE.md': `@~/notes.md\n\n\`@docs/x.md\`\n\n\`\`\`\n@docs/x.md\n\`\`\`\n@link.md\n`, 'docs/x.md': 'x\n' });

@@ -12,6 +12,9 @@
  *   An import that does not resolve (a home-directory, absolute or outside path, a missing file,
  *   a folder, a non-Markdown file) stays literal text and is listed in `unresolved` with a warning;
  *   a bare `@word` without `/` or a file extension is a mention, not an import, and is not listed.
+ *   A line that holds nothing but imports that were followed (`@AGENTS.md`) is `excluded`: the
+ *   imported files are in the package, and the bare line would be a live import in a consumer's
+ *   CLAUDE.md-imported files.
  * - ctxpkg's own output is never imported (generated.ts): `.ctxpkg/` at any depth, files `sync`
  *   generated, and the managed blocks `sync` wrote into AGENTS.md/CLAUDE.md (their lines are
  *   `excluded`). Each is listed in `skipped` and as a warning (`skipped: managed block AGENTS.md:8-40 …`).
@@ -218,6 +221,13 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
     const next: typeof frontier = [];
     for (const { f, depth } of frontier) {
       const imports: Array<{ path: string; line: number }> = [];
+      const followed = new Map<number, Set<string>>();
+      const follow = (imp: { ref: string; line: number }, rel: string): void => {
+        imports.push({ path: rel, line: imp.line });
+        const refs = followed.get(imp.line) ?? new Set<string>();
+        refs.add(imp.ref);
+        followed.set(imp.line, refs);
+      };
       for (const imp of findClaudeImports(blankLines(f.text, f.excluded ?? []))) {
         if (imp.ref.startsWith('~/') || imp.ref.startsWith('/')) {
           unresolvedImport(f.path, imp.line, imp.ref, 'is outside the project');
@@ -248,7 +258,7 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
           continue;
         }
         if (byPath.has(rel)) {
-          imports.push({ path: rel, line: imp.line });
+          follow(imp, rel);
           continue;
         }
         if (depth + 1 > MAX_IMPORT_DEPTH) {
@@ -257,11 +267,21 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
         }
         const added = admit(abs, rel, kind === 'markdown' ? 'claude-md' : kind);
         if (!added) continue;
-        imports.push({ path: rel, line: imp.line });
+        follow(imp, rel);
         byPath.set(rel, added);
         next.push({ f: added, depth: depth + 1 });
       }
       if (imports.length > 0) f.imports = imports;
+      // A line that is nothing but imports already followed (`@AGENTS.md`) is not a node: its
+      // files are in the package, and the line itself would be a live import in the consumer's
+      // agent files (new-user finding 24). The imports edge then starts at the file's root.
+      const lines = f.text.split('\n');
+      const only: LineRange[] = [];
+      for (const [line, refs] of followed) {
+        const words = (lines[line - 1] ?? '').trim().split(/\s+/);
+        if (words.every((w) => w.startsWith('@') && refs.has(w.slice(1).replace(/[.,;:)]+$/, '')))) only.push({ start: line, end: line });
+      }
+      if (only.length > 0) f.excluded = [...(f.excluded ?? []), ...only].sort((a, b) => a.start - b.start);
     }
     frontier = next;
   }

@@ -4,53 +4,9 @@
  * the way both agents scan: Claude Code matches `(?:^|\s)@\S` in text tokens (code spans and
  * code blocks skipped); Gemini CLI takes an `@` after a space, tab or line break in the raw file.
  */
-import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it } from 'vitest';
+import { claudeImports, geminiImports, rawAfterSpace } from '../../../../test/support/md-imports.js';
 import { neutralizeImports } from './imports.js';
-
-interface Node {
-  type: string;
-  value?: string;
-  children?: Node[];
-  position?: { start: { offset?: number }; end: { offset?: number } };
-}
-
-/** Every `@path` a Claude-Code-like scanner would import from `md` (text nodes only). */
-function claudeImports(md: string): string[] {
-  const out: string[] = [];
-  const walk = (n: Node): void => {
-    if (n.type === 'inlineCode' || n.type === 'code') return;
-    if (n.type === 'text' && n.value !== undefined) for (const m of n.value.matchAll(/(?:^|\s)@(\S+)/g)) out.push(m[1] as string);
-    for (const c of n.children ?? []) walk(c);
-  };
-  walk(fromMarkdown(md) as Node);
-  return out;
-}
-
-/** Code ranges (offsets) of `md` by CommonMark. */
-function codeRanges(md: string): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  const walk = (n: Node): void => {
-    if ((n.type === 'inlineCode' || n.type === 'code') && n.position) out.push([n.position.start.offset ?? 0, n.position.end.offset ?? 0]);
-    for (const c of n.children ?? []) walk(c);
-  };
-  walk(fromMarkdown(md) as Node);
-  return out;
-}
-
-/** `@` tokens a Gemini-CLI-like raw scanner sees after whitespace, outside code by CommonMark. */
-function geminiImports(md: string): string[] {
-  const code = codeRanges(md);
-  const out: string[] = [];
-  for (const m of md.matchAll(/(^|[ \t\n\r])@([^ \t\n\r]+)/g)) {
-    const at = (m.index as number) + (m[1] as string).length;
-    if (!code.some(([a, b]) => at >= a && at < b)) out.push(m[2] as string);
-  }
-  return out;
-}
-
-/** Every `@` after whitespace, code or not (what a scanner that ignores Markdown would see). */
-const rawAfterSpace = (md: string): number => [...md.matchAll(/(^|[ \t\n\r])@[^ \t\n\r]/g)].length;
 
 const HOSTILE = [
   '@.env',
@@ -94,6 +50,7 @@ describe('neutralizeImports', () => {
     expect(neutralizeImports('- Install @acme/kb, then run it.')).toBe('- Install `@acme/kb`, then run it.');
     expect(neutralizeImports('Read **@x.md** (or @y.md)')).toBe('Read **`@x.md`** (or `@y.md`)');
     expect(neutralizeImports('# Heading @h.md')).toBe('# Heading `@h.md`');
+    expect(neutralizeImports('[@x.md](https://x.test) and (@y.md)')).toBe('[`@x.md`](https://x.test) and (`@y.md`)');
   });
 
   it('leaves e-mail addresses, word-internal @, a lone @ and code alone', () => {

@@ -21,7 +21,7 @@
  * both agents and is left alone; an `@` followed by whitespace or a backtick names no path.
  *
  * The span covers the `@`, any backslashes right before it (so the opening backtick is never
- * itself escaped) and the path after it up to whitespace or a backtick, less trailing
+ * itself escaped) and the path after it up to whitespace, a backtick or one of `[]()<>"`, less trailing
  * punctuation (`.,;:!?)]}>'"*_~|`), which stays outside. Its backtick run is the shortest length
  * that no backtick run of the text (outside fenced code) has, so it can never pair with a
  * backtick of the package text; a space separates it from a backtick right before or after it.
@@ -39,6 +39,8 @@ const FENCE = /^[ \t]*(`{3,}|~{3,})(.*)$/;
 const WORD = /[\p{L}\p{N}]/u;
 /** Trailing characters left outside the span (sentence punctuation, closing brackets, emphasis). */
 const TRAIL = new Set(['.', ',', ';', ':', '!', '?', ')', ']', '}', '>', "'", '"', '*', '_', '~', '|']);
+/** Characters that end the span's path: a backtick, and Markdown link/emphasis brackets and quotes. */
+const STOP = new Set(['`', '[', ']', '(', ')', '<', '>', '"']);
 const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\n' || (c !== undefined && /\s/u.test(c));
 
 /** The backtick runs of one line: [start, length]. */
@@ -151,7 +153,7 @@ export function neutralizeImports(text: string): string {
       let start = at;
       while (start > last && line.charCodeAt(start - 1) === 92) start--;
       let end = at + 1;
-      while (end < line.length && line[end] !== '`' && !isSpace(line[end])) end++;
+      while (end < line.length && !STOP.has(line[end] as string) && !isSpace(line[end])) end++;
       while (end > at + 1 && TRAIL.has(line[end - 1] as string)) end--;
       const before = start > 0 && line[start - 1] === '`' ? ' ' : '';
       const after = line[end] === '`' ? ' ' : '';
