@@ -2,7 +2,9 @@
  * Registry load bench (issue 4 item 8). Run: `npm run bench:registry` (BENCH_SECONDS=10 by default).
  *
  * On loopback, with autocannon in this process and each server in its own child process:
- *   - GET index.json (20 versions) and a 1 MiB download at 32 connections for BENCH_SECONDS each,
+ *   - GET index.json (20 versions; autocannon) and a 1 MiB download (discard-client.ts: raw
+ *     keep-alive sockets that count body bytes and discard them — autocannon keeps each body in a
+ *     JS string and caps even the floor) at 32 connections for BENCH_SECONDS each,
  *     against the registry and against a bare node:http server answering the same bytes (the
  *     floor: the same bodies with the very response headers the registry sent, so both write the
  *     same bytes but for the Date header; measured in the same run after a warm-up of
@@ -29,6 +31,7 @@ import { makePackage } from '../../packages/registry/src/__tests__/support.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
 import { pagesBench } from './pages.js';
 import { tlogBench } from './tlog.js';
+import { loadDiscard } from './discard-client.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -88,6 +91,15 @@ interface Row {
   cpuUsPerReq: number;
 }
 
+/** One load run against one target. */
+interface Sample {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  total: number;
+}
+
 interface Target {
   name: string;
   url: string;
@@ -98,25 +110,35 @@ interface Target {
  * Load two targets in the order A B B A, each run half of SECONDS, so drift in machine load hits
  * both equally. req/s = mean of the halves, p50 = mean, p99 = the worse half, errors summed.
  */
-async function loadPair(a: Target, b: Target): Promise<[Row, Row]> {
+async function loadPair(a: Target, b: Target, client: 'autocannon' | 'discard' = 'autocannon'): Promise<[Row, Row]> {
   const half = sized(Math.max(1, SECONDS / 2), SECONDS / 2);
-  if (WARMUP_SECONDS > 0) for (const t of [a, b]) await autocannon({ url: t.url, connections: CONNECTIONS, duration: WARMUP_SECONDS });
-  const runs = new Map<string, Array<Awaited<ReturnType<typeof autocannon>>>>([[a.name, []], [b.name, []]]);
+  // Downloads use the body-discarding client (discard-client.ts): autocannon keeps every body
+  // chunk in a JS string and is the bottleneck on 1 MiB bodies, for the floor too.
+  const load = async (url: string, duration: number): Promise<Sample> => {
+    if (client === 'discard') {
+      const r = await loadDiscard(url, CONNECTIONS, duration);
+      return { reqPerSec: r.reqPerSec, p50: r.p50, p99: Math.round(r.p99), errors: r.errors, total: r.total };
+    }
+    const r = await autocannon({ url, connections: CONNECTIONS, duration });
+    return { reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, total: r.requests.total };
+  };
+  if (WARMUP_SECONDS > 0) for (const t of [a, b]) await load(t.url, WARMUP_SECONDS);
+  const runs = new Map<string, Sample[]>([[a.name, []], [b.name, []]]);
   const cpu = new Map<string, number>([[a.name, 0], [b.name, 0]]);
   for (const t of [a, b, b, a]) {
     const before = await cpuSeconds(t.pid);
-    runs.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: half }));
+    runs.get(t.name)!.push(await load(t.url, half));
     cpu.set(t.name, cpu.get(t.name)! + (await cpuSeconds(t.pid)) - before);
   }
   const row = async (t: Target): Promise<Row> => {
     const rs = runs.get(t.name)!;
     return {
-      cpuUsPerReq: (cpu.get(t.name)! * 1e6) / rs.reduce((s, r) => s + r.requests.total, 0),
+      cpuUsPerReq: (cpu.get(t.name)! * 1e6) / rs.reduce((s, r) => s + r.total, 0),
       target: t.name,
-      reqPerSec: rs.reduce((s, r) => s + r.requests.average, 0) / rs.length,
-      p50: rs.reduce((s, r) => s + r.latency.p50, 0) / rs.length,
-      p99: Math.max(...rs.map((r) => r.latency.p99)),
-      errors: rs.reduce((s, r) => s + r.errors + r.timeouts + r.non2xx, 0),
+      reqPerSec: rs.reduce((s, r) => s + r.reqPerSec, 0) / rs.length,
+      p50: rs.reduce((s, r) => s + r.p50, 0) / rs.length,
+      p99: Math.max(...rs.map((r) => r.p99)),
+      errors: rs.reduce((s, r) => s + r.errors, 0),
       rssMiB: (await rss(t.pid)).peak / 1024 / 1024,
     };
   };
@@ -215,7 +237,7 @@ async function postgresSection(floorUrl: string, floorPid: number, dir: string):
     const [n0] = nodes as [{ proc: ChildProcess; url: string }];
     const rows: Row[] = [
       ...(await loadPair({ name: 'floor index.json', url: `${floorUrl}/index.json`, pid: floorPid }, { name: 'postgres index.json', url: `${n0.url}/v1/packages/acme/kb/index.json`, pid: n0.proc.pid! })),
-      ...(await loadPair({ name: 'floor 1 MiB download', url: `${floorUrl}/download`, pid: floorPid }, { name: 'postgres 1 MiB download', url: `${n0.url}/v1/packages/acme/big/1.0.0/download`, pid: n0.proc.pid! })),
+      ...(await loadPair({ name: 'floor 1 MiB download', url: `${floorUrl}/download`, pid: floorPid }, { name: 'postgres 1 MiB download', url: `${n0.url}/v1/packages/acme/big/1.0.0/download`, pid: n0.proc.pid! }, 'discard')),
     ];
     console.table(rows.map((r) => ({ target: r.target, 'req/s': Math.round(r.reqPerSec), 'p50 ms': Number(r.p50.toFixed(1)), 'p99 ms': r.p99, errors: r.errors, 'server CPU µs/req': Number(r.cpuUsPerReq.toFixed(1)) })));
     console.log(`postgres index.json: registry/floor = ${((rows[1]!.reqPerSec / rows[0]!.reqPerSec) * 100).toFixed(1)}%, p99 ${rows[1]!.p99} ms`);
@@ -263,6 +285,7 @@ async function main(): Promise<void> {
       ...(await loadPair(
         { name: 'floor 1 MiB download', url: `${floor.url}/download`, pid: floor.proc.pid! },
         { name: 'registry 1 MiB download', url: `${reg.url}/v1/packages/acme/big/1.0.0/download`, pid: reg.proc.pid! },
+        'discard',
       )),
     ];
     console.table(
