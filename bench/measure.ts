@@ -113,7 +113,10 @@ export function instructionRatio(cmds: { base: Cmd; floor: Cmd; subject: Cmd }):
   const base = instructions(cmds.base);
   const floor = instructions(cmds.floor);
   const subject = instructions(cmds.subject);
-  return { base, floor, subject, ratio: (subject - base) / (floor - base) };
+  // Start-up under tsx varies between runs by a few per cent of the base; a floor whose work is
+  // within that noise gives no ratio (NaN) rather than a meaningless one.
+  const measurable = floor - base > 0.05 * base;
+  return { base, floor, subject, ratio: measurable ? (subject - base) / (floor - base) : NaN };
 }
 
 /** `1234567890` → `1.23 G`. */
@@ -124,6 +127,9 @@ export function fmtInstr(n: number): string {
 /** One printed line: the ratio and the counts above the base (or why there are none). */
 export function instructionLine(label: string, r: InstructionRatio | undefined, target?: string): string {
   if (!r) return `${label}: instructions ${callgrindOffReason() ?? 'not measured'}`;
+  if (!Number.isFinite(r.ratio)) {
+    return `${label}: instructions not measurable at this size (floor ${fmtInstr(r.floor - r.base)} above a base of ${fmtInstr(r.base)}: within start-up noise; use a larger input)`;
+  }
   return (
     `${label}: instructions ${r.ratio.toFixed(2)}× floor (callgrind, whole process tree; subject ${fmtInstr(r.subject - r.base)}, ` +
     `floor ${fmtInstr(r.floor - r.base)} above a base of ${fmtInstr(r.base)} for start-up and setup)${target ? `; ${target}` : ''}`

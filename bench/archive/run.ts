@@ -249,7 +249,7 @@ async function main(): Promise<void> {
     );
     const self = fileURLToPath(import.meta.url);
     const cgP = callgrindOn() ? instructionRatio(cgCommands(self, { subject: 'package' }, [file])) : undefined;
-    console.log(instructionLine('readPackage (one cold pass)', cgP, `target ≤ 1.8× → ${cgP ? verdict(cgP.ratio <= 1.8, 'met', 'MISSED') : 'n/a'}`));
+    console.log(instructionLine('readPackage (one cold pass)', cgP, `target ≤ 1.8× → ${cgP && Number.isFinite(cgP.ratio) ? verdict(cgP.ratio <= 1.8, 'met', 'MISSED') : 'n/a'}`));
     console.log(`stream live memory ≤ ${STREAM_PEAK_BOUND_MIB} MiB: ${verdict(streamLive <= STREAM_PEAK_BOUND_MIB, 'met', 'MISSED')} (${signed(streamLive)} MiB)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

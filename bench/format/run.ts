@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     const self = fileURLToPath(import.meta.url);
     const cgArgs = [file, String(n), String(textLen)];
     const cgV = callgrindOn() ? instructionRatio(cgCommands(self, { subject: 'verify' }, cgArgs)) : undefined;
-    console.log(`            ${instructionLine('verify', cgV, `target ≤ 1.7× → ${cgV ? verdict(cgV.ratio <= 1.7, 'met', 'MISSED') : 'n/a'}`)}`);
+    console.log(`            ${instructionLine('verify', cgV, `target ≤ 1.7× → ${cgV && Number.isFinite(cgV.ratio) ? verdict(cgV.ratio <= 1.7, 'met', 'MISSED') : 'n/a'}`)}`);
 
     const w = await timePair(
       () => {
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
     );
     console.log(`            cpu ${w.subjectCpu.toFixed(1)} ms, floor cpu ${w.floorCpu.toFixed(1)} ms, ratio ${w.cpuRatio.toFixed(2)}×`);
     const cgW = callgrindOn() ? instructionRatio(cgCommands(self, { base: 'wbase', floor: 'wfloor', subject: 'write' }, cgArgs)) : undefined;
-    console.log(`            ${instructionLine('write+sign', cgW, `target ≤ 1.7× → ${cgW ? verdict(cgW.ratio <= 1.7, 'met', 'MISSED') : 'n/a'}`)}`);
+    console.log(`            ${instructionLine('write+sign', cgW, `target ≤ 1.7× → ${cgW && Number.isFinite(cgW.ratio) ? verdict(cgW.ratio <= 1.7, 'met', 'MISSED') : 'n/a'}`)}`);
 
     // Peak RSS of a fresh process that only reads and verifies, running the compiled package
     // (what the CLI and registry run), so the figure carries no TypeScript-loader overhead.

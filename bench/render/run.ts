@@ -144,7 +144,7 @@ if (callgrindOn()) {
   writeFileSync(file, text);
   cgRender = instructionRatio(cgCommands(fileURLToPath(import.meta.url), { subject: 'render' }, [file]));
 }
-console.log(`        ${instructionLine('cold render', cgRender, `target ≤ 2× → ${cgRender ? verdict(cgRender.ratio <= 2, 'PASS', 'FAIL') : 'n/a'}`)}`);
+console.log(`        ${instructionLine('cold render', cgRender, `target ≤ 2× → ${cgRender && Number.isFinite(cgRender.ratio) ? verdict(cgRender.ratio <= 2, 'PASS', 'FAIL') : 'n/a'}`)}`);
 console.log(`render warm (same nodes, memo hit):          ${stats(warm)}  (cpu median ${f(q(warmCpu, 0.5))} ms)`);
 console.log(`receipt (receiptText, ${last!.receipt.omissions.length} omissions):      ${stats(receipts)}`);
 console.log(`        pack ${last!.bytes} bytes, delivered ${last!.receipt.counts.delivered}, omitted ${last!.receipt.counts.suppressed}`);
