@@ -39,9 +39,18 @@ describe('the always-on block fills its budget', () => {
       const d = computeDelivery(project(graph, trusted), [agentTarget('agents-md')], NOW);
       const r = d.alwaysOn.receipt;
       expect(d.alwaysOn.body).toContain('Run all tests: `npm test`');
-      // Every procedure and every convention of the file is there (they are short; the section
-      // shares keep the many gotchas from crowding them out).
-      for (const n of graph.nodes.filter((x) => x.type === 'procedure' || x.type === 'convention')) expect(d.alwaysOn.body).toContain(n.content);
+      // Every procedure of the file is there (they are short; the section shares keep the many
+      // gotchas from crowding them out).
+      for (const n of graph.nodes.filter((x) => x.type === 'procedure')) expect(d.alwaysOn.body).toContain(n.content);
+      // The Conventions list is delivered from its top, most of it, with a note saying how much
+      // of it is here when the rest did not fit (spec/pack.md §4: a list is budgeted by items).
+      const source = readFileSync(join(REPO, 'AGENTS.md'), 'utf8');
+      const list = source.slice(source.indexOf('\n## Conventions\n'), source.indexOf('\n## Gotchas\n')).split('\n').filter((l) => l.startsWith('- '));
+      const present = list.map((l) => d.alwaysOn.body.includes(l));
+      const k = present.filter(Boolean).length;
+      expect(present, 'delivered from the top, no gaps').toEqual(list.map((_, i) => i < k));
+      expect(k).toBeGreaterThanOrEqual(Math.min(list.length, 5));
+      if (k < list.length) expect(d.alwaysOn.body).toContain(`(ctxpkg: ${k} of ${list.length} items here; `);
       // What is left over is smaller than the smallest omitted item.
       const smallest = Math.min(...r.omissions.map((o) => Buffer.byteLength(byId.get(o.id)?.content ?? '', 'utf8') + 1));
       expect(r.budget.max_bytes - r.budget.used_bytes).toBeLessThan(smallest);
