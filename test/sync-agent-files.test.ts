@@ -137,7 +137,8 @@ describe('ctxpkg sync: targets', () => {
       nodes.push(mnode('@acme/a', `s${i}`, { type: 'convention', content: `Scoped rule ${i}: ${'s'.repeat(150)}` }));
       edges.push({ from: '@acme/a#root', to: `@acme/a#s${i}`, type: 'contains' });
     }
-    const root = makeProject({ graph: mgraph(nodes, edges), context: { sync: { targets: ['agents-md', 'copilot'] } } });
+    // Copilot alone: with the agents-md target on, copilot-instructions.md gets no block (Copilot reads AGENTS.md).
+    const root = makeProject({ graph: mgraph(nodes, edges), context: { sync: { targets: ['copilot'] } } });
     const r = await run(['sync', '--json'], root);
     expect(r.code, r.stderr).toBe(0);
     const rule = '.github/instructions/ctxpkg-acme__a--scoped.instructions.md';
@@ -148,6 +149,12 @@ describe('ctxpkg sync: targets', () => {
     expect(w).toHaveLength(1);
     expect(w[0]).toContain(`sync wrote 2 files over 4000 characters: .github/copilot-instructions.md (${chars('.github/copilot-instructions.md')} characters), ${rule} (${chars(rule)} characters)`);
     expect(w[0]).toContain('set "context.sync.max_bytes" and "context.sync.file_max_bytes" in ctxpkg.json to 4000 or less');
+    // A sync that changes nothing does not warn again (the warning came with the run that wrote the files).
+    const same = await run(['sync', '--json'], root);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.json.written).toEqual([]);
+    expect((same.json.warnings as string[]).filter((x) => x.startsWith('GitHub Copilot'))).toEqual([]);
+    expect(same.stderr).not.toContain('4,000');
     // Following the advice silences it.
     const m = JSON.parse(readFile(root, 'ctxpkg.json') as string);
     m.context.sync.max_bytes = 4000;
@@ -158,11 +165,31 @@ describe('ctxpkg sync: targets', () => {
     expect((again.json.warnings as string[]).filter((x) => x.startsWith('GitHub Copilot'))).toEqual([]);
   });
 
+  it('Copilot reads AGENTS.md: with the agents-md target on, copilot-instructions.md carries no copy of the block (an earlier one is removed, the user text kept byte for byte)', async () => {
+    const mine = '# Copilot\n\nUse tabs.\n';
+    const root = makeProject({ files: { '.github/copilot-instructions.md': mine }, graph: twoPackages(), context: { sync: { targets: ['copilot'] } } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    const copilot = readFile(root, '.github/copilot-instructions.md') as string;
+    for (const t of UNSCOPED) expect(copilot).toContain(t); // without AGENTS.md, Copilot's own file has the text
+    const m = JSON.parse(readFile(root, 'ctxpkg.json') as string);
+    m.context.sync.targets = ['agents-md', 'copilot'];
+    writeFile(root, 'ctxpkg.json', JSON.stringify(m, null, 2) + '\n');
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.removed).toEqual(['.github/copilot-instructions.md (block)']);
+    expect(readFile(root, '.github/copilot-instructions.md')).toBe(mine);
+    for (const t of UNSCOPED) expect(readFile(root, 'AGENTS.md')).toContain(t);
+    expect(r.json.notes).toContain('GitHub Copilot reads AGENTS.md itself: its always-on context is the AGENTS.md block');
+    // Its path-scoped instructions are still written.
+    expect(readFile(root, '.github/instructions/ctxpkg-acme__auth--api.instructions.md')).toContain(SCOPED[0]);
+  });
+
   it('a version bump with the same text changes only the package headings and the block markers of each agent file', async () => {
     const bump = (version: string) => mgraph(twoPackages().nodes.map((n) => (n.package === '@acme/auth' ? { ...n, version } : n)), twoPackages().edges);
     const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: bump('1.0.0'), context: { sync: { targets: ['agents-md', 'cursor', 'copilot'] } } });
     expect((await run(['sync'], root)).code).toBe(0);
-    const paths = ['AGENTS.md', '.github/copilot-instructions.md', '.cursor/rules/ctxpkg-acme__auth--api.mdc', '.github/instructions/ctxpkg-acme__auth--api.instructions.md'];
+    const paths = ['AGENTS.md', '.cursor/rules/ctxpkg-acme__auth--api.mdc', '.github/instructions/ctxpkg-acme__auth--api.instructions.md'];
+    expect(existsSync(join(root, '.github/copilot-instructions.md'))).toBe(false); // Copilot reads AGENTS.md
     const before = paths.map((p) => readFile(root, p) as string);
     writeGraph(root, bump('1.0.1'));
     expect((await run(['sync'], root)).code).toBe(0);
@@ -190,7 +217,6 @@ describe('ctxpkg sync: targets', () => {
       '.claude/rules/ctxpkg-acme__auth--api.md',
       '.clinerules/ctxpkg-acme__auth--api.md',
       '.cursor/rules/ctxpkg-acme__auth--api.mdc',
-      '.github/copilot-instructions.md',
       '.github/instructions/ctxpkg-acme__auth--api.instructions.md',
       '.kiro/steering/ctxpkg-acme__auth--api.md',
       '.windsurf/rules/ctxpkg-acme__auth--api.md',
@@ -199,7 +225,7 @@ describe('ctxpkg sync: targets', () => {
       'GEMINI.md',
       'ctxpkg.json',
     ]);
-    expect(r.json.notes).toContain('Cursor, Windsurf, Kiro, Cline read AGENTS.md themselves: their always-on context is the AGENTS.md block');
+    expect(r.json.notes).toContain('Cursor, GitHub Copilot, Windsurf, Kiro, Cline read AGENTS.md themselves: their always-on context is the AGENTS.md block');
     // Frontmatter, parsed as YAML: keys and patterns in each agent's own form.
     const patterns = ['src/api/**/*.ts', 'src/auth/**'];
     expect(frontmatterOf(files.get(`.claude/rules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
@@ -216,12 +242,11 @@ describe('ctxpkg sync: targets', () => {
     // file, and every rule file carries the same scoped text.
     // CLAUDE.md and GEMINI.md import AGENTS.md (its user text and block) instead of a copy.
     for (const p of ['CLAUDE.md', 'GEMINI.md']) expect(files.get(p)).toMatch(/^<!-- ctxpkg:begin [^\n]*\n@AGENTS\.md\n<!-- ctxpkg:end [^\n]*\n$/);
-    const alwaysOn = ['AGENTS.md', '.github/copilot-instructions.md'].map((p) => (files.get(p) as string).slice((files.get(p) as string).indexOf('<!-- ctxpkg:begin')));
-    for (const a of alwaysOn) {
-      expect(a).toBe(alwaysOn[0]);
-      for (const t of UNSCOPED) expect(a).toContain(t);
-      for (const t of SCOPED) expect(a).not.toContain(t);
-    }
+    // The always-on text is in AGENTS.md once; no other file an agent reads carries a copy of it.
+    const agentsMd = files.get('AGENTS.md') as string;
+    for (const t of UNSCOPED) expect(agentsMd).toContain(t);
+    for (const t of SCOPED) expect(agentsMd).not.toContain(t);
+    for (const [p, text] of files) if (p !== 'AGENTS.md') for (const t of UNSCOPED) expect(text, p).not.toContain(t);
     const ruleFiles = [...files.keys()].filter((p) => p.includes(`ctxpkg-${slug}`));
     expect(ruleFiles).toHaveLength(6);
     const bodyOf = (t: string) => t.slice(t.indexOf('\n', t.indexOf('<!-- ctxpkg:begin')) + 1, t.indexOf('<!-- ctxpkg:end'));
@@ -236,7 +261,7 @@ describe('ctxpkg sync: targets', () => {
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
     expect(receipt.always_on.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#g1', '@acme/style#f1']);
     expect(receipt.rule_sets[0].receipt.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#c1', '@acme/auth#c2']);
-    expect(receipt.files).toHaveLength(10);
+    expect(receipt.files).toHaveLength(9);
   });
 
   it('without the AGENTS.md target, Cursor, Windsurf, Kiro and Cline get their own always-on files', async () => {
@@ -266,7 +291,6 @@ describe('ctxpkg sync: targets', () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toContain('saved "context.sync.targets": ["agents-md", "claude"] in ctxpkg.json');
     expect(removed.stdout).toContain('remove .github/instructions/ctxpkg-acme__auth--api.instructions.md');
-    expect(removed.stdout).toContain('remove .github/copilot-instructions.md (block; the file sync created)');
     expect(removed.stdout).toContain('remove .github/instructions/ (empty folder)');
     expect(removed.stdout).toContain('remove .github/ (empty folder)');
     expect(existsSync(join(root, '.github'))).toBe(false);

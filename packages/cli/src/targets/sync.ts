@@ -201,7 +201,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     else report.unchanged.push(a.path);
   }
   for (const n of sizeNotes(root, actions)) report.notes.push(n);
-  for (const w of partialReadWarnings(root, actions, wanted)) report.warnings.push(w);
+  for (const w of partialReadWarnings(actions, wanted)) report.warnings.push(w);
 
   // Folders sync created and may remove again: recorded ones, plus (no record) empty rule folders.
   const createdDirs = new Set(record.dirs);
@@ -295,21 +295,23 @@ function charCount(text: string): number {
 }
 
 /**
- * One warning per target whose files sync wrote (or left unchanged) run past a soft limit of its
- * agent (`AgentLimit.partial`: Copilot code review reads the first 4,000 characters of an
- * instruction file), naming each file, its size and the setting that brings it under.
+ * One warning per target whose files this sync wrote (created or rewrote) run past a soft limit
+ * of its agent (`AgentLimit.partial`: Copilot code review reads the first 4,000 characters of an
+ * instruction file), naming each file, its size and the setting that brings it under. A file left
+ * unchanged is not warned about again: the warning came with the run that wrote it, and a sync
+ * that changed nothing prints nothing to act on (new-user trial: the warning on every run).
  */
-function partialReadWarnings(root: string, actions: readonly Action[], wanted: readonly DesiredOutput[]): string[] {
+function partialReadWarnings(actions: readonly Action[], wanted: readonly DesiredOutput[]): string[] {
   const tierOf = new Map(wanted.map((w) => [w.path, w.tier]));
   // Each path once (wanted outputs are unique by path).
   const over = new Map<SyncTarget, Array<{ path: string; chars: number; limit: number; what: string; setting: string }>>();
   for (const a of actions) {
-    if (a.delete || a.label !== undefined) continue;
+    if (a.delete || a.label !== undefined || a.write === undefined) continue;
     const t = agentTarget(a.target);
     const scoped = tierOf.get(a.path) === 'scoped';
     const partial = scoped ? t.limits.ruleFile?.partial : t.limits.alwaysOn.partial;
     if (partial === undefined) continue;
-    const chars = charCount(a.write ?? readTextIfExists(join(root, a.path)) ?? '');
+    const chars = charCount(a.write);
     if (chars <= partial.chars) continue;
     const list = over.get(a.target) ?? [];
     list.push({ path: a.path, chars, limit: partial.chars, what: partial.what, setting: scoped ? 'context.sync.file_max_bytes' : 'context.sync.max_bytes' });

@@ -4,6 +4,15 @@
  * Copilot code review reads only the first 4,000 characters of each instruction file (chat and
  * the coding agent read all of it): sync warns for each file it writes past that
  * (`limits.*.partial`), since the one selection every agent shares is not cut for one feature.
+ *
+ * Copilot also reads AGENTS.md by itself (`readsAgentsMd`): VS Code chat lists "one or more
+ * AGENTS.md files" among its always-on instructions next to copilot-instructions.md
+ * (code.visualstudio.com/docs/agent-customization/custom-instructions; the Copilot harness row
+ * of .../agents/reference/custom-instructions-reference), and Copilot on GitHub — the cloud
+ * (coding) agent and code review — reads "agent instructions" from AGENTS.md
+ * (docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions).
+ * So with the `agents-md` target on, copilot-instructions.md gets no block (Copilot would read
+ * the same text twice); its path-scoped `.instructions.md` files are written as before.
  */
 import type { AgentTarget } from './types.js';
 import { commaFree, frontmatter, yamlQuote } from './yaml.js';
@@ -15,7 +24,7 @@ export const copilot: AgentTarget = {
   agent: 'GitHub Copilot',
   detect: ['.github/copilot-instructions.md', '.github/instructions'],
   alwaysOn: { kind: 'block', path: '.github/copilot-instructions.md' },
-  readsAgentsMd: false,
+  readsAgentsMd: true,
   scoped: {
     dir: '.github/instructions',
     ext: '.instructions.md',
