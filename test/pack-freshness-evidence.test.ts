@@ -92,7 +92,9 @@ describe('auto freshness keeps checking a package built here after its file chan
     expect(mcpPack().match(/\(ctxpkg: ABSENT/g)?.length).toBe(ours.length);
     const s = await run(['sync', '--target', 'copilot']);
     expect(s.code, s.stderr).toBe(0);
-    const file = readFileSync(join(project, '.github/copilot-instructions.md'), 'utf8');
+    // Copilot reads the AGENTS.md block (no copy in .github/copilot-instructions.md).
+    const agentsMd = readFileSync(join(project, 'AGENTS.md'), 'utf8');
+    const file = agentsMd.slice(agentsMd.indexOf('<!-- ctxpkg:begin'));
     expect(file.match(/\(ctxpkg: ABSENT/g)?.length).toBe(ours.length);
     // @acme/theirs is delivered in the same block, unflagged.
     expect(file.match(/\(ctxpkg: /g)?.length).toBe(ours.length);
