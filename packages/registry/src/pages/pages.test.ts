@@ -133,6 +133,24 @@ describeBackends('registry pages', (backend: BackendName) => {
     expect(await own.text()).toContain('zebrafinch secret text');
   });
 
+  it('a page URL written with the scope as people type it (@acme) redirects to the canonical one, for missing and private packages alike', async () => {
+    for (const [typed, canonical] of [
+      ['/ui/pkg/@acme/kb', '/ui/pkg/acme/kb'],
+      ['/ui/pkg/%40acme/kb/1.0.0', '/ui/pkg/acme/kb/1.0.0'],
+      ['/ui/graph/@acme/kb/1.0.0?focus=x', '/ui/graph/acme/kb/1.0.0?focus=x'],
+      ['/ui/ns/@acme', '/ui/ns/acme'],
+      ['/ui/pkg/@acme/secret', '/ui/pkg/acme/secret'],
+      ['/ui/pkg/@acme/nothing', '/ui/pkg/acme/nothing'],
+    ]) {
+      const r = await get(typed);
+      expect(r.status, typed).toBe(308);
+      expect(r.headers.get('location'), typed).toBe(canonical);
+    }
+    expect((await get('/ui/pkg/@/kb')).status).not.toBe(308);
+    const followed = await get((await get('/ui/pkg/@acme/kb')).headers.get('location') as string);
+    expect(followed.status).toBe(200);
+  });
+
   it('a visible package names a missing version or node in its own 404', async () => {
     const r = await get('/ui/pkg/acme/kb/9.9.9');
     expect(r.status).toBe(404);

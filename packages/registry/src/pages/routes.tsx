@@ -123,6 +123,32 @@ function sameSite(c: Ctx, publicUrl: string | undefined): boolean {
   return own.has(origin);
 }
 
+/**
+ * A page URL written with the package's scope as people type it (`/ui/pkg/@acme/kb`,
+ * `/ui/ns/@acme`) answers a permanent redirect (308) to the canonical URL without the `@`
+ * (`/ui/pkg/acme/kb`), query kept; `undefined` for every other request. Only the `:ns` segment is
+ * rewritten; nothing is looked up, so the redirect says nothing about whether the package exists.
+ * `base` is the path of the registry's public URL (`linkBase`), put before the path.
+ */
+function scopedUrlRedirect(c: Ctx, base: string): Response | undefined {
+  const ns = c.req.param('ns');
+  if (ns === undefined || !ns.startsWith('@') || ns.length < 2) return undefined;
+  const url = new URL(c.req.url);
+  const segments = url.pathname.split('/');
+  const at = segments.findIndex((seg, i) => i > 1 && safeDecode(seg) === ns);
+  if (at < 0) return undefined;
+  segments[at] = encodeURIComponent(ns.slice(1));
+  return new Response(null, { status: 308, headers: { location: base + segments.join('/') + url.search, 'cache-control': 'public, max-age=3600' } });
+}
+
+function safeDecode(seg: string): string | undefined {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Register every page route on `app` (the root app, not the API mount). */
 export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesState {
   const urls = new PageUrls(linkBase(deps.publicUrl));
@@ -130,6 +156,8 @@ export function registerPageRoutes(app: Hono<Env>, deps: RegistryDeps): PagesSta
 
   const page = (name: string, handler: Handler) => async (c: Ctx): Promise<Response> => {
     c.env.route = `page_${name}`;
+    const scoped = scopedUrlRedirect(c, linkBase(deps.publicUrl));
+    if (scoped) return scoped;
     let session: Session = { viewer: { namespace: null, tokenId: null, sessionEnded: false }, principal: null, setCookie: undefined };
     const cookie = (): Record<string, string> => (session.setCookie !== undefined ? { 'set-cookie': session.setCookie } : {});
     try {
