@@ -118,6 +118,17 @@ describe('Markdown encoding goldens (fixtures/encoding)', () => {
   });
 });
 
+describe('headings nested deeper than Markdown has levels', () => {
+  it('a section below ###### is a bold line, so it does not read as a sibling of its parent', () => {
+    const text = '# Guide\n\n## A\n\n### B\n\n#### C\n\nUnder C.\n\n##### D\n\nUnder D.\n\n###### E\n\nUnder E.\n';
+    const graph = mergeGraphs([{ package: '@acme/deep', version: '1.0.0', content_hash: '0'.repeat(64), graph: buildGraph([{ path: 'AGENTS.md', kind: 'markdown', text }], { package: '@acme/deep' }) }]).graph;
+    const md = compilePack({ graph, maxBytes: 64 * 1024, now: NOW, read: (p) => (p === 'AGENTS.md' ? text : null) }).text;
+    const headings = md.split('\n').filter((l) => /^(#{1,6} |\*\*)/.test(l));
+    expect(headings).toEqual(['# Context pack (ctxpkg)', '## @acme/deep@1.0.0', '### Guide', '#### A', '##### B', '###### C', '**D**', '**E**']);
+    for (const under of ['Under C.', 'Under D.', 'Under E.']) expect(md).toContain(under);
+  });
+});
+
 describeShared('Markdown encoding over ../shared/corpus', () => {
   const dir = corpusDir(SHARED_DIR) as string;
   const files = corpusFiles(dir);

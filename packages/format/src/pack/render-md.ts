@@ -162,8 +162,10 @@ function groupsOf(item: RenderItem): RenderGroup[] {
   }
   const inner = root ? item.sections.slice(1) : item.sections;
   inner.forEach((s, d) => {
-    const level = '#'.repeat(Math.min(4 + d, 6));
-    const lines = [`\n${level} ${titleText(s.title === '' ? '(untitled)' : s.title)}`];
+    // Markdown has six heading levels; a section nested deeper than `######` is written as a bold
+    // line, so it does not read as a sibling of its parent.
+    const title = titleText(s.title === '' ? '(untitled)' : s.title);
+    const lines = [4 + d <= 6 ? `\n${'#'.repeat(4 + d)} ${title}` : `\n**${title}**`];
     const prov = locationComment(s);
     if (prov !== undefined) lines.push(prov);
     out.push({ key: `${keyOfFile}\u0000${s.id}`, text: lines.join('\n') + '\n' });
