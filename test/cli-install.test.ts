@@ -65,7 +65,7 @@ describe('install → ls → why → outdated → uninstall', () => {
     // Auto-sync (context.sync.auto, default on) delivered the merged graph to AGENTS.md.
     expect(r.json.sync.join('\n')).toContain('AGENTS.md');
     const agentsMd = readFileSync(join(project, 'AGENTS.md'), 'utf8');
-    expect(agentsMd).toContain('## @acme/auth@1.2.0\n\nNever do the wrong thing in @acme/auth@1.2.0');
+    expect(agentsMd).toContain('## @acme/auth@1.2.0\n\nNever do the wrong thing in `@acme/auth@1.2.0`'); // an @name Claude Code could read as an import is in a code span (pack/imports.ts)
     expect(agentsMd).toContain('## @acme/base@1.1.0');
 
     const ls = await run(['ls']);

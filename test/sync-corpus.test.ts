@@ -22,7 +22,7 @@ const CORPUS: Record<string, string> = {
   'awesome-cursorrules/fastapi/.cursorrules': '.cursorrules',
 };
 const ALL = ['agents-md', 'claude', 'cursor', 'copilot', 'gemini', 'windsurf', 'kiro', 'cline'];
-const ALWAYS_ON = ['AGENTS.md', '.github/copilot-instructions.md'];
+const ALWAYS_ON = ['AGENTS.md'];
 /** Always-on files that import AGENTS.md (`@AGENTS.md`) instead of holding a copy. */
 const IMPORTING = ['CLAUDE.md', 'GEMINI.md'];
 
@@ -77,7 +77,7 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     }
     const c2 = await run(['create', '--name', '@other/corpus', '--version', '2.0.0', '--from', 'AGENTS.md', '.github/copilot-instructions.md', '.cursor/rules', '.cursorrules', '--out', join(pub, 'c.ctxpkg')], pub);
     expect(c2.code, c2.stderr).toBe(0);
-    const p2 = await cli(['publish', join(pub, 'c.ctxpkg')], { cwd: pub, fetch: world.fetch, env: { ...env, CTXPKG_TOKEN: other }, home: join(project, '.home') });
+    const p2 = await cli(['publish', '--public', join(pub, 'c.ctxpkg')], { cwd: pub, fetch: world.fetch, env: { ...env, CTXPKG_TOKEN: other }, home: join(project, '.home') });
     expect(p2.code, p2.stderr).toBe(0);
     // The consumer: its own agent files, then init --trust @acme with every target.
     writeFileSync(join(project, 'AGENTS.md'), '# Consumer\n\n- Our own line.\n');
@@ -109,6 +109,8 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     }
     for (const p of ALWAYS_ON) expect(files.get(p)).toContain('<!-- ctxpkg:begin sha256=');
     for (const p of IMPORTING) expect(bodyOf(files.get(p) as string)).toBe('@AGENTS.md\n');
+    // Copilot reads AGENTS.md itself: with the agents-md target on it gets no second copy.
+    expect(files.has('.github/copilot-instructions.md')).toBe(false);
     expect(files.get('.cursor/rules/mine.mdc')).toBe('---\nalwaysApply: true\n---\nmine\n');
     // The Cursor rule keeps its source rule's own description; the text reaches every agent too.
     const tests = '.cursor/rules/ctxpkg-acme__rules--tests.mdc';
