@@ -24,6 +24,7 @@ import { parseLargeJsonObject } from '../jsonfile.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot, readManifest } from '../project.js';
 import { checkDerivedDirs } from '../project-dirs.js';
+import { blankLines, inCtxpkgDir, looksGenerated, managedBlockRanges } from '../importers/generated.js';
 import { builtHereFor } from './built-here.js';
 import { ownScopes, trustDecisions, trustedSet, type TrustDecision } from './trust.js';
 
@@ -111,7 +112,9 @@ export function loadProjectContext(
 
 /**
  * A reader of workspace files for freshness: `path` is POSIX and relative to `root`. Returns the
- * UTF-8 text, `null` when the file does not exist (or is not a regular file), and `undefined`
+ * UTF-8 text, `null` when the file does not exist (or is not a regular file, or is ctxpkg's own
+ * output: under `.ctxpkg/`, or a generated rule file), with the lines of managed blocks blanked
+ * (`importers/generated.ts`: the same rule that keeps `create` from republishing them), and `undefined`
  * (= do not judge) for unsafe paths, paths that resolve outside the root through a symlink,
  * files over 16 MiB and unreadable files.
  */
@@ -131,7 +134,14 @@ export function workspaceReader(root: string): WorkspaceReader {
       const st = statSync(full);
       if (!st.isFile()) return null;
       if (st.size > MAX_WORKSPACE_FILE_BYTES) return undefined;
-      return readFileSync(full, 'utf8');
+      // ctxpkg's own output is never source: a generated rule file is absent, and the lines of a
+      // managed block are blank (line numbers kept). Otherwise the block sync wrote into a
+      // consumer's AGENTS.md (which holds the nodes' text) reads as the package's source file,
+      // and every delivered item is judged "built here" and then STALE against it.
+      if (inCtxpkgDir(path)) return null;
+      const text = readFileSync(full, 'utf8');
+      if (looksGenerated(path, text)) return null;
+      return blankLines(text, managedBlockRanges(text));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return null;
