@@ -216,9 +216,14 @@ describe('ctxpkg sync: targets', () => {
     expect([...files.keys()].sort()).toEqual([
       '.claude/rules/ctxpkg-acme__auth--api.md',
       '.clinerules/ctxpkg-acme__auth--api.md',
+      '.cursor/mcp.json',
       '.cursor/rules/ctxpkg-acme__auth--api.mdc',
+      '.gemini/settings.json',
       '.github/instructions/ctxpkg-acme__auth--api.instructions.md',
+      '.kiro/settings/mcp.json',
       '.kiro/steering/ctxpkg-acme__auth--api.md',
+      '.mcp.json',
+      '.vscode/mcp.json',
       '.windsurf/rules/ctxpkg-acme__auth--api.md',
       'AGENTS.md',
       'CLAUDE.md',
@@ -247,6 +252,10 @@ describe('ctxpkg sync: targets', () => {
     for (const t of UNSCOPED) expect(agentsMd).toContain(t);
     for (const t of SCOPED) expect(agentsMd).not.toContain(t);
     for (const [p, text] of files) if (p !== 'AGENTS.md') for (const t of UNSCOPED) expect(text, p).not.toContain(t);
+    // The MCP server that serves the rest is registered with every agent that has a project MCP config.
+    for (const [p, key] of [['.mcp.json', 'mcpServers'], ['.cursor/mcp.json', 'mcpServers'], ['.vscode/mcp.json', 'servers'], ['.gemini/settings.json', 'mcpServers'], ['.kiro/settings/mcp.json', 'mcpServers']] as const) {
+      expect(JSON.parse(files.get(p) as string)[key].ctxpkg, p).toMatchObject({ command: 'ctxpkg', args: ['mcp'] });
+    }
     const ruleFiles = [...files.keys()].filter((p) => p.includes(`ctxpkg-${slug}`));
     expect(ruleFiles).toHaveLength(6);
     const bodyOf = (t: string) => t.slice(t.indexOf('\n', t.indexOf('<!-- ctxpkg:begin')) + 1, t.indexOf('<!-- ctxpkg:end'));
@@ -261,7 +270,7 @@ describe('ctxpkg sync: targets', () => {
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
     expect(receipt.always_on.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#g1', '@acme/style#f1']);
     expect(receipt.rule_sets[0].receipt.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#c1', '@acme/auth#c2']);
-    expect(receipt.files).toHaveLength(9);
+    expect(receipt.files).toHaveLength(14);
   });
 
   it('without the AGENTS.md target, Cursor, Windsurf, Kiro and Cline get their own always-on files', async () => {

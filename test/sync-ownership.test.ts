@@ -44,6 +44,8 @@ function uninstallAll(root: string) {
   return syncAfterChange(at(root));
 }
 
+const MCP_CONFIGS = ['.mcp.json', '.cursor/mcp.json', '.vscode/mcp.json', '.gemini/settings.json', '.kiro/settings/mcp.json'];
+
 /** The files sync wrote for `target` alone (from its report), split into blocks and generated files. */
 async function outputsOf(target: string, files: Record<string, string> = {}) {
   const root = makeProject({ files, graph: graph(), context: { sync: { targets: [target] } } });
@@ -52,7 +54,9 @@ async function outputsOf(target: string, files: Record<string, string> = {}) {
   const written = r.json.written as string[];
   expect(written.length).toBeGreaterThan(0);
   const isBlockFile = (p: string) => ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md', '.github/copilot-instructions.md'].includes(p);
-  return { root, blocks: written.filter(isBlockFile), generated: written.filter((p) => !isBlockFile(p)) };
+  // MCP config files hold one entry of ctxpkg's among the user's (test/sync-mcp.test.ts).
+  const isMcp = (p: string) => MCP_CONFIGS.includes(p);
+  return { root, blocks: written.filter(isBlockFile), generated: written.filter((p) => !isBlockFile(p) && !isMcp(p)) };
 }
 
 /** Hand edits of a generated file: each leaves bytes that are not what ctxpkg wrote. */

@@ -32,7 +32,8 @@ export function register(program: Command, ctx: CommandContext): void {
         '# .cursor/mcp.json: { "mcpServers": { "ctxpkg": { "command": "ctxpkg", "args": ["mcp"] } } }',
         '# without a linked ctxpkg command: claude mcp add ctxpkg -- node /path/to/ctxpkg/packages/cli/bin/ctxpkg.js mcp',
       ]) +
-        '\nUse the ctxpkg command you installed (README "Getting the ctxpkg command") or an absolute path to\nbin/ctxpkg.js; do not use `npx ctxpkg`: the name is not ctxpkg\'s on the npm registry, so npx could\ndownload and run someone else\'s package.\n',
+        '\n`ctxpkg sync` registers this server by itself in the project MCP config of each enabled agent\n(.mcp.json, .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json, .kiro/settings/mcp.json):\nthe commands above are for other hosts and user-level configs (Windsurf, Cline, Codex).\n' +
+        '\nUse the ctxpkg command you installed (README "Getting the ctxpkg command") or an absolute path to\nbin/ctxpkg.js; do not use `npx ctxpkg`: the name is not ctxpkg\'s on the npm registry, so npx could\ndownload and run someone else\'s package (sync writes `npx --no ctxpkg mcp` only for a project that\nlists ctxpkg as a dependency: `--no` never downloads).\n',
     )
     .action(ctx.action(async (opts: { project?: string }) => runMcp(ctx.deps, opts)));
 }

@@ -76,7 +76,7 @@ function ctxpkgOnly(root: string, rel: string, owned: ReadonlyMap<string, OwnedO
       const p = `${dir}/${e.name}`;
       if (e.isDirectory()) {
         if (!walk(p)) return false;
-      } else if (owned.get(p)?.kind === 'file') files++;
+      } else if (owned.get(p)?.kind === 'file' || (owned.get(p)?.kind === 'mcp' && owned.get(p)?.onlyOurs === true)) files++;
       else return false;
     }
     return true;

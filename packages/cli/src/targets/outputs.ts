@@ -12,6 +12,10 @@
  *   tools read the same instructions without duplicating them", code.claude.com/docs/en/memory)
  *   — instead of a second copy; none when the user's own text already imports it.
  * - Each rule set goes to one rule file per scoping target, with that agent's frontmatter.
+ * - The ctxpkg MCP server (`search_context` and the other tools the blocks name) is registered in
+ *   each target's project MCP config file (`mcp`: `.mcp.json`, `.cursor/mcp.json`,
+ *   `.vscode/mcp.json`, `.gemini/settings.json`, `.kiro/settings/mcp.json`) as one entry named
+ *   `ctxpkg`; targets whose agent has only a user-level config get none.
  * Nothing is wanted when nothing is installed (no empty block after the last uninstall).
  */
 import { join } from 'node:path';
@@ -20,18 +24,54 @@ import { readTextIfExists } from '../fsutil.js';
 import type { AgentTarget } from './agents/index.js';
 import { findBlock, removeBlock } from './blocks.js';
 import type { Delivery } from './delivery.js';
+import type { McpSlot } from './mcp-config.js';
 
-/** One file sync wants: a managed block inside a user file, or a whole generated file. */
+/**
+ * One file sync wants: a managed block inside a user file, a whole generated file, or the ctxpkg
+ * server entry in an agent's project MCP config (`mcp`).
+ */
 export interface DesiredOutput {
   /** POSIX path relative to the project root. */
   path: string;
   target: SyncTarget;
-  kind: 'block' | 'file';
-  tier: 'always-on' | 'scoped';
+  kind: 'block' | 'file' | 'mcp';
+  tier: 'always-on' | 'scoped' | 'mcp';
   /** For `file`: the frontmatter before the block ('' for none). */
   head: string;
   body: string;
+  /** For `mcp`: where the entry goes, the entry, and every entry sync may have written (ownership). */
+  mcp?: { slot: McpSlot; value: Record<string, unknown>; ours: Array<Record<string, unknown>> };
 }
+
+/**
+ * The command line agents start the ctxpkg MCP server with (spec/pack.md §11 "MCP servers"):
+ * `npx --no ctxpkg mcp` when the project's package.json lists `ctxpkg` in `dependencies` or
+ * `devDependencies` (the project's own pinned CLI, found by npx in node_modules/.bin; `--no`
+ * refuses to download a package instead, so a missing `npm install` is an error the host shows,
+ * never a silent fetch of another version); otherwise `ctxpkg mcp` (the CLI on PATH, installed
+ * globally). Both forms are ctxpkg's own (`MCP_COMMANDS`): sync moves an entry between them when
+ * the dependency comes or goes.
+ */
+export function mcpCommand(root: string): { command: string; args: string[] } {
+  const text = readTextIfExists(join(root, 'package.json'));
+  let local = false;
+  if (text !== undefined) {
+    try {
+      const pkg = JSON.parse(text) as { dependencies?: unknown; devDependencies?: unknown };
+      const has = (d: unknown): boolean => typeof d === 'object' && d !== null && !Array.isArray(d) && Object.prototype.hasOwnProperty.call(d, 'ctxpkg');
+      local = has(pkg.dependencies) || has(pkg.devDependencies);
+    } catch {
+      /* not JSON: no local dependency */
+    }
+  }
+  return local ? MCP_COMMANDS[0] : MCP_COMMANDS[1];
+}
+
+/** The command lines sync registers: the project's dependency through npx, or the CLI on PATH. */
+export const MCP_COMMANDS: ReadonlyArray<{ command: string; args: string[] }> = [
+  { command: 'npx', args: ['--no', 'ctxpkg', 'mcp'] },
+  { command: 'ctxpkg', args: ['mcp'] },
+];
 
 /** The line by which a file imports AGENTS.md (Claude Code, Gemini CLI `@path` imports). */
 const IMPORTS_AGENTS_MD = /^[ \t]*@(\.\/)?AGENTS\.md[ \t]*\r?$/m;
@@ -69,6 +109,22 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
       seen.add(path);
       out.push({ path, target: t.id, kind: 'file', tier: 'scoped', head: t.scoped.frontmatter(rs.patterns, rs.title, rs.description), body: rs.body });
     }
+  }
+  // The MCP server, in every enabled target's project MCP config that has one.
+  const { command, args } = mcpCommand(root);
+  for (const t of targets) {
+    const m = t.mcp;
+    if (!m || seen.has(m.path)) continue;
+    seen.add(m.path);
+    out.push({
+      path: m.path,
+      target: t.id,
+      kind: 'mcp',
+      tier: 'mcp',
+      head: '',
+      body: '',
+      mcp: { slot: { format: m.format, key: m.key }, value: m.entry(command, args), ours: MCP_COMMANDS.map((c) => m.entry(c.command, c.args)) },
+    });
   }
   if (deferred.length > 0) notes.push(`${deferred.join(', ')} ${deferred.length === 1 ? 'reads AGENTS.md itself' : 'read AGENTS.md themselves'}: ${deferred.length === 1 ? 'its' : 'their'} always-on context is the AGENTS.md block`);
   return out;

@@ -3,7 +3,8 @@
  * in an agent's always-on file whose markers carry its hash, and generated files named
  * `ctxpkg.<ext>` / `ctxpkg-<slug>.<ext>` in an agent's rule folder whose block hash covers their
  * frontmatter and body (unedited only when the whole file is byte for byte what sync writes,
- * `generatedFileState`). Works in a fresh clone: nothing here reads `.ctxpkg/`.
+ * `generatedFileState`), and the `ctxpkg` server entry of an agent's project MCP config when it
+ * is one sync writes (`ownedMcpEntry`). Works in a fresh clone: nothing here reads `.ctxpkg/`.
  */
 import { readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -11,14 +12,40 @@ import type { SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists } from '../fsutil.js';
 import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { blockBody, findBlock, generatedFile } from './blocks.js';
+import { canonicalJson, mcpEntryState, onlyMcpEntry } from './mcp-config.js';
 import { outputPathProblem } from './output-path.js';
+import { MCP_COMMANDS } from './outputs.js';
 
 /** An output of ctxpkg on disk. `edited`: its hash no longer matches (left alone, reported). */
 export interface OwnedOutput {
   path: string;
   target: SyncTarget;
-  kind: 'block' | 'file';
+  kind: 'block' | 'file' | 'mcp';
   edited: boolean;
+  /** `mcp` only: the file holds nothing but ctxpkg's entry (a fresh clone counts it as created by sync). */
+  onlyOurs?: boolean;
+}
+
+/**
+ * The ctxpkg entry of `t`'s project MCP config at `root`, when it is one sync writes (any of the
+ * `MCP_COMMANDS`, compared as canonical JSON): a `ctxpkg` entry of another shape is the user's.
+ * A file that does not parse holds none (sync reports it when it wants to write there).
+ */
+export function ownedMcpEntry(root: string, t: AgentTarget): OwnedOutput | undefined {
+  const m = t.mcp;
+  if (!m || outputPathProblem(root, m.path) !== undefined) return undefined;
+  const text = readTextIfExists(join(root, m.path));
+  if (text === undefined) return undefined;
+  const slot = { format: m.format, key: m.key };
+  try {
+    const st = mcpEntryState(text, slot, m.path);
+    if (st.kind !== 'present') return undefined;
+    const v = canonicalJson(st.value);
+    if (!MCP_COMMANDS.some((c) => canonicalJson(m.entry(c.command, c.args)) === v)) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { path: m.path, target: t.id, kind: 'mcp', edited: false, onlyOurs: onlyMcpEntry(text, slot, m.path) };
 }
 
 /**
@@ -60,6 +87,8 @@ export function isGeneratedName(name: string, ext: string): boolean {
 export function findOwnedOutputs(root: string): OwnedOutput[] {
   const out = new Map<string, OwnedOutput>();
   for (const t of AGENT_TARGETS.values()) {
+    const m = ownedMcpEntry(root, t);
+    if (m && !out.has(m.path)) out.set(m.path, m);
     if (t.alwaysOn.kind === 'block') {
       const path = t.alwaysOn.path;
       if (!out.has(path) && outputPathProblem(root, path) === undefined) {

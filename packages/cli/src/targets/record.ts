@@ -1,10 +1,11 @@
 /**
  * `.ctxpkg/sync.json`: what `ctxpkg sync` wrote on this machine (spec/pack.md §11 "Ownership"):
  *
- * `{ "format": "ctxpkg-sync-v2", "entries": [ { "path", "target", "kind": "block"|"file",
- *   "sha256": <hex of the block text or of the whole file>, "created": <sync created the file>,
- *   "sep": <what sync put between the user's text and its block> } ], "dirs": [<folders sync
- *   created>] }`, entries sorted by path.
+ * `{ "format": "ctxpkg-sync-v2", "entries": [ { "path", "target", "kind": "block"|"file"|"mcp",
+ *   "sha256": <hex of the block text, of the whole file, or of the MCP entry's canonical JSON>,
+ *   "created": <sync created the file>, "sep": <what sync put between the user's text and its
+ *   block>, "inserted": <the characters sync inserted into an MCP config> } ], "dirs": [<folders
+ *   sync created>] }`, entries sorted by path.
  *
  * Ownership never depends on this record: every block and generated file carries its own hash in
  * its markers and generated files have `ctxpkg` names, so a fresh clone (where `.ctxpkg/` is not
@@ -22,11 +23,14 @@ export const SYNC_RECORD = join('.ctxpkg', 'sync.json');
 export interface SyncEntry {
   path: string;
   target: SyncTarget;
-  kind: 'block' | 'file';
+  /** `mcp`: the ctxpkg server entry in an agent's MCP config (`sha256` of its canonical JSON). */
+  kind: 'block' | 'file' | 'mcp';
   sha256: string;
   created: boolean;
   /** Blocks only: the text sync put between the user's text and the block. */
   sep?: string;
+  /** `mcp` only: the exact run of characters sync inserted (cut out again on removal). */
+  inserted?: string;
 }
 
 export interface SyncRecord {
@@ -43,7 +47,8 @@ function validEntry(e: unknown): SyncEntry | undefined {
   if (
     typeof o.path !== 'string' ||
     target === undefined ||
-    (o.kind !== 'block' && o.kind !== 'file') ||
+    (o.kind !== 'block' && o.kind !== 'file' && o.kind !== 'mcp') ||
+    (o.inserted !== undefined && (typeof o.inserted !== 'string' || o.inserted.length > 65536)) ||
     typeof o.sha256 !== 'string' ||
     !/^[0-9a-f]{64}$/.test(o.sha256) ||
     typeof o.created !== 'boolean' ||
@@ -51,7 +56,7 @@ function validEntry(e: unknown): SyncEntry | undefined {
   ) {
     return undefined;
   }
-  return { path: o.path, target, kind: o.kind, sha256: o.sha256, created: o.created, ...(typeof o.sep === 'string' ? { sep: o.sep } : {}) };
+  return { path: o.path, target, kind: o.kind, sha256: o.sha256, created: o.created, ...(typeof o.sep === 'string' ? { sep: o.sep } : {}), ...(typeof o.inserted === 'string' ? { inserted: o.inserted } : {}) };
 }
 
 /** Read the record of `root` (empty when absent or not understood; invalid entries are dropped). */

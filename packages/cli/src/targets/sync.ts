@@ -23,7 +23,9 @@ import { join, posix } from 'node:path';
 import { STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
-import { agentTarget, AGENT_TARGETS } from './agents/index.js';
+import { parse as parseJsonc } from 'jsonc-parser';
+import { agentTarget, AGENT_TARGETS, type AgentTarget } from './agents/index.js';
+import { canonicalJson, insertMcpEntry, mcpEntryState, onlyMcpEntry, removeMcpEntry, type McpSlot } from './mcp-config.js';
 import { appendBlock, findBlock, generatedFile, makeBlock, removeBlock, replaceBlock } from './blocks.js';
 import type { ProjectContext } from './context.js';
 import { computeDelivery, type Delivery } from './delivery.js';
@@ -74,10 +76,63 @@ type Action = { path: string; target: SyncTarget; write?: string; delete?: true;
 
 export { generatedFile } from './blocks.js';
 
+/**
+ * Plan the ctxpkg server entry in an agent's MCP config (spec/pack.md §11 "MCP servers"): insert
+ * it when absent, keep it when it is already what sync writes, move it to the other command form
+ * when the project's dependency on ctxpkg came or went; leave a `ctxpkg` entry of the user's (or
+ * one edited by hand) alone and report it. Throws `E_INVALID_JSON` for a file that does not parse
+ * (before anything is written).
+ */
+function planMcp(root: string, d: DesiredOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
+  const m = d.mcp as NonNullable<DesiredOutput['mcp']>;
+  const current = readTextIfExists(join(root, d.path));
+  const st = mcpEntryState(current, m.slot, d.path);
+  const want = canonicalJson(m.value);
+  const rec = recorded?.kind === 'mcp' ? recorded : undefined;
+  const entry = (created: boolean, inserted: string | undefined): SyncEntry => ({ path: d.path, target: d.target, kind: 'mcp', sha256: sha(want), created, ...(inserted !== undefined ? { inserted } : {}) });
+  if (st.kind === 'blocked') return skip(report, d.path, `${st.what}; the ctxpkg MCP server is not registered there (make it an object to let sync add it)`);
+  if (st.kind === 'absent') {
+    const r = insertMcpEntry(current, m.slot, m.value, d.path);
+    return { path: d.path, target: d.target, write: r.text, entry: entry(current === undefined, r.inserted) };
+  }
+  const text = current as string;
+  const have = canonicalJson(st.value);
+  if (!m.ours.some((o) => canonicalJson(o) === have)) {
+    const line = [m.value.command, ...((m.value.args as string[] | undefined) ?? [])].join(' ');
+    return skip(
+      report,
+      d.path,
+      rec
+        ? `the "ctxpkg" MCP server entry sync wrote in "${m.slot.key}" was edited by hand; left alone (delete it to let sync register \`${line}\` again)`
+        : `has a "ctxpkg" MCP server entry of its own in "${m.slot.key}" that differs from what sync registers (\`${line}\`); left alone (remove or rename it to let sync register the server)`,
+    );
+  }
+  // Ours. Without a record (a fresh clone) a file holding nothing but the entry is one sync created.
+  const created = rec ? rec.created : onlyMcpEntry(text, m.slot, d.path);
+  const base = removeMcpEntry(text, m.slot, st.value, d.path, rec?.inserted);
+  const again = insertMcpEntry(base === '' ? undefined : base, m.slot, m.value, d.path);
+  if (have === want) return { path: d.path, target: d.target, entry: entry(created, again.text === text ? again.inserted : rec?.inserted) };
+  return { path: d.path, target: d.target, write: again.text, entry: entry(created, again.inserted) };
+}
+
+/** True when an MCP config holds nothing: no text, `{}`, or only an empty servers object. */
+function emptyConfig(text: string, slot: McpSlot): boolean {
+  if (text.trim() === '') return true;
+  try {
+    const v = parseJsonc(text) as Record<string, unknown>;
+    const keys = Object.keys(v);
+    const inner = v[slot.key];
+    return keys.length === 0 || (keys.length === 1 && keys[0] === slot.key && typeof inner === 'object' && inner !== null && Object.keys(inner).length === 0);
+  } catch {
+    return false;
+  }
+}
+
 /** Plan one wanted output against the file on disk. */
 function planWanted(root: string, d: DesiredOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
   const unsafe = outputPathProblem(root, d.path);
   if (unsafe) return skip(report, d.path, unsafe);
+  if (d.kind === 'mcp') return planMcp(root, d, recorded, report);
   const current = readTextIfExists(join(root, d.path));
   if (d.kind === 'block') {
     const block = makeBlock(d.body);
@@ -115,6 +170,16 @@ function planRemoval(root: string, o: OwnedOutput, recorded: SyncEntry | undefin
   if (o.edited) return skip(report, o.path, `no longer wanted, but ${o.kind === 'block' ? 'the ctxpkg block was' : 'it was'} edited by hand; left alone (delete it yourself)`);
   const current = readTextIfExists(join(root, o.path)) as string;
   if (o.kind === 'file') return { path: o.path, target: o.target, delete: true, label: o.path };
+  if (o.kind === 'mcp') {
+    const m = agentTarget(o.target).mcp as NonNullable<AgentTarget['mcp']>;
+    const slot: McpSlot = { format: m.format, key: m.key };
+    const st = mcpEntryState(current, slot, o.path);
+    const rec = recorded?.kind === 'mcp' ? recorded : undefined;
+    const next = removeMcpEntry(current, slot, st.kind === 'present' ? st.value : undefined, o.path, rec?.inserted);
+    const created = rec ? rec.created : o.onlyOurs === true;
+    if (created && emptyConfig(next, slot)) return { path: o.path, target: o.target, delete: true, label: `${o.path} (ctxpkg MCP server; the file sync created)` };
+    return { path: o.path, target: o.target, write: next, label: `${o.path} (ctxpkg MCP server entry)` };
+  }
   const st = findBlock(current);
   if (st.kind !== 'ok') return undefined;
   const next = removeBlock(current, st, recorded?.sep);
@@ -269,9 +334,13 @@ function adoptedDirs(root: string, created: readonly string[]): string[] {
   return out;
 }
 
-/** A folder some target writes into (or one of its parents). */
+/** A folder some target writes into (or one of its parents): rule folders and MCP config folders. */
 function isAgentDir(d: string): boolean {
-  for (const t of AGENT_TARGETS.values()) for (const g of generatedDirs(t)) if (g.dir === d || g.dir.startsWith(d + '/')) return true;
+  for (const t of AGENT_TARGETS.values()) {
+    const dirs = generatedDirs(t).map((g) => g.dir);
+    if (t.mcp && posix.dirname(t.mcp.path) !== '.') dirs.push(posix.dirname(t.mcp.path));
+    for (const g of dirs) if (g === d || g.startsWith(d + '/')) return true;
+  }
   return false;
 }
 
@@ -306,7 +375,7 @@ function partialReadWarnings(actions: readonly Action[], wanted: readonly Desire
   // Each path once (wanted outputs are unique by path).
   const over = new Map<SyncTarget, Array<{ path: string; chars: number; limit: number; what: string; setting: string }>>();
   for (const a of actions) {
-    if (a.delete || a.label !== undefined || a.write === undefined) continue;
+    if (a.delete || a.label !== undefined || a.write === undefined || tierOf.get(a.path) === 'mcp') continue;
     const t = agentTarget(a.target);
     const scoped = tierOf.get(a.path) === 'scoped';
     const partial = scoped ? t.limits.ruleFile?.partial : t.limits.alwaysOn.partial;

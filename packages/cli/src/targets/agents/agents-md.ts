@@ -13,6 +13,9 @@ export const agentsMd: AgentTarget = {
   alwaysOn: { kind: 'block', path: 'AGENTS.md' },
   readsAgentsMd: true,
   scoped: null,
+  // Codex registers MCP servers in the user's `~/.codex/config.toml` (`codex mcp add`); the other
+  // AGENTS.md readers each have their own. Sync writes nothing outside the project.
+  mcp: null,
   limits: {
     alwaysOn: {
       text: 'Codex stops reading project docs after 32 KiB (`project_doc_max_bytes`, all AGENTS.md files from the root down, your own text included) and cuts silently',

@@ -18,6 +18,15 @@ export const claude: AgentTarget = {
     ext: '.md',
     frontmatter: (patterns) => frontmatter([`paths: ${yamlList(patterns)}`]),
   },
+  mcp: {
+    // Project scope: `.mcp.json` at the root, `mcpServers` by name with `command`/`args` (what
+    // `claude mcp add --scope project` writes; Claude Code asks each user to approve it once).
+    path: '.mcp.json',
+    format: 'json',
+    key: 'mcpServers',
+    entry: (command, args) => ({ command, args: [...args] }),
+    source: 'https://code.claude.com/docs/en/mcp (project scope, .mcp.json)',
+  },
   limits: {
     alwaysOn: {
       text: 'warns "Large CLAUDE.md will impact performance" above 40,000 characters; the docs advise under 200 lines',

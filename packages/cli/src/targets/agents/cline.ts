@@ -17,6 +17,10 @@ export const cline: AgentTarget = {
     ext: '.md',
     frontmatter: (patterns) => frontmatter([`paths: ${yamlList(patterns)}`]),
   },
+  // Cline reads MCP servers only from its user-level `cline_mcp_settings.json` (extension storage;
+  // CLI: ~/.cline/data/settings/): sync writes nothing outside the project.
+  mcp: null,
+  mcpUserOnly: { path: 'cline_mcp_settings.json (MCP Servers → Configure)', source: 'https://docs.cline.bot/mcp/configuring-mcp-servers' },
   limits: {
     alwaysOn: { text: 'no documented cap', source: 'https://docs.cline.bot/features/cline-rules/overview' },
     ruleFile: { text: 'no documented cap', source: 'https://docs.cline.bot/features/cline-rules/conditional-rules' },

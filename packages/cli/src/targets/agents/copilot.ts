@@ -30,6 +30,16 @@ export const copilot: AgentTarget = {
     ext: '.instructions.md',
     frontmatter: (patterns) => frontmatter([`applyTo: ${yamlQuote(commaFree(patterns).patterns.join(','))}`]),
   },
+  mcp: {
+    // VS Code (Copilot agent mode): workspace `.vscode/mcp.json`, top-level `servers`, `type`
+    // required ("stdio"); JSON with comments, which sync keeps. The Copilot cloud agent reads its
+    // MCP servers from the repository's settings on GitHub, not from a file.
+    path: '.vscode/mcp.json',
+    format: 'jsonc',
+    key: 'servers',
+    entry: (command, args) => ({ type: 'stdio', command, args: [...args] }),
+    source: 'https://code.visualstudio.com/docs/agents/reference/mcp-configuration (.vscode/mcp.json, "servers", stdio: type, command, args)',
+  },
   limits: {
     alwaysOn: {
       text: 'chat: no documented cap ("keep it short"); code review reads only the first 4,000 characters of an instruction file',

@@ -24,6 +24,14 @@ export const cursor: AgentTarget = {
     frontmatter: (patterns, title, description) =>
       frontmatter([`description: ${yamlQuote(description ?? `${title} (managed by ctxpkg sync)`)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
   },
+  mcp: {
+    // Project: `.cursor/mcp.json` (global: `~/.cursor/mcp.json`), `mcpServers` with `command`/`args`.
+    path: '.cursor/mcp.json',
+    format: 'json',
+    key: 'mcpServers',
+    entry: (command, args) => ({ command, args: [...args] }),
+    source: 'https://cursor.com/docs/mcp (project configuration: .cursor/mcp.json)',
+  },
   limits: {
     alwaysOn: { text: 'no documented cap; the docs advise rules under 500 lines', source: 'https://cursor.com/docs/context/rules' },
     ruleFile: { text: 'no documented cap; under 500 lines advised', source: 'https://cursor.com/docs/context/rules' },

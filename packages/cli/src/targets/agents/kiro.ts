@@ -17,6 +17,14 @@ export const kiro: AgentTarget = {
     ext: '.md',
     frontmatter: (patterns) => frontmatter(['inclusion: fileMatch', `fileMatchPattern: ${yamlList(patterns)}`]),
   },
+  mcp: {
+    // Workspace `.kiro/settings/mcp.json` (user: `~/.kiro/settings/mcp.json`; the workspace wins), `mcpServers`.
+    path: '.kiro/settings/mcp.json',
+    format: 'json',
+    key: 'mcpServers',
+    entry: (command, args) => ({ command, args: [...args] }),
+    source: 'https://kiro.dev/docs/mcp/configuration (configuration locations: workspace .kiro/settings/mcp.json)',
+  },
   limits: {
     alwaysOn: { text: 'no documented cap', source: 'https://kiro.dev/docs/steering/' },
     ruleFile: { text: 'no documented cap', source: 'https://kiro.dev/docs/steering/' },

@@ -45,6 +45,23 @@ export interface AgentLimit {
   source: string;
 }
 
+/**
+ * The agent's project-level MCP config file, where `ctxpkg sync` registers the ctxpkg MCP server
+ * (spec/pack.md §11 "MCP servers"): one entry named `ctxpkg` in the top-level object `key`.
+ */
+export interface McpConfigFile {
+  /** POSIX path relative to the project root (`.mcp.json`, `.vscode/mcp.json`). */
+  path: string;
+  /** `json`: strict JSON; `jsonc`: comments and trailing commas allowed (edited keeping them). */
+  format: 'json' | 'jsonc';
+  /** The top-level object holding servers by name (`mcpServers`; VS Code: `servers`). */
+  key: string;
+  /** The entry for a stdio server started as `command args…`, in the agent's documented shape. */
+  entry(command: string, args: readonly string[]): Record<string, unknown>;
+  /** Where the file and its shape are documented. */
+  source: string;
+}
+
 export interface AgentTarget {
   id: SyncTarget;
   /** Agent names for messages and the README table. */
@@ -69,6 +86,13 @@ export interface AgentTarget {
   importsAgentsMd?: boolean;
   /** Path-scoped rule files; `null` when the agent has no path scoping. */
   scoped: ScopedRules | null;
+  /**
+   * The project MCP config file; `null` when the agent reads MCP servers only from a user-level
+   * file outside the project (sync never writes there; `mcpUserOnly` says where, for the README).
+   */
+  mcp: McpConfigFile | null;
+  /** Where the agent's user-level MCP config is, when it has no project-level one (documentation). */
+  mcpUserOnly?: { path: string; source: string };
   /** Limits of the always-on file and of one rule file. */
   limits: { alwaysOn: AgentLimit; ruleFile?: AgentLimit };
 }

@@ -23,5 +23,9 @@ export const windsurf: AgentTarget = {
     ext: '.md',
     frontmatter: (patterns) => frontmatter(['trigger: glob', `globs: ${yamlQuote(commaFree(patterns).patterns.join(','))}`]),
   },
+  // Windsurf reads MCP servers only from the user's `~/.codeium/windsurf/mcp_config.json`: sync
+  // writes nothing outside the project (README: register `ctxpkg mcp` there yourself).
+  mcp: null,
+  mcpUserOnly: { path: '~/.codeium/windsurf/mcp_config.json', source: 'https://docs.windsurf.com/windsurf/cascade/mcp (mcp_config.json)' },
   limits: { alwaysOn: LIMIT, ruleFile: LIMIT },
 };

@@ -1,0 +1,262 @@
+/**
+ * Registering the ctxpkg MCP server in an agent's project MCP config file (`.mcp.json`,
+ * `.cursor/mcp.json`, `.vscode/mcp.json`, `.gemini/settings.json`, `.kiro/settings/mcp.json`;
+ * spec/pack.md §11 "MCP servers"). Pure string functions: text in, text out.
+ *
+ * Edits are made in the text, never by re-serializing the document: the one entry
+ * `"<key>": { …, "ctxpkg": <entry> }` is inserted as a single run of characters at one place
+ * (after the last server, or into an empty or absent servers object), in the file's own
+ * indentation, line ends and style (a one-line file gets a one-line entry), so every other byte —
+ * comments (JSONC), other servers, key order, trailing commas — stays as it was. `inserted` is
+ * that run; cutting it out again gives the original bytes back (install → uninstall is
+ * byte-identical). Without the run (a fresh clone, where `.ctxpkg/sync.json` is absent) the
+ * original is found as the text whose insertion gives the file — else the entry alone is cut.
+ *
+ * Parsing is jsonc-parser's scanner (linear; offsets of every node): `json` files must be strict
+ * JSON, `jsonc` files (VS Code) may hold comments and trailing commas. Anything else throws
+ * `E_INVALID_JSON` naming the file, line and column, before anything is written.
+ */
+import { CtxpkgError } from '@ctxpkg/format';
+import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+
+/** The server name ctxpkg registers. */
+export const MCP_SERVER_NAME = 'ctxpkg';
+
+/** How a config file is parsed: strict JSON, or JSON with comments and trailing commas. */
+export type McpFormat = 'json' | 'jsonc';
+
+/** Where in a file the entry goes: the object `key` at the top level (`mcpServers`, `servers`). */
+export interface McpSlot {
+  format: McpFormat;
+  key: string;
+}
+
+/** The state of the ctxpkg entry in a file. */
+export type McpEntryState =
+  | { kind: 'absent' }
+  /** The servers object exists but is not an object (`"mcpServers": null`): nothing can be added. */
+  | { kind: 'blocked'; what: string }
+  | { kind: 'present'; value: unknown };
+
+/** JSON text of `v` with object keys sorted (to compare entries by value). */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Line and column (1-based) of `offset`. */
+function lineCol(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/**
+ * The root object of `text`, or `undefined` for a file with nothing but white space. Throws
+ * `E_INVALID_JSON` (details: path, line, column) when it is not valid for `format` or not an
+ * object.
+ */
+export function parseMcpConfig(text: string, format: McpFormat, path: string): Node | undefined {
+  if (text.trim() === '') return undefined;
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { disallowComments: format === 'json', allowTrailingComma: format === 'jsonc', allowEmptyContent: false });
+  const first = errors[0];
+  const kind = format === 'json' ? 'JSON' : 'JSON with comments';
+  if (first !== undefined || root === undefined) {
+    const at = lineCol(text, first?.offset ?? 0);
+    throw new CtxpkgError('E_INVALID_JSON', `${path} is not valid ${kind} (${first ? printParseErrorCode(first.error) : 'no value'} at line ${at.line}, column ${at.column}); ctxpkg sync did not register its MCP server and wrote nothing`, {
+      hint: `fix ${path} (or move it away) and run \`ctxpkg sync\` again`,
+      details: { path, line: at.line, column: at.column, error: first ? printParseErrorCode(first.error) : 'empty' },
+    });
+  }
+  if (root.type !== 'object') {
+    throw new CtxpkgError('E_INVALID_JSON', `${path} must hold a JSON object (it holds ${root.type === 'array' ? 'an array' : `a ${root.type}`}); ctxpkg sync did not register its MCP server and wrote nothing`, {
+      hint: `fix ${path} (or move it away) and run \`ctxpkg sync\` again`,
+      details: { path, line: 1, column: 1, error: 'NotAnObject' },
+    });
+  }
+  return root;
+}
+
+/** The last property `name` of object node `obj` (JSON.parse keeps the last of duplicates). */
+function prop(obj: Node, name: string): Node | undefined {
+  const props = obj.children ?? [];
+  for (let i = props.length - 1; i >= 0; i--) if (props[i]?.children?.[0]?.value === name) return props[i];
+  return undefined;
+}
+
+const valueOf = (p: Node): Node => p.children?.[1] as Node;
+
+/** The state of the ctxpkg entry in `text` (throws like `parseMcpConfig`). */
+export function mcpEntryState(text: string | undefined, slot: McpSlot, path: string): McpEntryState {
+  const root = text === undefined ? undefined : parseMcpConfig(text, slot.format, path);
+  const c = root && prop(root, slot.key);
+  if (!c) return { kind: 'absent' };
+  if (valueOf(c).type !== 'object') return { kind: 'blocked', what: `"${slot.key}" is not an object` };
+  const p = prop(valueOf(c), MCP_SERVER_NAME);
+  return p ? { kind: 'present', value: getNodeValue(valueOf(p)) } : { kind: 'absent' };
+}
+
+/** The white space before `offset` when nothing else precedes it on its line; else `undefined`. */
+function lineIndent(text: string, offset: number): string | undefined {
+  let i = offset;
+  while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  return i === 0 || text[i - 1] === '\n' ? text.slice(i, offset) : undefined;
+}
+
+/** `value` as JSON: pretty at `indent` with `unit` per level, or on one line (`unit` undefined). */
+function render(value: unknown, indent: string, unit: string | undefined, eol: string): string {
+  if (unit === undefined) return JSON.stringify(value);
+  return JSON.stringify(value, null, unit).split('\n').join(eol + indent);
+}
+
+/** `"name": value` inserted into object node `obj` (whose own line starts with `objIndent`). */
+function insertInto(text: string, obj: Node, objIndent: string, name: string, value: unknown, unitHint: string, eol: string): { text: string; inserted: string; at: number } {
+  const props = obj.children ?? [];
+  const last = props[props.length - 1];
+  const key = JSON.stringify(name);
+  if (last !== undefined) {
+    const ci = lineIndent(text, last.offset);
+    const unit = ci === undefined ? undefined : ci.startsWith(objIndent) && ci.length > objIndent.length ? ci.slice(objIndent.length) : unitHint;
+    const end = last.offset + last.length;
+    // A trailing comma after the last server (JSONC), maybe followed by a comment on its line:
+    // the entry goes on the next line, so the comment stays with the server it was written for.
+    const tail = ci === undefined ? null : /^[ \t]*,([ \t]*\/\/[^\r\n]*|[ \t]*\/\*[^\r\n]*?\*\/)?[ \t]*(?=\r?\n)/.exec(text.slice(end, end + 4096));
+    const inserted = ci === undefined ? `,${key}:${render(value, '', undefined, eol)}` : `${tail ? '' : ','}${eol}${ci}${key}: ${render(value, ci, unit, eol)}`;
+    const at = tail ? end + tail[0].length : end;
+    return { text: text.slice(0, at) + inserted + text.slice(at), inserted, at };
+  }
+  // An empty object: insert right after its `{`.
+  const at = obj.offset + 1;
+  const interior = text.slice(at, obj.offset + obj.length - 1);
+  const ci = objIndent + unitHint;
+  const entry = `${key}: ${render(value, ci, unitHint, eol)}`;
+  const inserted = interior.trim() !== '' || interior.includes('\n') ? `${eol}${ci}${entry}` : `${eol}${ci}${entry}${eol}${objIndent}`;
+  return { text: text.slice(0, at) + inserted + text.slice(at), inserted, at };
+}
+
+/** The file's line end and indentation unit (of its first top-level property; two spaces when unknown). */
+function styleOf(text: string, root: Node | undefined): { eol: string; unit: string } {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const first = root?.children?.[0];
+  const ind = first ? lineIndent(text, first.offset) : undefined;
+  return { eol, unit: ind !== undefined && ind !== '' ? ind : '  ' };
+}
+
+/**
+ * `text` (`undefined`: no file) with the ctxpkg entry `value` added to `slot.key`, which must not
+ * hold one (`mcpEntryState` is `absent`). Returns the new text and the run of characters
+ * inserted. Throws like `parseMcpConfig`.
+ */
+export function insertMcpEntry(text: string | undefined, slot: McpSlot, value: unknown, path: string): { text: string; inserted: string } {
+  const root = text === undefined ? undefined : parseMcpConfig(text, slot.format, path);
+  if (text === undefined || root === undefined) {
+    const doc = render({ [slot.key]: { [MCP_SERVER_NAME]: value } }, '', '  ', '\n') + '\n';
+    return { text: (text ?? '') + doc, inserted: doc };
+  }
+  const { eol, unit } = styleOf(text, root);
+  const c = prop(root, slot.key);
+  if (c) {
+    const objIndent = lineIndent(text, c.offset) ?? '';
+    const r = insertInto(text, valueOf(c), objIndent, MCP_SERVER_NAME, value, unit, eol);
+    return { text: r.text, inserted: r.inserted };
+  }
+  const r = insertInto(text, root, lineIndent(text, root.offset) ?? '', slot.key, { [MCP_SERVER_NAME]: value }, unit, eol);
+  return { text: r.text, inserted: r.inserted };
+}
+
+/** `text` without the property node `p` of object `obj` (and the separator between it and its neighbour). */
+function cutProperty(text: string, obj: Node, p: Node): string {
+  const props = obj.children ?? [];
+  const i = props.indexOf(p);
+  const prev = props[i - 1];
+  const next = props[i + 1];
+  if (prev) return text.slice(0, prev.offset + prev.length) + text.slice(p.offset + p.length);
+  if (next) return text.slice(0, p.offset) + text.slice(next.offset);
+  // The only property: also drop a trailing comma after it (JSONC).
+  let end = p.offset + p.length;
+  const m = /^\s*,/.exec(text.slice(end, end + 64));
+  if (m) end += m[0].length;
+  return text.slice(0, obj.offset + 1) + text.slice(end);
+}
+
+/**
+ * `text` without the ctxpkg entry: `inserted` (what `insertMcpEntry` added, from the sync record)
+ * cut out when it is still there around the entry — the original bytes; else (no record) the
+ * text whose insertion gives `text` (the servers object too when it holds nothing else, the whole
+ * file when it is nothing else: then `''`); else the entry alone with its separator. `text` when
+ * there is no entry. Throws like `parseMcpConfig`.
+ */
+export function removeMcpEntry(text: string, slot: McpSlot, value: unknown, path: string, inserted?: string): string {
+  const root = parseMcpConfig(text, slot.format, path);
+  const c = root && prop(root, slot.key);
+  const servers = c && valueOf(c).type === 'object' ? valueOf(c) : undefined;
+  const p = servers && prop(servers, MCP_SERVER_NAME);
+  if (!root || !c || !servers || !p) return text;
+  // A cut is taken only when what is left is a valid file without the entry (the user may have
+  // added a server after ours: then the comma before ours belongs to theirs).
+  const clean = (base: string): boolean => {
+    try {
+      return mcpEntryState(base.trim() === '' ? undefined : base, slot, path).kind === 'absent';
+    } catch {
+      return false;
+    }
+  };
+  if (inserted) {
+    for (let i = text.lastIndexOf(inserted, p.offset); i >= 0; i = i === 0 ? -1 : text.lastIndexOf(inserted, i - 1)) {
+      if (i + inserted.length < p.offset + p.length) continue;
+      const base = text.slice(0, i) + text.slice(i + inserted.length);
+      if (clean(base)) return base;
+      break;
+    }
+  }
+  const candidates: string[] = [];
+  const doc = insertMcpEntry(undefined, slot, value, path).text;
+  if (text.endsWith(doc) && text.slice(0, text.length - doc.length).trim() === '') candidates.push(text.slice(0, text.length - doc.length));
+  if ((servers.children ?? []).length === 1) candidates.push(cutProperty(text, root, c));
+  const alone = cutProperty(text, servers, p);
+  // The entry on a line of its own after a server's trailing comma (and comment): cut its line.
+  const ind = lineIndent(text, p.offset);
+  if (ind !== undefined) {
+    const lineStart = p.offset - ind.length;
+    const eolLen = text.slice(0, lineStart).endsWith('\r\n') ? 2 : 1;
+    if (lineStart >= eolLen) candidates.push(text.slice(0, lineStart - eolLen) + text.slice(p.offset + p.length));
+  }
+  candidates.push(alone);
+  for (const base of candidates) {
+    try {
+      if (insertMcpEntry(base, slot, value, path).text === text) return base;
+    } catch {
+      /* not a parseable base */
+    }
+  }
+  return alone;
+}
+
+/** True when `text` holds nothing but the ctxpkg entry (`{"<key>": {"ctxpkg": …}}`, any layout). */
+export function onlyMcpEntry(text: string, slot: McpSlot, path: string): boolean {
+  let root: Node | undefined;
+  try {
+    root = parseMcpConfig(text, slot.format, path);
+  } catch {
+    return false;
+  }
+  const props = root?.children ?? [];
+  const c = props[0];
+  if (props.length !== 1 || !c || c.children?.[0]?.value !== slot.key || valueOf(c).type !== 'object') return false;
+  const inner = valueOf(c).children ?? [];
+  return inner.length === 1 && inner[0]?.children?.[0]?.value === MCP_SERVER_NAME;
+}
