@@ -77,6 +77,7 @@ describe('ctxpkg sync registers the ctxpkg MCP server in each agent\'s project M
         const r = await run(['sync', '--json'], root);
         expect(r.code, r.stderr).toBe(0);
         expect(r.json.written).toContain(h.path);
+        expect(r.json.notes).toContain(`MCP server "ctxpkg" (\`ctxpkg mcp\`) registered in ${h.path}: each agent loads it when it next starts (Claude Code asks once to approve a project server)`);
         const text = readFile(root, h.path) as string;
         const doc = agentParse(text, h.jsonc);
         expect(doc[h.key]?.ctxpkg).toEqual(h.entry);
@@ -93,6 +94,7 @@ describe('ctxpkg sync registers the ctxpkg MCP server in each agent\'s project M
         const again = await run(['sync', '--json'], root);
         expect(again.json.written).toEqual([]);
         expect(again.json.unchanged).toContain(h.path);
+        expect((again.json.notes as string[]).filter((n) => n.startsWith('MCP server'))).toEqual([]);
         expect(readFile(root, h.path)).toBe(text);
         // Uninstall of the last package: the file is the user's again, byte for byte.
         if (fresh) rmSync(join(root, '.ctxpkg'), { recursive: true, force: true });
@@ -121,6 +123,17 @@ describe('ctxpkg sync registers the ctxpkg MCP server in each agent\'s project M
       }
     });
   }
+
+  it('--dry-run names the MCP configs it would write and writes none', async () => {
+    const root = makeProject({ files: { '.mcp.json': HOSTS[0].mine }, graph: graph(), context: { sync: { targets: ['agents-md', 'claude', 'copilot'] } } });
+    const r = await run(['sync', '--dry-run'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('would write .mcp.json');
+    expect(r.stdout).toContain('would write .vscode/mcp.json');
+    expect(r.stdout).toContain('note: MCP server "ctxpkg" (`ctxpkg mcp`) would be registered in .mcp.json, .vscode/mcp.json');
+    expect(readFile(root, '.mcp.json')).toBe(HOSTS[0].mine);
+    expect(existsSync(join(root, '.vscode'))).toBe(false);
+  });
 
   it('registers `npx --no ctxpkg mcp` when ctxpkg is a dependency of the project, and moves the entry when that changes', async () => {
     const root = makeProject({ files: { 'package.json': '{\n  "name": "app",\n  "devDependencies": { "ctxpkg": "^0.1.0" }\n}\n' }, graph: graph(), context: { sync: { targets: ['agents-md', 'claude', 'copilot'] } } });

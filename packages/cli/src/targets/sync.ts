@@ -266,6 +266,12 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     else report.unchanged.push(a.path);
   }
   for (const n of sizeNotes(root, actions)) report.notes.push(n);
+  const registered = actions.filter((a) => a.label === undefined && a.write !== undefined && a.entry?.kind === 'mcp');
+  if (registered.length > 0) {
+    const v = wanted.find((w) => w.path === registered[0]?.path)?.mcp?.value;
+    const line = v ? [v.command, ...((v.args as string[] | undefined) ?? [])].join(' ') : 'ctxpkg mcp';
+    report.notes.push(`MCP server "ctxpkg" (\`${line}\`) ${opts.dryRun ? 'would be registered' : 'registered'} in ${registered.map((a) => a.path).join(', ')}: each agent loads it when it next starts (Claude Code asks once to approve a project server)`);
+  }
   for (const w of partialReadWarnings(actions, wanted)) report.warnings.push(w);
 
   // Folders sync created and may remove again: recorded ones, plus (no record) empty rule folders.
