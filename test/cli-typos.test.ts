@@ -128,7 +128,9 @@ describe('pin output with every target enabled', () => {
     expect(lines.some((l) => l.startsWith('sync: delivered: '))).toBe(true);
     expect(lines.length).toBeLessThan(12);
     const json = await run(['sync', '--json']);
-    expect(json.json.unchanged.length).toBeGreaterThan(3);
-    expect((await run(['sync'])).stdout).toContain(`unchanged: ${json.json.unchanged.length} files`);
+    const names = json.json.unchanged as string[];
+    expect(names.length).toBeGreaterThanOrEqual(3);
+    // Up to three unchanged files are named; more are counted (and listed by --json).
+    expect((await run(['sync'])).stdout).toContain(names.length > 3 ? `unchanged: ${names.length} files` : `unchanged: ${names.join(', ')}\n`);
   });
 });
