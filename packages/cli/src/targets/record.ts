@@ -15,7 +15,7 @@
  * is treated as empty; `ctxpkg-sync-v1` records are read too.
  */
 import { join } from 'node:path';
-import { syncTargetOf, type SyncTarget } from '@ctxpkg/format';
+import { syncTargetOf, type SyncTarget } from '@ctxpkg/format/pack/policy';
 import { readTextIfExists, writeFileAtomic } from '../fsutil.js';
 
 export const SYNC_RECORD = join('.ctxpkg', 'sync.json');

@@ -26,6 +26,7 @@ export const cursor: AgentTarget = {
   },
   mcp: {
     // Project: `.cursor/mcp.json` (global: `~/.cursor/mcp.json`), `mcpServers` with `command`/`args`.
+    // Strict JSON: Cursor rejects a trailing comma there (github.com/upstash/context7/issues/563).
     path: '.cursor/mcp.json',
     format: 'json',
     key: 'mcpServers',

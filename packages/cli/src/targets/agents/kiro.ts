@@ -19,6 +19,7 @@ export const kiro: AgentTarget = {
   },
   mcp: {
     // Workspace `.kiro/settings/mcp.json` (user: `~/.kiro/settings/mcp.json`; the workspace wins), `mcpServers`.
+    // Strict JSON: its CLI predecessor discards an mcp.json with comments (github.com/aws/amazon-q-developer-cli/issues/2082).
     path: '.kiro/settings/mcp.json',
     format: 'json',
     key: 'mcpServers',
