@@ -72,9 +72,18 @@ export function managedBlockRanges(text: string): LineRange[] {
 /** `text` with every line inside `ranges` replaced by an empty line (line numbers unchanged). */
 export function blankLines(text: string, ranges: readonly LineRange[]): string {
   if (ranges.length === 0) return text;
+  // One pass over the lines, with the ranges sorted by start (a hostile file can hold a range per
+  // line: checking every line against every range was quadratic).
+  const sorted = [...ranges].sort((a, b) => a.start - b.start);
+  let r = 0;
+  let reach = 0; // the last line covered by a range starting at or before the current line
   return text
     .split('\n')
-    .map((l, i) => (ranges.some((r) => i + 1 >= r.start && i + 1 <= r.end) ? (l.endsWith('\r') ? '\r' : '') : l))
+    .map((l, i) => {
+      const n = i + 1;
+      while (r < sorted.length && (sorted[r] as LineRange).start <= n) reach = Math.max(reach, (sorted[r++] as LineRange).end);
+      return n <= reach ? (l.endsWith('\r') ? '\r' : '') : l;
+    })
     .join('\n');
 }
 

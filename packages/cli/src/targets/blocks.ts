@@ -96,13 +96,18 @@ export function findBlock(text: string, prefixOf: (start: number) => string = ()
     const start = starts[b] as number;
     const prefix = prefixOf(start);
     let legacyEnd = -1;
+    // The hash of the body so far, kept incrementally (a legacy end marker is tested against
+    // the body above it without hashing that body again: linear in the text, however many plain
+    // end markers a hostile file holds).
+    const running = legacyBodyHasher(prefix);
     for (let e = b + 1; e < lines.length; e++) {
       const em = END_RE.exec(lines[e] as string);
-      if (!em) continue;
-      const end = (starts[e] as number) + (lines[e] as string).replace(/\r$/, '').length;
-      const body = lines.slice(b + 1, e).join('\n');
-      if (em[1] === h) return { kind: 'ok', start, end, edited: blockHash(body, prefix) !== h, text: text.slice(start, end) };
-      if (em[1] === undefined && legacyEnd < 0 && blockHash(body, prefix) === h) legacyEnd = e;
+      if (em) {
+        const end = (starts[e] as number) + (lines[e] as string).replace(/\r$/, '').length;
+        if (em[1] === h) return { kind: 'ok', start, end, edited: blockHash(lines.slice(b + 1, e).join('\n'), prefix) !== h, text: text.slice(start, end) };
+        if (em[1] === undefined && legacyEnd < 0 && running.digest() === h) legacyEnd = e;
+      }
+      running.add(lines[e] as string, e === b + 1);
     }
     if (legacyEnd >= 0) {
       const end = (starts[legacyEnd] as number) + (lines[legacyEnd] as string).replace(/\r$/, '').length;
@@ -111,6 +116,34 @@ export function findBlock(text: string, prefixOf: (start: number) => string = ()
     return { kind: 'ok', start, end: text.replace(/\s+$/, '').length, edited: true, text: text.slice(start) };
   }
   return { kind: 'none' };
+}
+
+/**
+ * `blockHash(lines.join('\n'), prefix)` computed line by line: `add` appends a line (split at LF),
+ * `digest` is the hash of what was added so far, in O(1) after amortized linear work. The body is
+ * normalized as `normalizeBody` does: CR LF and a lone CR read as LF, trailing line breaks dropped
+ * (held back until more text follows).
+ */
+function legacyBodyHasher(prefix: string): { add(line: string, first: boolean): void; digest(): string } {
+  const hash = createHash('sha256').update(prefix, 'utf8');
+  let pending = 0;
+  return {
+    add(line, first) {
+      // The LF before this line, then the line: a CR before the next LF merges with it (dropped
+      // here; the next line's LF stands for both; after the body's last line it is a trailing
+      // line break, dropped anyway), a lone CR reads as LF.
+      const piece = (first ? '' : '\n') + (line.endsWith('\r') ? line.slice(0, -1) : line).replace(/\r/g, '\n');
+      let end = piece.length;
+      while (end > 0 && piece.charCodeAt(end - 1) === 10) end--;
+      if (end === 0) {
+        pending += piece.length;
+        return;
+      }
+      hash.update('\n'.repeat(pending) + piece.slice(0, end), 'utf8');
+      pending = piece.length - end;
+    },
+    digest: () => hash.copy().digest('hex'),
+  };
 }
 
 /** Replace the located block with `block`. */

@@ -77,6 +77,6 @@ describe('MCP config edits', () => {
   });
 
   it('a servers value that is not an object is reported, never replaced', () => {
-    expect(mcpEntryState('{"mcpServers": null}', JSON_SLOT, 'f')).toEqual({ kind: 'blocked', what: '"mcpServers" is not an object' });
+    expect(mcpEntryState('{"mcpServers": null}', JSON_SLOT, 'f')).toEqual({ kind: 'blocked', what: '"mcpServers" is not an object', fix: 'make it an object to let sync add it' });
   });
 });

@@ -17,7 +17,7 @@
  * `E_INVALID_JSON` naming the file, line and column, before anything is written.
  */
 import { CtxpkgError } from '@ctxpkg/format';
-import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { createScanner, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 
 /** The server name ctxpkg registers. */
 export const MCP_SERVER_NAME = 'ctxpkg';
@@ -34,8 +34,12 @@ export interface McpSlot {
 /** The state of the ctxpkg entry in a file. */
 export type McpEntryState =
   | { kind: 'absent' }
-  /** The servers object exists but is not an object (`"mcpServers": null`): nothing can be added. */
-  | { kind: 'blocked'; what: string }
+  /**
+   * The servers object exists but is not an object (`"mcpServers": null`), or the servers key or
+   * the `ctxpkg` entry appears more than once (hosts keep the last; cutting one would make another
+   * live under a name the user approved): nothing is added, kept or removed. `fix`: what lets sync in.
+   */
+  | { kind: 'blocked'; what: string; fix: string }
   | { kind: 'present'; value: unknown };
 
 /** JSON text of `v` with object keys sorted (to compare entries by value). */
@@ -71,6 +75,7 @@ function lineCol(text: string, offset: number): { line: number; column: number }
  */
 export function parseMcpConfig(text: string, format: McpFormat, path: string): Node | undefined {
   if (text.trim() === '') return undefined;
+  tooDeep(text, format, path);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: format === 'json', allowTrailingComma: format === 'jsonc', allowEmptyContent: false });
   const first = errors[0];
@@ -91,6 +96,39 @@ export function parseMcpConfig(text: string, format: McpFormat, path: string): N
   return root;
 }
 
+/** Arrays and objects nested deeper than this are refused (the tree parser recurses per level). */
+export const MAX_MCP_DEPTH = 256;
+
+/**
+ * Throws `E_INVALID_JSON` (line, column of the opening bracket) when `text` nests arrays and
+ * objects deeper than `MAX_MCP_DEPTH`: one linear pass of the scanner, before the recursive
+ * tree parser would overflow the stack on a hostile file (`[` × 100,000).
+ */
+function tooDeep(text: string, format: McpFormat, path: string): void {
+  // jsonc-parser's `SyntaxKind` is a const enum (not importable under isolatedModules): its values.
+  const SyntaxKind = { OpenBraceToken: 1, CloseBraceToken: 2, OpenBracketToken: 3, CloseBracketToken: 4, EOF: 17 } as const;
+  const sc = createScanner(text, false);
+  let depth = 0;
+  for (let k = sc.scan(); k !== SyntaxKind.EOF; k = sc.scan()) {
+    if (k === SyntaxKind.OpenBraceToken || k === SyntaxKind.OpenBracketToken) {
+      if (++depth > MAX_MCP_DEPTH) {
+        const at = lineCol(text, sc.getTokenOffset());
+        throw new CtxpkgError('E_INVALID_JSON', `${path} is not valid ${format === 'json' ? 'JSON' : 'JSON with comments'} for ctxpkg (nested deeper than ${MAX_MCP_DEPTH} levels at line ${at.line}, column ${at.column}); ctxpkg sync did not register its MCP server and wrote nothing`, {
+          hint: `fix ${path} (or move it away) and run \`ctxpkg sync\` again`,
+          details: { path, line: at.line, column: at.column, error: 'TooDeep' },
+        });
+      }
+    } else if (k === SyntaxKind.CloseBraceToken || k === SyntaxKind.CloseBracketToken) depth = Math.max(0, depth - 1);
+  }
+}
+
+/** How many properties of object node `obj` are named `name`. */
+function count(obj: Node, name: string): number {
+  let n = 0;
+  for (const p of obj.children ?? []) if (p.children?.[0]?.value === name) n++;
+  return n;
+}
+
 /** The last property `name` of object node `obj` (JSON.parse keeps the last of duplicates). */
 function prop(obj: Node, name: string): Node | undefined {
   const props = obj.children ?? [];
@@ -105,7 +143,9 @@ export function mcpEntryState(text: string | undefined, slot: McpSlot, path: str
   const root = text === undefined ? undefined : parseMcpConfig(text, slot.format, path);
   const c = root && prop(root, slot.key);
   if (!c) return { kind: 'absent' };
-  if (valueOf(c).type !== 'object') return { kind: 'blocked', what: `"${slot.key}" is not an object` };
+  if (count(root as Node, slot.key) > 1) return { kind: 'blocked', what: `"${slot.key}" appears more than once`, fix: `merge them into one to let sync manage its entry` };
+  if (valueOf(c).type !== 'object') return { kind: 'blocked', what: `"${slot.key}" is not an object`, fix: 'make it an object to let sync add it' };
+  if (count(valueOf(c), MCP_SERVER_NAME) > 1) return { kind: 'blocked', what: `"${slot.key}" holds more than one "${MCP_SERVER_NAME}" entry (an agent runs the last one)`, fix: `keep one of them to let sync manage it` };
   const p = prop(valueOf(c), MCP_SERVER_NAME);
   return p ? { kind: 'present', value: getNodeValue(valueOf(p)) } : { kind: 'absent' };
 }
@@ -215,12 +255,18 @@ export function removeMcpEntry(text: string, slot: McpSlot, value: unknown, path
       return false;
     }
   };
-  if (inserted) {
-    for (let i = text.lastIndexOf(inserted, p.offset); i >= 0; i = i === 0 ? -1 : text.lastIndexOf(inserted, i - 1)) {
-      if (i + inserted.length < p.offset + p.length) continue;
+  // The recorded run (`.ctxpkg/sync.json` is not sealed: a repository can commit one) is cut only
+  // where it covers the entry, and only when what it takes is nothing but the entry (and the
+  // servers object when that held nothing else): never a server or setting of the user's.
+  if (inserted && inserted.length <= MAX_INSERTED_CHARS) {
+    const entryEnd = p.offset + p.length;
+    const lo = Math.max(0, entryEnd - inserted.length);
+    // Only starts in [lo, p.offset] can cover the entry: search that window alone (bounded work).
+    const rel = text.slice(lo, p.offset + inserted.length).lastIndexOf(inserted);
+    const i = rel < 0 ? -1 : lo + rel;
+    if (i >= 0 && i <= p.offset && i + inserted.length >= entryEnd) {
       const base = text.slice(0, i) + text.slice(i + inserted.length);
-      if (clean(base)) return base;
-      break;
+      if (clean(base) && takesOnlyEntry(text, base, slot, path)) return base;
     }
   }
   const candidates: string[] = [];
@@ -244,6 +290,31 @@ export function removeMcpEntry(text: string, slot: McpSlot, value: unknown, path
     }
   }
   return alone;
+}
+
+/** The longest run sync inserts that a removal will cut as recorded (an entry is a few hundred characters). */
+export const MAX_INSERTED_CHARS = 4096;
+
+/**
+ * True when `base` is `text` without its ctxpkg entry and nothing else, by value: the servers
+ * object minus the entry, or (when the entry was all it held) the document without the servers
+ * key; `''` only when that leaves an empty document.
+ */
+function takesOnlyEntry(text: string, base: string, slot: McpSlot, path: string): boolean {
+  try {
+    const root = parseMcpConfig(text, slot.format, path);
+    const want = (root ? getNodeValue(root) : {}) as Record<string, unknown>;
+    const servers = want[slot.key] as Record<string, unknown>;
+    delete servers[MCP_SERVER_NAME];
+    const baseRoot = base.trim() === '' ? undefined : parseMcpConfig(base, slot.format, path);
+    const have = canonicalJson(baseRoot ? getNodeValue(baseRoot) : {});
+    if (have === canonicalJson(want)) return true;
+    if (Object.keys(servers).length > 0) return false;
+    delete want[slot.key];
+    return have === canonicalJson(want) && (baseRoot !== undefined || Object.keys(want).length === 0);
+  } catch {
+    return false;
+  }
 }
 
 /** True when `text` holds nothing but the ctxpkg entry (`{"<key>": {"ctxpkg": …}}`, any layout). */

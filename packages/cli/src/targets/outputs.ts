@@ -18,9 +18,9 @@
  *   `ctxpkg`; targets whose agent has only a user-level config get none.
  * Nothing is wanted when nothing is installed (no empty block after the last uninstall).
  */
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncTarget } from '@ctxpkg/format';
-import { readTextIfExists } from '../fsutil.js';
 import type { AgentTarget } from './agents/index.js';
 import { findBlock, removeBlock } from './blocks.js';
 import type { Delivery } from './delivery.js';
@@ -53,7 +53,7 @@ export interface DesiredOutput {
  * the dependency comes or goes.
  */
 export function mcpCommand(root: string): { command: string; args: string[] } {
-  const text = readTextIfExists(join(root, 'package.json'));
+  const text = readRegularText(join(root, 'package.json'));
   let local = false;
   if (text !== undefined) {
     try {
@@ -65,6 +65,24 @@ export function mcpCommand(root: string): { command: string; args: string[] } {
     }
   }
   return local ? MCP_COMMANDS[0] : MCP_COMMANDS[1];
+}
+
+/** Files sync only consults (package.json, an always-on file it may skip) larger than this are not read. */
+const MAX_CONSULTED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The UTF-8 text of `path` when it is (or links to) a regular file of at most 16 MiB; otherwise
+ * `undefined`, as if absent. A repository can commit `package.json -> /dev/zero` (or a link to a
+ * FIFO or a terminal): reading that never ends.
+ */
+export function readRegularText(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    if (!st.isFile() || st.size > MAX_CONSULTED_BYTES) return undefined;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** The command lines sync registers: the project's dependency through npx, or the CLI on PATH. */
@@ -97,7 +115,7 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
     const a = t.alwaysOn;
     const importing = t.importsAgentsMd === true && agentsMdOn && a.kind === 'block';
     if (t.id !== 'agents-md' && t.readsAgentsMd && agentsMdOn) deferred.push(t.agent);
-    else if (importing && userImportsAgentsMd(readTextIfExists(join(root, a.path)))) notes.push(`${a.path} imports AGENTS.md; no separate block written there`);
+    else if (importing && userImportsAgentsMd(readRegularText(join(root, a.path)))) notes.push(`${a.path} imports AGENTS.md; no separate block written there`);
     else if (!seen.has(a.path)) {
       seen.add(a.path);
       out.push({ path: a.path, target: t.id, kind: a.kind, tier: 'always-on', head: a.kind === 'file' ? a.frontmatter : '', body: importing ? IMPORT_AGENTS_MD_BODY : delivery.alwaysOn.body });

@@ -90,7 +90,7 @@ function planMcp(root: string, d: DesiredOutput, recorded: SyncEntry | undefined
   const want = canonicalJson(m.value);
   const rec = recorded?.kind === 'mcp' ? recorded : undefined;
   const entry = (created: boolean, inserted: string | undefined): SyncEntry => ({ path: d.path, target: d.target, kind: 'mcp', sha256: sha(want), created, ...(inserted !== undefined ? { inserted } : {}) });
-  if (st.kind === 'blocked') return skip(report, d.path, `${st.what}; the ctxpkg MCP server is not registered there (make it an object to let sync add it)`);
+  if (st.kind === 'blocked') return skip(report, d.path, `${st.what}; the ctxpkg MCP server is not registered there (${st.fix})`);
   if (st.kind === 'absent') {
     const r = insertMcpEntry(current, m.slot, m.value, d.path);
     return { path: d.path, target: d.target, write: r.text, entry: entry(current === undefined, r.inserted) };
