@@ -108,12 +108,11 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     for (let i = 0; i < n; i++) {
       const c = text.charCodeAt(i);
       const k = c < 128 ? (cls[c] as number) : 0;
-      if ((k & TOKEN) !== 0) {
-        if (++run >= runLength) flags |= GATE_RUN;
-      } else {
-        run = 0;
-      }
-      if ((k & (ASSIGN_CHAR | ANCHOR)) !== 0) {
+      // Branch-free run count (a token character extends the run, any other resets it): the
+      // word/space alternation of prose would mispredict a branch here at every word.
+      run = (run + 1) & -(k & TOKEN);
+      if (run >= runLength) flags |= GATE_RUN;
+      if (k > TOKEN) {
         if ((k & ASSIGN_CHAR) !== 0 && (flags & GATE_ASSIGN) === 0 && keyBefore(text, i, stems)) flags |= GATE_ASSIGN;
         if ((k & ANCHOR) !== 0 && (flags & GATE_LITERAL) === 0) {
           for (const a of table[c] as Anchor[]) {

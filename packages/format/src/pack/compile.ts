@@ -22,7 +22,7 @@ import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from '.
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import { computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
-import { sectionPathResolver, sequenceResolver } from './sections.js';
+import { sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
 import { checkPins, conflictPartners, omissionReason, screenNode, type BrokenPin, type ScreenContext } from './screen.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
@@ -260,7 +260,8 @@ export function compilePack(input: PackInput): CompiledPack {
   if (format === 'md') {
     for (let h = 0; h < nodeCount; h++) {
       const n = live[h] as MergedNode;
-      if (pinned.has(n.id) || !isOversize(utf8Length(n.content), maxBytes)) continue;
+      // UTF-8 takes at most three bytes per UTF-16 code unit: most nodes need no count.
+      if (!isOversize(n.content.length * 3, maxBytes) || pinned.has(n.id) || !isOversize(utf8Length(n.content), maxBytes)) continue;
       const ranges = listPieces(n.content);
       if (!ranges) continue;
       const lines = n.content.split('\n');
@@ -283,6 +284,16 @@ export function compilePack(input: PackInput): CompiledPack {
   const scopes = computeScopes(graph);
   const sectionsOf = sectionPathResolver(graph, scopes);
   const seqOf = sequenceResolver(graph);
+  // Heading path and scope of each candidate, looked up once per handle (each lookup walks maps
+  // keyed by id strings; several passes below need them for every candidate).
+  const secs: Array<readonly SectionRef[] | undefined> = new Array(live.length);
+  const sectionsAt = (h: number): readonly SectionRef[] => (secs[h] ??= sectionsOf((live[h] as MergedNode).id));
+  const scopeList: Array<readonly string[] | null | undefined> = new Array(live.length);
+  const scopeAt = (h: number): readonly string[] | undefined => {
+    let s = scopeList[h];
+    if (s === undefined) scopeList[h] = s = scopes.get((live[h] as MergedNode).id) ?? null;
+    return s ?? undefined;
+  };
   const hasPriorities = Object.keys(policy.priorities).length > 0;
   const keys = candidateKeys(live);
   const sectionIdx = new Uint8Array(live.length);
@@ -291,7 +302,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const isPinned = pinned.has(n.id);
     const p = piece[h];
     keys.pinned[h] = isPinned ? 1 : 0;
-    if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopes.get(n.id));
+    if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopeAt(h));
     if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
     keys.force[h] = p && p.k > 0 ? (keys.force[p.first] as number) : forceOf(n.content);
     // UTF-8 bytes lie between the UTF-16 length and three times it: most nodes need no count.
@@ -357,7 +368,7 @@ export function compilePack(input: PackInput): CompiledPack {
     let it = items[h];
     if (!it) {
       const n = live[h] as MergedNode;
-      it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopes.get(n.id), sectionsOf(n.id), seqOf(n.id));
+      it = itemOf(screenNode(n, liveIdx[h] as number, sctx), scopeAt(h), sectionsAt(h), seqOf(n.id));
       asPiece(it, piece[h]);
       it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
       if (input.trusted?.has(n.package)) it.trusted = true;
@@ -403,7 +414,7 @@ export function compilePack(input: PackInput): CompiledPack {
   // lengths only: no escaping or rendering, select.ts) and its groups (package, file, headings).
   const bareOf = (h: number, withStructure: boolean): RenderItem => {
     const n = live[h] as MergedNode;
-    const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, withStructure ? scopes.get(n.id) : undefined, withStructure ? sectionsOf(n.id) : []);
+    const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, withStructure ? scopeAt(h) : undefined, withStructure ? sectionsAt(h) : []);
     asPiece(bare, piece[h]);
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
     if (input.trusted?.has(n.package)) bare.trusted = true;
@@ -457,7 +468,7 @@ export function compilePack(input: PackInput): CompiledPack {
   if (renderer.partialNote) {
     for (let h = 0; h < live.length; h++) {
       const n = live[h] as MergedNode;
-      const path = sectionsOf(n.id);
+      const path = sectionsAt(h);
       const inner = path[path.length - 1];
       if (inner === undefined) continue;
       const key = `${n.package}\u0000${inner.id}`;

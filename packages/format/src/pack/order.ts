@@ -100,6 +100,9 @@ export function isOversize(textBytes: number, budgetBytes: number): boolean {
 const SECURITY = /\b(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|private[ _-]keys?|access[ _-]tokens?|personal data|pii\b|saniti[sz]\w*|injection|xss|csrf|vulnerab\w*|owasp|security|cve-\d)/i;
 /** Imperatives that state a hard rule (linear: one alternation, no nesting). */
 const IMPERATIVE = /\b(?:never|always|must|mustn't|do not|don't|shall not|under no circumstances)\b/i;
+/** `SECURITY` or (group 1) `IMPERATIVE`, security first at each position (`forceOf`). */
+const EITHER = new RegExp(`${SECURITY.source}|(${IMPERATIVE.source})`, 'gi');
+const SECURITY_G = new RegExp(SECURITY.source, 'gi');
 
 /**
  * Force of a rule's text (order key 3b): 2 when it speaks of security (credentials, secrets, API
@@ -110,8 +113,15 @@ const IMPERATIVE = /\b(?:never|always|must|mustn't|do not|don't|shall not|under 
  */
 export function forceOf(text: string): number {
   const t = text.length > 2000 ? text.slice(0, 2000) : text;
-  if (SECURITY.test(t)) return 2;
-  return IMPERATIVE.test(t) ? 1 : 0;
+  // One scan for the first match of either: at each position the security words are tried
+  // first, so when an imperative matches first no security word starts at or before it, and only
+  // the rest of the text is searched for one (the same answer as testing both on the whole text).
+  EITHER.lastIndex = 0;
+  const m = EITHER.exec(t);
+  if (m === null) return 0;
+  if (m[1] === undefined) return 2;
+  SECURITY_G.lastIndex = m.index + 1;
+  return SECURITY_G.test(t) ? 2 : 1;
 }
 
 /** The precomputed sort keys of one candidate. */
