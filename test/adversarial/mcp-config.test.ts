@@ -143,3 +143,17 @@ describe('attack3: the managed-block scanners are linear', () => {
     expect(out).toBe('\n'.repeat(200_000) + 'keep');
   });
 });
+
+describe('attack3: a file where an agent folder must be', () => {
+  for (const [path, blocker] of [['.kiro/settings/mcp.json', '.kiro/settings'], ['.vscode/mcp.json', '.vscode']] as const) {
+    it(`${blocker} committed as a file: that output is skipped, every other agent still gets its files`, async () => {
+      const root = makeProject({ files: { 'AGENTS.md': '# Mine\n', [blocker]: 'not a folder\n' }, context: { sync: { targets: ['agents-md', 'claude', 'kiro', 'copilot'] } } });
+      writeGraph(root, graph());
+      const r = await run(['sync', '--json'], root);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json.skipped).toContainEqual({ path, reason: `${blocker} is not a folder; left alone` });
+      expect(readFile(root, '.mcp.json')).toBeDefined();
+      expect(readFile(root, blocker)).toBe('not a folder\n');
+    });
+  }
+});

@@ -8,7 +8,7 @@
  * directory that resolves outside the project through a symlink (`.cursor -> /elsewhere`) is
  * never written into (the symlink-following class of node-tar CVE-2021-32803).
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
 function inside(realRoot: string, real: string): boolean {
@@ -19,7 +19,7 @@ function inside(realRoot: string, real: string): boolean {
 /**
  * Why sync must not touch the output `path` (POSIX, relative to `root`), or undefined when it may.
  * Reasons: the file is a symbolic link or not a regular file; a directory on the way resolves
- * outside the project.
+ * outside the project, or is not a directory.
  */
 export function outputPathProblem(root: string, path: string): string | undefined {
   let realRoot: string;
@@ -53,6 +53,17 @@ export function outputPathProblem(root: string, path: string): string | undefine
       }
       if (!inside(realRoot, real)) return `${parts.slice(0, i + 1).join('/')} is a symbolic link to outside the project; left alone`;
     }
+    // A file where a folder must be (`.kiro/settings` committed as a file): reading or writing
+    // below it fails (ENOTDIR), which stopped the whole sync; this output alone is skipped.
+    let dir = st.isDirectory();
+    if (st.isSymbolicLink()) {
+      try {
+        dir = statSync(cur).isDirectory();
+      } catch {
+        dir = false;
+      }
+    }
+    if (!dir) return `${parts.slice(0, i + 1).join('/')} is not a folder; left alone`;
   }
   return undefined;
 }
