@@ -157,3 +157,16 @@ describe('attack3: a file where an agent folder must be', () => {
     });
   }
 });
+
+describe('attack3: a huge MCP config', () => {
+  it('a 2 MiB .mcp.json is left alone (reported), not parsed into millions of nodes', async () => {
+    const text = `{"x":[${Array(1_100_000).fill('1').join(',')}],"mcpServers":{}}`;
+    const root = project({ '.mcp.json': text });
+    writeGraph(root, graph());
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.skipped).toContainEqual({ path: '.mcp.json', reason: 'is larger than 1048576 bytes; left alone (the ctxpkg MCP server is not registered there)' });
+    expect(readFile(root, '.mcp.json')).toBe(text);
+    expect(readFile(root, 'AGENTS.md')).toContain('Never log session tokens.');
+  });
+});

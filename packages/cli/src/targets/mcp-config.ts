@@ -96,6 +96,13 @@ export function parseMcpConfig(text: string, format: McpFormat, path: string): N
   return root;
 }
 
+/**
+ * MCP config files larger than this (bytes) are left alone, neither read nor edited: real ones
+ * are a few KiB, and the tree parser holds an object per value (a committed 100 MB file of
+ * numbers ran the process out of memory).
+ */
+export const MAX_MCP_CONFIG_BYTES = 1024 * 1024;
+
 /** Arrays and objects nested deeper than this are refused (the tree parser recurses per level). */
 export const MAX_MCP_DEPTH = 256;
 

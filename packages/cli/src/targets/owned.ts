@@ -6,13 +6,13 @@
  * `generatedFileState`), and the `ctxpkg` server entry of an agent's project MCP config when it
  * is one sync writes (`ownedMcpEntry`). Works in a fresh clone: nothing here reads `.ctxpkg/`.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists } from '../fsutil.js';
 import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { blockBody, findBlock, generatedFile } from './blocks.js';
-import { canonicalJson, mcpEntryState, onlyMcpEntry } from './mcp-config.js';
+import { canonicalJson, MAX_MCP_CONFIG_BYTES, mcpEntryState, onlyMcpEntry } from './mcp-config.js';
 import { outputPathProblem } from './output-path.js';
 import { MCP_COMMANDS } from './outputs.js';
 
@@ -26,6 +26,15 @@ export interface OwnedOutput {
   onlyOurs?: boolean;
 }
 
+/** True when the MCP config at `path` (relative to `root`) exists and is over `MAX_MCP_CONFIG_BYTES`: left alone. */
+export function mcpConfigTooLarge(root: string, path: string): boolean {
+  try {
+    return statSync(join(root, path)).size > MAX_MCP_CONFIG_BYTES;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The ctxpkg entry of `t`'s project MCP config at `root`, when it is one sync writes (any of the
  * `MCP_COMMANDS`, compared as canonical JSON): a `ctxpkg` entry of another shape is the user's.
@@ -33,7 +42,7 @@ export interface OwnedOutput {
  */
 export function ownedMcpEntry(root: string, t: AgentTarget): OwnedOutput | undefined {
   const m = t.mcp;
-  if (!m || outputPathProblem(root, m.path) !== undefined) return undefined;
+  if (!m || outputPathProblem(root, m.path) !== undefined || mcpConfigTooLarge(root, m.path)) return undefined;
   const text = readTextIfExists(join(root, m.path));
   if (text === undefined) return undefined;
   const slot = { format: m.format, key: m.key };

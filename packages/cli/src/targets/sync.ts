@@ -25,14 +25,14 @@ import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { agentTarget, AGENT_TARGETS, type AgentTarget } from './agents/index.js';
-import { canonicalJson, insertMcpEntry, mcpEntryState, onlyMcpEntry, removeMcpEntry, type McpSlot } from './mcp-config.js';
+import { canonicalJson, insertMcpEntry, MAX_MCP_CONFIG_BYTES, mcpEntryState, onlyMcpEntry, removeMcpEntry, type McpSlot } from './mcp-config.js';
 import { appendBlock, findBlock, generatedFile, makeBlock, removeBlock, replaceBlock } from './blocks.js';
 import type { ProjectContext } from './context.js';
 import { computeDelivery, type Delivery } from './delivery.js';
 import { enabledTargets } from './enabled.js';
 import { outputPathProblem } from './output-path.js';
 import { desiredOutputs, type DesiredOutput } from './outputs.js';
-import { findOwnedOutputs, generatedDirs, generatedFileState, type OwnedOutput } from './owned.js';
+import { findOwnedOutputs, generatedDirs, generatedFileState, mcpConfigTooLarge, type OwnedOutput } from './owned.js';
 import { recordPinTexts } from './pins-record.js';
 import { trustWarnings, untrustedOwnHint } from './trust.js';
 import { readSyncRecord, writeSyncRecord, type SyncEntry } from './record.js';
@@ -85,6 +85,7 @@ export { generatedFile } from './blocks.js';
  */
 function planMcp(root: string, d: DesiredOutput, recorded: SyncEntry | undefined, report: SyncReport): Action | undefined {
   const m = d.mcp as NonNullable<DesiredOutput['mcp']>;
+  if (mcpConfigTooLarge(root, d.path)) return skip(report, d.path, `is larger than ${MAX_MCP_CONFIG_BYTES} bytes; left alone (the ctxpkg MCP server is not registered there)`);
   const current = readTextIfExists(join(root, d.path));
   const st = mcpEntryState(current, m.slot, d.path);
   const want = canonicalJson(m.value);
