@@ -184,6 +184,21 @@ describe('ctxpkg sync: targets', () => {
     expect(readFile(root, '.github/instructions/ctxpkg-acme__auth--api.instructions.md')).toContain(SCOPED[0]);
   });
 
+  it('Gemini CLI configured to read AGENTS.md (context.fileName) gets no GEMINI.md block, not even the import line; an earlier one is removed', async () => {
+    const root = makeProject({ files: { 'GEMINI.md': '# Gemini\n' }, graph: twoPackages(), context: { sync: { targets: ['agents-md', 'gemini'] } } });
+    expect((await run(['sync'], root)).code).toBe(0);
+    expect(readFile(root, 'GEMINI.md')).toMatch(/\n@AGENTS\.md\n/);
+    // The user tells Gemini CLI to load AGENTS.md too (JSON with comments, as Gemini CLI reads it).
+    const settings = JSON.parse(readFile(root, '.gemini/settings.json') as string);
+    writeFile(root, '.gemini/settings.json', `// mine\n${JSON.stringify({ ...settings, context: { fileName: ['AGENTS.md', 'GEMINI.md'] } }, null, 2)}\n`);
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.removed).toEqual(['GEMINI.md (block)']);
+    expect(readFile(root, 'GEMINI.md')).toBe('# Gemini\n');
+    expect(r.json.notes).toContain('Gemini CLI reads AGENTS.md itself: its always-on context is the AGENTS.md block');
+    for (const t of UNSCOPED) expect(readFile(root, 'AGENTS.md')).toContain(t);
+  });
+
   it('a version bump with the same text changes only the package headings and the block markers of each agent file', async () => {
     const bump = (version: string) => mgraph(twoPackages().nodes.map((n) => (n.package === '@acme/auth' ? { ...n, version } : n)), twoPackages().edges);
     const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: bump('1.0.0'), context: { sync: { targets: ['agents-md', 'cursor', 'copilot'] } } });

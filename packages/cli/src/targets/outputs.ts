@@ -25,6 +25,8 @@ import type { AgentTarget } from './agents/index.js';
 import { findBlock, removeBlock } from './blocks.js';
 import type { Delivery } from './delivery.js';
 import type { McpSlot } from './mcp-config.js';
+import { outputPathProblem } from './output-path.js';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 
 /**
  * One file sync wants: a managed block inside a user file, a whole generated file, or the ctxpkg
@@ -104,6 +106,25 @@ function userImportsAgentsMd(text: string | undefined): boolean {
   return IMPORTS_AGENTS_MD.test(st.kind === 'ok' ? removeBlock(text, st) : text);
 }
 
+/**
+ * True when the agent of `t` reads AGENTS.md by itself: always (`readsAgentsMd`), or because its
+ * project settings say so (`readsAgentsMdWhen`; a settings file that does not parse says nothing).
+ */
+export function readsAgentsMd(root: string, t: AgentTarget): boolean {
+  if (t.readsAgentsMd) return true;
+  const w = t.readsAgentsMdWhen;
+  if (!w || outputPathProblem(root, w.path) !== undefined) return false;
+  const text = readRegularText(join(root, w.path));
+  if (text === undefined) return false;
+  try {
+    const errors: ParseError[] = [];
+    const v: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+    return errors.length === 0 && w.test(v);
+  } catch {
+    return false; // nested past the parser's stack (a hostile file): says nothing
+  }
+}
+
 /** The outputs of `targets` for `delivery` (`installed` false: none). `notes` gets why an always-on output is skipped. */
 export function desiredOutputs(root: string, targets: readonly AgentTarget[], delivery: Delivery | undefined, notes: string[]): DesiredOutput[] {
   if (!delivery) return [];
@@ -114,7 +135,7 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
   for (const t of targets) {
     const a = t.alwaysOn;
     const importing = t.importsAgentsMd === true && agentsMdOn && a.kind === 'block';
-    if (t.id !== 'agents-md' && t.readsAgentsMd && agentsMdOn) deferred.push(t.agent);
+    if (t.id !== 'agents-md' && readsAgentsMd(root, t) && agentsMdOn) deferred.push(t.agent);
     else if (importing && userImportsAgentsMd(readRegularText(join(root, a.path)))) notes.push(`${a.path} imports AGENTS.md; no separate block written there`);
     else if (!seen.has(a.path)) {
       seen.add(a.path);

@@ -11,6 +11,17 @@ export const gemini: AgentTarget = {
   detect: ['GEMINI.md', '.gemini'],
   alwaysOn: { kind: 'block', path: 'GEMINI.md' },
   readsAgentsMd: false,
+  // Gemini CLI loads the context files named by `context.fileName` (GEMINI.md by default; the
+  // pre-0.3 key `contextFileName`): when that lists AGENTS.md, Gemini reads it by itself.
+  readsAgentsMdWhen: {
+    path: '.gemini/settings.json',
+    test: (settings) => {
+      const s = settings as { context?: { fileName?: unknown }; contextFileName?: unknown } | null;
+      const names = s?.context?.fileName ?? s?.contextFileName;
+      return (Array.isArray(names) ? names : [names]).some((n) => typeof n === 'string' && n.replace(/^\.\//, '') === 'AGENTS.md');
+    },
+    source: 'https://geminicli.com/docs/cli/configuration (context.fileName) and https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/gemini-md.md',
+  },
   importsAgentsMd: true,
   scoped: null,
   mcp: {

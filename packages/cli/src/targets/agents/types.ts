@@ -79,6 +79,13 @@ export interface AgentTarget {
    */
   readsAgentsMd: boolean;
   /**
+   * The agent reads AGENTS.md by itself when its project settings say so (Gemini CLI:
+   * `context.fileName` lists AGENTS.md): the settings file (JSON with comments) and the test of
+   * its parsed value. When it holds, the target counts as `readsAgentsMd` (no block of its own,
+   * not even an import line: the agent would read the text twice).
+   */
+  readsAgentsMdWhen?: { path: string; test(settings: unknown): boolean; source: string };
+  /**
    * The always-on file may import AGENTS.md (`@AGENTS.md` on a line of its own, as Claude Code
    * and Gemini CLI allow): then, with `agents-md` enabled, its block holds only that import line
    * (none when the user's own text imports it already), never a second copy of the text.
