@@ -170,3 +170,20 @@ describe('attack3: a huge MCP config', () => {
     expect(readFile(root, 'AGENTS.md')).toContain('Never log session tokens.');
   });
 });
+
+describe('attack3: a config sync created is deleted only when nothing of the user\'s is left', () => {
+  it('a comment the user added to .vscode/mcp.json keeps that file (which sync created) on uninstall', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': '# Mine\n' }, context: { sync: { targets: ['agents-md', 'copilot'] } } });
+    writeGraph(root, graph());
+    expect((await run(['sync', '--json'], root)).code).toBe(0);
+    const created = readFile(root, '.vscode/mcp.json') as string;
+    writeFile(root, '.vscode/mcp.json', `// keep: the team adds its servers here\n${created}`);
+    writeGraph(root, mgraph([]));
+    const u = await run(['sync', '--json'], root);
+    expect(u.code, u.stdout + u.stderr).toBe(0);
+    const after = readFile(root, '.vscode/mcp.json');
+    expect(after).toBeDefined();
+    expect(after).toContain('// keep: the team adds its servers here');
+    expect(after).not.toContain('ctxpkg');
+  });
+});

@@ -129,6 +129,14 @@ function tooDeep(text: string, format: McpFormat, path: string): void {
   }
 }
 
+/** True when `text` holds a comment (line or block comment, outside strings): text of the user's that a value comparison does not see. */
+export function hasComment(text: string): boolean {
+  const sc = createScanner(text, false);
+  // SyntaxKind.LineCommentTrivia, BlockCommentTrivia, EOF (a const enum: see `tooDeep`).
+  for (let k = sc.scan(); k !== 17; k = sc.scan()) if (k === 12 || k === 13) return true;
+  return false;
+}
+
 /** How many properties of object node `obj` are named `name`. */
 function count(obj: Node, name: string): number {
   let n = 0;

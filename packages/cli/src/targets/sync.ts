@@ -25,7 +25,7 @@ import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { agentTarget, AGENT_TARGETS, type AgentTarget } from './agents/index.js';
-import { canonicalJson, insertMcpEntry, MAX_MCP_CONFIG_BYTES, mcpEntryState, onlyMcpEntry, removeMcpEntry, type McpSlot } from './mcp-config.js';
+import { canonicalJson, hasComment, insertMcpEntry, MAX_MCP_CONFIG_BYTES, mcpEntryState, onlyMcpEntry, removeMcpEntry, type McpSlot } from './mcp-config.js';
 import { appendBlock, findBlock, generatedFile, makeBlock, removeBlock, replaceBlock } from './blocks.js';
 import type { ProjectContext } from './context.js';
 import { computeDelivery, type Delivery } from './delivery.js';
@@ -116,9 +116,13 @@ function planMcp(root: string, d: DesiredOutput, recorded: SyncEntry | undefined
   return { path: d.path, target: d.target, write: again.text, entry: entry(created, again.inserted) };
 }
 
-/** True when an MCP config holds nothing: no text, `{}`, or only an empty servers object. */
+/**
+ * True when an MCP config holds nothing: no text, `{}`, or only an empty servers object — and no
+ * comment (sync writes none: a comment is the user's, and deleting the file would lose it).
+ */
 function emptyConfig(text: string, slot: McpSlot): boolean {
   if (text.trim() === '') return true;
+  if (hasComment(text)) return false;
   try {
     const v = parseJsonc(text) as Record<string, unknown>;
     const keys = Object.keys(v);
