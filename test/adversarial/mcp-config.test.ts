@@ -187,3 +187,19 @@ describe('attack3: a config sync created is deleted only when nothing of the use
     expect(after).not.toContain('ctxpkg');
   });
 });
+
+describe('attack3: a byte order mark in .vscode/mcp.json', () => {
+  it('is kept, the entry goes in, and uninstall restores the bytes', async () => {
+    const mine = '\uFEFF{\r\n\t"servers": {\r\n\t\t"a": { "command": "x" }, // c\r\n\t}\r\n}\r\n';
+    const root = makeProject({ files: { 'AGENTS.md': '# Mine\n', '.vscode/mcp.json': mine }, context: { sync: { targets: ['agents-md', 'copilot'] } } });
+    writeGraph(root, graph());
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const text = readFile(root, '.vscode/mcp.json') as string;
+    expect(text.startsWith('\uFEFF{\r\n')).toBe(true);
+    expect(text).toContain('"ctxpkg"');
+    writeGraph(root, mgraph([]));
+    expect((await run(['sync', '--json'], root)).code).toBe(0);
+    expect(readFile(root, '.vscode/mcp.json')).toBe(mine);
+  });
+});

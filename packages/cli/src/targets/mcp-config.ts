@@ -75,6 +75,9 @@ function lineCol(text: string, offset: number): { line: number; column: number }
  */
 export function parseMcpConfig(text: string, format: McpFormat, path: string): Node | undefined {
   if (text.trim() === '') return undefined;
+  // A byte order mark (editors on Windows save one; VS Code reads such a file) reads as a space
+  // in JSONC: the same length, so every offset into `text` stays right and the mark is kept.
+  if (format === 'jsonc' && text.charCodeAt(0) === 0xfeff) text = ' ' + text.slice(1);
   tooDeep(text, format, path);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: format === 'json', allowTrailingComma: format === 'jsonc', allowEmptyContent: false });
