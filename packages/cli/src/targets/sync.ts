@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
+import { CtxpkgError, STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
 import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -31,7 +31,7 @@ import type { ProjectContext } from './context.js';
 import { computeDelivery, type Delivery } from './delivery.js';
 import { enabledTargets } from './enabled.js';
 import { outputPathProblem } from './output-path.js';
-import { desiredOutputs, type DesiredOutput } from './outputs.js';
+import { desiredOutputs, readRegularText, type DesiredOutput } from './outputs.js';
 import { findOwnedOutputs, generatedDirs, generatedFileState, mcpConfigTooLarge, type OwnedOutput } from './owned.js';
 import { recordPinTexts } from './pins-record.js';
 import { trustWarnings, untrustedOwnHint } from './trust.js';
@@ -214,8 +214,9 @@ function countTiers(project: ProjectContext, delivery: Delivery | undefined): Sy
 
 /**
  * Synchronize the agent files of `project` (see module docstring). Throws `E_BUDGET` or
- * `E_NOT_FOUND` (nothing written), `E_IO`, or `E_UNSAFE_PATH` (nothing written) when `.ctxpkg/`
- * is a symbolic link.
+ * `E_NOT_FOUND` (nothing written), `E_IO`, `E_UNSAFE_PATH` (nothing written) when `.ctxpkg/`
+ * is a symbolic link, or `E_LOCKED` (nothing written) when a file it would write or delete
+ * changed after it was read (another program wrote it meanwhile: run again).
  */
 export function syncProject(project: ProjectContext, opts: SyncOptions): SyncReport {
   checkDerivedDirs(project.root);
@@ -249,7 +250,14 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   const recorded = new Map(record.entries.map((e) => [e.path, e]));
   const wantedPaths = new Set(wanted.map((w) => w.path));
   const actions: Action[] = [];
+  // Each file as it was before it was planned: a file that changed by the time sync writes (an
+  // editor saved it meanwhile) stops the sync before anything is written, so the edit survives.
+  const before = new Map<string, string | undefined>();
+  const snap = (path: string): void => {
+    if (!before.has(path) && outputPathProblem(root, path) === undefined) before.set(path, readRegularText(join(root, path)));
+  };
   for (const d of wanted) {
+    snap(d.path);
     const a = planWanted(root, d, recorded.get(d.path), report);
     if (a) actions.push(a);
   }
@@ -261,6 +269,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
       left.set(o.target, (left.get(o.target) ?? 0) + 1);
       continue;
     }
+    snap(o.path);
     const a = planRemoval(root, o, recorded.get(o.path), report);
     if (a) actions.push(a);
   }
@@ -291,6 +300,14 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   if (opts.dryRun) {
     for (const d of pruned) if (wouldBeEmpty(root, d, actions)) report.removed.push(`${d}/ (empty folder)`);
     return report;
+  }
+  for (const a of actions) {
+    if ((a.delete || a.write !== undefined) && readRegularText(join(root, a.path)) !== before.get(a.path)) {
+      throw new CtxpkgError('E_LOCKED', `${a.path} changed while ctxpkg sync ran (another program wrote it); nothing written`, {
+        hint: 'run `ctxpkg sync` again',
+        details: { path: a.path },
+      });
+    }
   }
   const writes: Array<{ path: string; data: string }> = [];
   for (const a of actions) {
