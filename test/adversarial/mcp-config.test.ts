@@ -203,3 +203,15 @@ describe('attack3: a byte order mark in .vscode/mcp.json', () => {
     expect(readFile(root, '.vscode/mcp.json')).toBe(mine);
   });
 });
+
+describe('attack3: fresh-clone removal (no record) gives back an empty object as written', () => {
+  it('`{}`, `{"servers": {} // c}` and friends come back byte for byte', async () => {
+    const { insertMcpEntry } = await import('../../packages/cli/src/targets/mcp-config.js');
+    const jsonc = { format: 'jsonc' as const, key: 'servers' };
+    const v = { type: 'stdio', command: 'ctxpkg', args: ['mcp'] };
+    for (const c of ['{}', '\uFEFF{}', '{"servers": {} // c\n}', '// lead\n{"servers":{}}', '{"servers"://c\n{}}']) {
+      const text = insertMcpEntry(c, jsonc, v, 'f').text;
+      expect(removeMcpEntry(text, jsonc, v, 'f'), JSON.stringify(c)).toBe(c);
+    }
+  });
+});

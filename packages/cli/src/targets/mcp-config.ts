@@ -290,7 +290,20 @@ export function removeMcpEntry(text: string, slot: McpSlot, value: unknown, path
   const candidates: string[] = [];
   const doc = insertMcpEntry(undefined, slot, value, path).text;
   if (text.endsWith(doc) && text.slice(0, text.length - doc.length).trim() === '') candidates.push(text.slice(0, text.length - doc.length));
-  if ((servers.children ?? []).length === 1) candidates.push(cutProperty(text, root, c));
+  // An object that was empty on one line (`{}`, `{ }`): its entry went in with a line break and
+  // the object's indentation after it; tried before the plain cut, so `{}` does not come back as
+  // `{\n}` (both give the same text, and `{}` is how such an object is written). A servers
+  // object is first assumed absent (sync added it), as before.
+  const compact = (obj: Node, q: Node): void => {
+    const end = q.offset + q.length;
+    const m = /^\r?\n[ \t]*/.exec(text.slice(end, end + 256));
+    if (m) candidates.push(text.slice(0, obj.offset + 1) + text.slice(end + m[0].length));
+  };
+  if ((servers.children ?? []).length === 1) {
+    if ((root.children ?? []).length === 1) compact(root, c);
+    candidates.push(cutProperty(text, root, c));
+    compact(servers, p);
+  }
   const alone = cutProperty(text, servers, p);
   // The entry on a line of its own after a server's trailing comma (and comment): cut its line.
   const ind = lineIndent(text, p.offset);
