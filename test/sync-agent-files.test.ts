@@ -70,7 +70,7 @@ describe('ctxpkg sync: targets', () => {
     expect(agents.startsWith(USER_AGENTS + '\n<!-- ctxpkg:begin sha256=')).toBe(true);
     for (const t of UNSCOPED) expect(agents).toContain(t);
     for (const t of SCOPED) expect(agents).not.toContain(t);
-    expect(agents).toContain('Some rules apply only to certain files. Before you work on a file that matches a pattern below, read the rules named there');
+    expect(agents).toContain('Some rules apply only to certain files. Before you work on a file that matches a pattern below, run the command named there to read its rules');
     expect(agents).toContain("\n- `src/api/**/*.ts`, `src/auth/**`: run `ctxpkg render --focus 'src/api/**/*.ts'`\n");
     expect(agents).not.toMatch(/generated: /); // no timestamp: files change only with content
     expect([...tree(root).keys()].sort()).toEqual(['AGENTS.md', 'ctxpkg.json']);
@@ -279,8 +279,9 @@ describe('ctxpkg sync: targets', () => {
       for (const t of SCOPED) expect(files.get(p)).toContain(t);
       for (const t of UNSCOPED) expect(files.get(p)).not.toContain(t);
     }
-    // Agents without scoping are told where the rule set is.
-    expect(files.get('AGENTS.md')).toContain(`\n- \`src/api/**/*.ts\`, \`src/auth/**\`: read .claude/rules/ctxpkg-${slug}.md\n`);
+    // Agents without scoping are told how to get the rule set — the same line as with AGENTS.md
+    // alone (no target's file: it exists only while that target is enabled).
+    expect(files.get('AGENTS.md')).toContain("\n- `src/api/**/*.ts`, `src/auth/**`: run `ctxpkg render --focus 'src/api/**/*.ts'`\n");
     // The receipt lists both tiers and every file.
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
     expect(receipt.always_on.delivered.map((d: { id: string }) => d.id).sort()).toEqual(['@acme/auth#g1', '@acme/style#f1']);
@@ -291,7 +292,7 @@ describe('ctxpkg sync: targets', () => {
   it('without the AGENTS.md target, Cursor, Windsurf, Kiro and Cline get their own always-on files', async () => {
     const root = makeProject({ graph: twoPackages(), context: { sync: { targets: ['cursor', 'windsurf', 'kiro', 'cline'] } } });
     expect((await run(['sync'], root)).code).toBe(0);
-    expect(frontmatterOf(readFile(root, '.cursor/rules/ctxpkg.mdc') as string)).toEqual({ description: 'Installed context (managed by ctxpkg sync)', globs: null, alwaysApply: true });
+    expect(frontmatterOf(readFile(root, '.cursor/rules/ctxpkg.mdc') as string)).toEqual({ alwaysApply: true });
     expect(frontmatterOf(readFile(root, '.windsurf/rules/ctxpkg.md') as string)).toEqual({ trigger: 'always_on' });
     expect(frontmatterOf(readFile(root, '.kiro/steering/ctxpkg.md') as string)).toEqual({ inclusion: 'always' });
     expect(readFile(root, '.clinerules/ctxpkg.md')).toMatch(/^<!-- ctxpkg:begin sha256=/);
@@ -492,7 +493,7 @@ describe('ctxpkg sync: 100 installed packages', () => {
     expect(Buffer.byteLength(agents)).toBeLessThanOrEqual(8192 + 1);
     const header = agents.slice(0, agents.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
     expect(header).not.toMatch(/^inputs: /m); // the package headings name what is delivered
-    expect(header.match(/^- `services\/svc-\d+\/\*\*`: read \.claude\/rules\/ctxpkg-acme__package-number-\d{3}--scoped\.md$/gm)).toHaveLength(12);
+    expect(header.match(/^- `services\/svc-\d+\/\*\*`: run `ctxpkg render --focus 'services\/svc-\d+\/\*\*'`$/gm)).toHaveLength(12);
     expect(header).toContain('- 108 more rule sets for other paths: run `ctxpkg render --focus <path>` to get the rules for a path');
     const left = 120 * 5 - r.json.tiers.always_on - r.json.tiers.path_scoped;
     expect(header).toContain(`${left} more installed items did not fit in this file: find them with the \`search_context\` tool of the ctxpkg MCP server`);

@@ -126,13 +126,13 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     for (const b of alwaysOn) expect(b).toBe(alwaysOn[0]);
     expect(receipt.always_on.counts.delivered).toBeGreaterThan(20);
     expect(alwaysOn[0]).toContain('Never push to main; open a pull request.');
-    for (const rs of receipt.rule_sets as Array<{ files: string[]; receipt: { counts: { delivered: number } } }>) {
+    for (const rs of receipt.rule_sets as Array<{ files: string[]; patterns: string[]; receipt: { counts: { delivered: number } } }>) {
       expect(rs.files).toHaveLength(6);
       const bodies = rs.files.map((f) => bodyOf(files.get(f) as string));
       for (const b of bodies) expect(b).toBe(bodies[0]);
       expect(rs.receipt.counts.delivered).toBeGreaterThan(0);
-      // Agents without path scoping are told where each rule set is.
-      expect(alwaysOn[0]).toContain(`: read ${rs.files[0]}\n`);
+      // Agents without path scoping are told the command that prints each rule set.
+      expect(alwaysOn[0]).toContain(`: run \`ctxpkg render --focus '${rs.patterns[0]}'\`\n`);
     }
     // Scoped rules are not always-on text.
     expect(alwaysOn[0]).not.toContain('Return 422 for validation errors; never 500.');

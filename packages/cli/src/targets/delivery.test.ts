@@ -49,7 +49,9 @@ describe('the always-on block fills its budget', () => {
       const present = list.map((l) => d.alwaysOn.body.includes(l));
       const k = present.filter(Boolean).length;
       expect(present, 'delivered from the top, no gaps').toEqual(list.map((_, i) => i < k));
-      expect(k).toBeGreaterThanOrEqual(Math.min(list.length, 5));
+      // (At least 4: the block pays for the largest always-on frontmatter of any agent — one
+      // selection for every configuration — which leaves the trusted case 4 items at 8 KiB.)
+      expect(k).toBeGreaterThanOrEqual(Math.min(list.length, 4));
       if (k < list.length) expect(d.alwaysOn.body).toContain(`(ctxpkg: ${k} of ${list.length} items here; `);
       // What is left over is smaller than the smallest omitted item.
       const smallest = Math.min(...r.omissions.map((o) => Buffer.byteLength(byId.get(o.id)?.content ?? '', 'utf8') + 1));

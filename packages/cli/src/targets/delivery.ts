@@ -5,12 +5,18 @@
  * selection, many encodings"). Nothing is written here.
  *
  * - always-on: a pack of the pinned and unscoped nodes (`alwaysOnFilter`), pins first, within
- *   `context.sync.max_bytes` and every enabled agent's documented cap, markers and frontmatter
- *   included; its header says, in plain sentences, which rule file to read before working on
- *   files of each path-scoped rule set, and how many items did not fit and how to reach them.
+ *   `context.sync.max_bytes` and every agent target's documented cap, markers and frontmatter
+ *   included; its header says, in plain sentences, which command prints the rules of each
+ *   path-scoped rule set before working on files it matches, and how many items did not fit and
+ *   how to reach them.
  * - path-scoped: one pack per rule set (`ruleSetsOf`) within `context.sync.file_max_bytes` and
- *   every enabled scoping agent's cap.
+ *   every scoping agent target's cap.
  * - on demand: the rest; counted in each header and listed in the sync receipt.
+ *
+ * The texts never depend on which targets are enabled (only where they are written does): caps
+ * and frontmatter overheads are those of every target module (`AGENT_TARGETS`), and the always-on
+ * header names a command, never one target's rule file, so turning an agent on or off does not
+ * rewrite AGENTS.md or move a node between tiers (test/sync-one-selection.test.ts).
  */
 import {
   alwaysOnFilter,
@@ -28,7 +34,7 @@ import {
   type PackReceipt,
   type RuleSet,
 } from '@ctxpkg/format';
-import type { AgentTarget } from './agents/index.js';
+import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { blockOverhead } from './blocks.js';
 import type { ProjectContext } from './context.js';
 import { readPinTexts } from './pins-record.js';
@@ -152,10 +158,14 @@ function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', ca
   }
 }
 
-/** Where an agent without path scoping reads a rule set: the first scoping target's file, else a render command. */
-function whereToRead(rs: DeliveredRuleSet): string {
-  const first = [...rs.files.values()][0];
-  return first !== undefined ? `read ${first}` : `run \`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
+/**
+ * How an agent without path scoping gets a rule set: a render focused on its first pattern, which
+ * takes the nodes scoped there before anything else (spec/pack.md §5 "Focus"). A command, not a
+ * target's rule file: the file exists only when that target is enabled, and the always-on text
+ * must not depend on the enabled targets.
+ */
+function whereToRead(rs: Pick<DeliveredRuleSet, 'patterns'>): string {
+  return `run \`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
 }
 
 /** Patterns as inline code, comma-separated (a `**` is not read as emphasis). */
@@ -168,7 +178,7 @@ const codeList = (patterns: readonly string[]): string => patterns.map((p) => `\
  */
 function ruleSetLines(sets: readonly DeliveredRuleSet[]): string[] {
   if (sets.length === 0) return [];
-  const lines = ['Some rules apply only to certain files. Before you work on a file that matches a pattern below, read the rules named there (agents with their own rule files load them by themselves):'];
+  const lines = ['Some rules apply only to certain files. Before you work on a file that matches a pattern below, run the command named there to read its rules (agents with path-scoped rule files of their own load them by themselves):'];
   for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) lines.push(`- ${codeList(rs.patterns)}: ${whereToRead(rs)}`);
   if (sets.length > MAX_LISTED_RULE_SETS) {
     const more = sets.length - MAX_LISTED_RULE_SETS;
@@ -190,12 +200,16 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const { pinned, broken } = checkPins(config.pack.pins, graph, deliverable, pinTexts);
   const scopes = computeScopes(graph);
   const base: Omit<PackInput, 'maxBytes'> = { graph, policy: config.pack, now, pinTexts, trusted: project.trusted, ...(project.installed ? { read: project.read, builtHere: project.builtHere } : {}) };
+  // Caps and overheads come from every target module, enabled or not: one selection, whatever
+  // the enabled targets (see the module docstring). `targets` only decides where files go.
+  const every = [...AGENT_TARGETS.values()];
   const scoping = targets.filter((t) => t.scoped !== null);
+  const everyScoping = every.filter((t) => t.scoped !== null);
 
   // Path-scoped tier: one pack per rule set, within every scoping target's cap.
   const ruleSets: DeliveredRuleSet[] = [];
-  const fileCap = Math.min(config.sync.file_max_bytes, ...scoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
-  if (fileCap < config.sync.file_max_bytes) notes.push(`rule files capped at ${fileCap} bytes (${scoping.filter((t) => (t.limits.ruleFile?.bytes ?? Infinity) === fileCap).map((t) => t.agent).join(', ')}: ${scoping.find((t) => t.limits.ruleFile?.bytes === fileCap)?.limits.ruleFile?.text})`);
+  const fileCap = Math.min(config.sync.file_max_bytes, ...everyScoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
+  if (fileCap < config.sync.file_max_bytes) notes.push(`rule files capped at ${fileCap} bytes (${everyScoping.filter((t) => (t.limits.ruleFile?.bytes ?? Infinity) === fileCap).map((t) => t.agent).join(', ')}: ${everyScoping.find((t) => t.limits.ruleFile?.bytes === fileCap)?.limits.ruleFile?.text})`);
   // Each rule set is compiled over its package's own nodes and edges (a set never spans
   // packages), so graph-wide work (scopes, heading paths) is done per package, not per set × graph.
   const subgraphs = packageGraphs(graph);
@@ -207,12 +221,9 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
-    let overhead = 0;
-    for (const t of scoping) {
-      files.set(t.id, ruleFilePath(t, set));
-      overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(patterns, title, description)) + blockOverhead() + 1);
-    }
-    if (scoping.length === 0) overhead = blockOverhead() + 1;
+    for (const t of scoping) files.set(t.id, ruleFilePath(t, set));
+    let overhead = blockOverhead() + 1;
+    for (const t of everyScoping) overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(patterns, title, description)) + blockOverhead() + 1);
     const pack = compileWithin(`path-scoped rules ${patterns.join(', ')} (${title})`, 'file_max_bytes', fileCap, overhead, {
       ...base,
       graph: subgraphs.get(set.package) as MergedGraph,
@@ -227,15 +238,15 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     ruleSets.push({ set, patterns, title, ...(description !== undefined ? { description } : {}), body: pack.text, receipt: pack.receipt, files });
   }
 
-  // Always-on tier: pinned + unscoped nodes, within every enabled target's cap.
-  const capped = targets.filter((t) => t.limits.alwaysOn.bytes !== undefined);
+  // Always-on tier: pinned + unscoped nodes, within every target's cap.
+  const capped = every.filter((t) => t.limits.alwaysOn.bytes !== undefined);
   const cap = Math.min(config.sync.max_bytes, ...capped.map((t) => t.limits.alwaysOn.bytes as number));
   if (cap < config.sync.max_bytes) {
     const t = capped.find((x) => x.limits.alwaysOn.bytes === cap) as AgentTarget;
-    notes.push(`the always-on block is capped at ${cap} bytes for ${t.agent} (${t.limits.alwaysOn.text})`);
+    notes.push(`the always-on block is capped at ${cap} bytes, the smallest cap of the agents it is written for (${t.agent}: ${t.limits.alwaysOn.text})`);
   }
   let overhead = blockOverhead() + 1;
-  for (const t of targets) if (t.alwaysOn.kind === 'file') overhead = Math.max(overhead, bytes(t.alwaysOn.frontmatter) + blockOverhead() + 1);
+  for (const t of every) if (t.alwaysOn.kind === 'file') overhead = Math.max(overhead, bytes(t.alwaysOn.frontmatter) + blockOverhead() + 1);
   const alwaysOn = compileWithin('the always-on block (AGENTS.md and the other agents\' always-loaded files)', 'max_bytes', cap, overhead, {
     ...base,
     include: alwaysOnFilter(pinned, scopes),

@@ -13,7 +13,10 @@ export const cursor: AgentTarget = {
   alwaysOn: {
     kind: 'file',
     path: '.cursor/rules/ctxpkg.mdc',
-    frontmatter: frontmatter([`description: ${yamlQuote('Installed context (managed by ctxpkg sync)')}`, 'globs:', 'alwaysApply: true']),
+    // `alwaysApply: true` alone: a description only helps Cursor choose rules it applies on its
+    // own judgement, and every byte here is paid by the always-on text of every agent (one
+    // selection: the frontmatter overhead is the largest of any target's).
+    frontmatter: frontmatter(['alwaysApply: true']),
   },
   readsAgentsMd: true,
   scoped: {
