@@ -83,13 +83,13 @@ describe('B7: a teammate or CI installs from the committed files', () => {
     for (const f of ['ctxpkg.json', 'ctxpkg.lock']) writeFileSync(join(c, f), readFileSync(join(project, f)));
     const ci = await run(['install', '--frozen-lockfile'], c, {});
     expect(ci.code, ci.stderr).toBe(0);
-    // Without the binding (the old state): E_USAGE whose hint is the binding from the lock.
+    // Without the binding (the old state): E_CONFIG whose hint is the binding from the lock.
     const d = tempDir('ctxpkg-clone-');
     writeFileSync(join(d, 'ctxpkg.lock'), readFileSync(join(project, 'ctxpkg.lock')));
     writeJson(join(d, 'ctxpkg.json'), { ...readJson(join(project, 'ctxpkg.json')), registries: {} });
     const old = await run(['install', '--frozen-lockfile'], d, {});
-    expect(old.code).toBe(2);
-    expect(old.stderr).toContain('E_USAGE');
+    expect(old.code).toBe(78);
+    expect(old.stderr).toContain('E_CONFIG');
     expect(old.stderr).toContain(`"registries": { "@acme": "${P.url}" }`);
   });
 

@@ -54,8 +54,13 @@ describe('item 6: a bad registry URL in a settings file names the file and the k
   it('ctxpkg.json registries["@acme"]', async () => {
     writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registries: { '@acme': 'not a url' } }));
     const r = await run(['install', '@acme/x']);
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain(`error E_CONFIG: ${join(dir, 'ctxpkg.json')}: registries["@acme"]: not a registry URL: "not a url"`);
+  });
+  it('a bad --registry flag stays a usage error (exit 2): it is not a setting', async () => {
+    const r = await run(['search', 'x', '--registry', 'p.test/api']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`error E_USAGE: ${join(dir, 'ctxpkg.json')}: registries["@acme"]: not a registry URL: "not a url"`);
+    expect(r.stderr).toContain('error E_USAGE: --registry: not a registry URL: "p.test/api"');
   });
   it('ctxpkg.json registries key that is not a scope, and "registry"', async () => {
     writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registries: { acme: 'http://p.test/api' } }));
@@ -68,7 +73,9 @@ describe('item 6: a bad registry URL in a settings file names the file and the k
     writeFileSync(join(dir, '.home', 'config.json'), JSON.stringify({ registries: { '@acme': 'http//p.test' }, tokens: {} }));
     expect((await run(['install', '@acme/x'])).stderr).toContain(`${join(dir, '.home', 'config.json')}: registries["@acme"]: not a registry URL: "http//p.test"`);
     writeFileSync(join(dir, '.home', 'config.json'), '{}');
-    expect((await run(['search', 'x'], { CTXPKG_REGISTRY: 'p.test/api' })).stderr).toContain('error E_USAGE: CTXPKG_REGISTRY: not a registry URL: "p.test/api"');
+    const env = await run(['search', 'x'], { CTXPKG_REGISTRY: 'p.test/api' });
+    expect(env.code).toBe(78);
+    expect(env.stderr).toContain('error E_CONFIG: CTXPKG_REGISTRY: not a registry URL: "p.test/api"');
   });
 });
 
@@ -123,8 +130,13 @@ describe('item 3: a typo in the scope or the package name gets "did you mean"', 
   it('an unbound scope names the closest bound scope (ctxpkg.json or user config) and its registry', async () => {
     writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, registries: { '@acme': P.url } }));
     const r = await run(['install', '@acmee/agents'], { CTXPKG_REGISTRY: undefined });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`error E_USAGE: no registry configured for @acmee/agents; did you mean @acme/agents? (scope @acme is bound to ${P.url})`);
+    // a configuration error (sysexits EX_CONFIG), not a usage error: the command line was fine
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain(`error E_CONFIG: no registry configured for @acmee/agents; did you mean @acme/agents? (scope @acme is bound to ${P.url})`);
+    // the hint binds the scope to the one registry the project knows, not to a placeholder
+    expect(r.stderr).toContain(`hint: if the scope is mistyped, use the name suggested; if @acmee is right, bind it to its registry: \`ctxpkg login --registry ${P.url} --scope @acmee\``);
+    const json = JSON.parse((await run(['install', '@acmee/agents', '--json'], { CTXPKG_REGISTRY: undefined })).stdout);
+    expect(json.error).toMatchObject({ code: 'E_CONFIG', details: { package: '@acmee/agents', bound_scopes: ['@acme'] } });
     writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {} }));
     mkdirSync(join(dir, '.home'), { recursive: true });
     writeFileSync(join(dir, '.home', 'config.json'), JSON.stringify({ registries: { '@acme': P.url }, tokens: {} }));

@@ -147,7 +147,7 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
   });
   it('with nothing configured, the hint names init --registry and login', async () => {
     const r = await run(['search', 'x']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(78);
     expect(r.stderr).toContain('ctxpkg login --registry URL');
     expect(r.stderr).toContain('ctxpkg init --registry URL');
   });

@@ -397,13 +397,14 @@ describe('HB-28 dependency confusion across registries', () => {
 
 describe('tokens in registry URLs are refused and never echoed', () => {
   for (const url of ['http://user:s3cretTOKEN@127.0.0.1:9/api', 'ftp://user:s3cretTOKEN@127.0.0.1/api', 'http://user:s3cretTOKEN@[::1/api', 'http://127.0.0.1:9/api?token=s3cretTOKEN']) {
-    it(`CTXPKG_REGISTRY=${url.replace('s3cretTOKEN', '…')} → E_USAGE without the secret on stdout or stderr, no request`, async () => {
+    it(`CTXPKG_REGISTRY=${url.replace('s3cretTOKEN', '…')} → E_CONFIG without the secret on stdout or stderr, no request`, async () => {
       const p = temp('ctxpkg-adv-proj-');
       writeFileSync(join(p, 'ctxpkg.json'), JSON.stringify({ dependencies: { '@acme/base': '^1' } }));
       const seen = R.requests.length;
       const r = await run(['install', '--json'], p, { CTXPKG_REGISTRY: url });
       const plain = await run(['install'], p, { CTXPKG_REGISTRY: url });
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(78);
+      expect(JSON.parse(r.stdout).error.code).toBe('E_CONFIG');
       expect(r.stdout + r.stderr + plain.stdout + plain.stderr).not.toContain('s3cretTOKEN');
       expect(R.requests.length).toBe(seen);
     });

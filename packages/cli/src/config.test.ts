@@ -41,7 +41,7 @@ describe('registryFor (HB-28 precedence)', () => {
   it('falls back flag → env → project → user, and errors when nothing is set', () => {
     expect(registryFor('@a/b', settings({ env: { CTXPKG_REGISTRY: 'http://e/' } }))).toBe('http://e');
     expect(registryFor('@a/b', settings({ project: { registry: 'http://p', registries: {} } }))).toBe('http://p');
-    expect(() => registryFor('@a/b', settings())).toThrow(/no registry configured/);
+    expect(() => registryFor('@a/b', settings())).toThrow(expect.objectContaining({ code: 'E_CONFIG', message: 'no registry configured for @a/b' }));
   });
 });
 

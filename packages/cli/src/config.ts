@@ -107,16 +107,19 @@ function stringMap(v: unknown, what: string): Record<string, string> {
 }
 
 /**
- * `fn()`, with a `CtxpkgError` it throws re-thrown under the same code with `where` (file and key,
- * e.g. `/p/ctxpkg.json: registries["@acme"]`) in front of its message, so a bad value in a
- * settings file names where to fix it.
+ * `fn()`, with a `CtxpkgError` it throws re-thrown with `where` (file and key, e.g.
+ * `/p/ctxpkg.json: registries["@acme"]`) in front of its message, so a bad value in a settings
+ * file names where to fix it. A value read from a settings file or the environment is
+ * configuration: its `E_USAGE` becomes `E_CONFIG` (exit 78); pass `{ flag: true }` for a
+ * command-line flag, whose bad value stays `E_USAGE` (exit 2). Other codes are kept.
  */
-export function inSetting<T>(where: string, fn: () => T): T {
+export function inSetting<T>(where: string, fn: () => T, opts: { flag?: boolean } = {}): T {
   try {
     return fn();
   } catch (err) {
     if (!isCtxpkgError(err)) throw err;
-    throw new CtxpkgError(err.code, `${where}: ${err.message}`, { hint: err.hint, details: { ...err.details, setting: where } });
+    const code = err.code === 'E_USAGE' && !opts.flag ? 'E_CONFIG' : err.code;
+    throw new CtxpkgError(code, `${where}: ${err.message}`, { hint: err.hint, details: { ...err.details, setting: where } });
   }
 }
 
@@ -176,7 +179,7 @@ export function registrySettings(
   project: RegistrySettings['project'] = { registries: {} },
 ): RegistrySettings {
   return {
-    flag: flag ? inSetting('--registry', () => normalizeRegistryUrl(flag)) : undefined,
+    flag: flag ? inSetting('--registry', () => normalizeRegistryUrl(flag), { flag: true }) : undefined,
     project,
     user: loadUserConfig(deps),
     env: deps.env,
@@ -190,7 +193,9 @@ function envRegistry(env: RegistrySettings['env']): string | undefined {
 
 /**
  * The registry for package `name` (`@ns/name`) by the precedence in the file header.
- * Throws `E_USAGE` when nothing is configured.
+ * Throws `E_CONFIG` (exit 78) when nothing is configured: the message names the closest bound
+ * scope ("did you mean @acme/agents?", `suggest.ts`) and the hint the command that binds the
+ * scope, with the registry URL filled in when every bound scope names the same registry.
  */
 export function registryFor(name: string, s: RegistrySettings): string {
   const scope = name.startsWith('@') && name.includes('/') ? name.slice(0, name.indexOf('/')) : undefined;
@@ -202,9 +207,14 @@ export function registryFor(name: string, s: RegistrySettings): string {
     s.project.registry ||
     s.user.registry;
   if (!url) {
-    const near = scopeSuggestion(name, boundScopes(s));
-    throw new CtxpkgError('E_USAGE', `no registry configured for ${name}${near ? `; ${near}` : ''}`, {
-      hint: `run \`ctxpkg login --registry URL --scope ${scope ?? '@ns'}\` (your user) or \`ctxpkg init --registry URL\` (this project), or pass --registry URL / set CTXPKG_REGISTRY`,
+    const bound = boundScopes(s);
+    const near = scopeSuggestion(name, bound);
+    const known = [...new Set(Object.values(bound))];
+    const reg = known.length === 1 ? (known[0] as string) : 'URL';
+    const bind = `\`ctxpkg login --registry ${reg} --scope ${scope ?? '@ns'}\` (your user) or \`ctxpkg init --registry ${reg}\` (this project), or pass --registry ${reg} / set CTXPKG_REGISTRY`;
+    throw new CtxpkgError('E_CONFIG', `no registry configured for ${name}${near ? `; ${near}` : ''}`, {
+      hint: near ? `if the scope is mistyped, use the name suggested; if ${scope} is right, bind it to its registry: ${bind}` : `bind ${scope ?? 'the scope'} to its registry: ${bind}`,
+      details: { package: name, bound_scopes: Object.keys(bound).sort() },
     });
   }
   return url;
@@ -219,14 +229,15 @@ export function boundScopes(s: RegistrySettings): Record<string, string> {
  * The default registry for commands that are not about one package (search): `--registry`,
  * `CTXPKG_REGISTRY`, `registry` in ctxpkg.json, `registry` in the user config; failing those, the
  * one registry that scopes are bound to when every bound scope (project and user) names the same
- * one — what a user who ran `ctxpkg login --registry URL --scope @ns` expects. `E_USAGE` if none.
+ * one — what a user who ran `ctxpkg login --registry URL --scope @ns` expects. `E_CONFIG` (exit
+ * 78) if none.
  */
 export function defaultRegistry(s: RegistrySettings): string {
   const url = s.flag || envRegistry(s.env) || s.project.registry || s.user.registry;
   if (url) return url;
   const bound = [...new Set([...Object.values(s.project.registries), ...Object.values(s.user.registries)])].sort();
   if (bound.length === 1) return bound[0] as string;
-  throw new CtxpkgError('E_USAGE', bound.length === 0 ? 'no registry configured' : `no default registry, and scopes are bound to ${bound.length} registries (${bound.join(', ')})`, {
+  throw new CtxpkgError('E_CONFIG', bound.length === 0 ? 'no registry configured' : `no default registry, and scopes are bound to ${bound.length} registries (${bound.join(', ')})`, {
     hint: 'run `ctxpkg login --registry URL` (sets your default registry when none is set) or `ctxpkg init --registry URL` (this project), or pass --registry URL / set CTXPKG_REGISTRY',
   });
 }

@@ -26,6 +26,7 @@ describe('CtxpkgError', () => {
     expect(httpStatusFor('E_SIGNATURE_INVALID')).toBe(400);
     expect(httpStatusFor('E_NO_SUCH_CODE')).toBe(500);
     expect(exitCodeFor('E_USAGE')).toBe(2);
+    expect(exitCodeFor('E_CONFIG')).toBe(78); // sysexits.h EX_CONFIG
     expect(exitCodeFor('E_INTEGRITY')).toBe(1);
     expect(Object.keys(ERROR_CODES).every((c) => /^E_[A-Z0-9_]+$/.test(c))).toBe(true);
   });

@@ -21,6 +21,7 @@ export type ErrorFamily =
   | 'resolve' // dependency resolution failed
   | 'network' // a remote could not be reached or answered garbage
   | 'environment' // this machine's setup stops the command: a busy port, an unreachable database, a path of the wrong kind
+  | 'config' // the user's or project's ctxpkg settings are missing or wrong (no registry for a scope, a bad URL in ctxpkg.json)
   | 'internal';
 
 /**
@@ -101,6 +102,8 @@ export const ERROR_CODES = {
   E_REGISTRY: 'network',
   // the environment (not a bug, not the user's input): busy port, unreachable database, unusable path
   E_ENVIRONMENT: 'environment',
+  // settings (ctxpkg.json, the user config, CTXPKG_REGISTRY): nothing configured where something must be, or a bad value there
+  E_CONFIG: 'config',
   // context packs
   E_BUDGET: 'input',
   // transparency log (spec/transparency.md)
@@ -202,6 +205,7 @@ const HTTP_STATUS: Record<ErrorFamily, number> = {
   resolve: 400,
   network: 502,
   environment: 503,
+  config: 500, // the registry's own settings; the registry itself reports these at start-up, not per request
   internal: 500,
 };
 
@@ -212,7 +216,8 @@ export function httpStatusFor(code: string): number {
 
 /**
  * CLI exit codes per family — the CLI's one mapping table. 0 = success, 1 = the checked thing
- * is invalid / the operation failed, 2 = usage error, others as listed. Documented in README.
+ * is invalid / the operation failed, 2 = usage error, 78 = configuration error (sysexits.h
+ * EX_CONFIG), others as listed. Documented in README.
  */
 const EXIT_CODE: Record<ErrorFamily, number> = {
   usage: 2,
@@ -227,6 +232,7 @@ const EXIT_CODE: Record<ErrorFamily, number> = {
   resolve: 6,
   network: 7,
   environment: 9,
+  config: 78, // EX_CONFIG of sysexits.h: a configuration error
   internal: 70,
 };
 

@@ -58,9 +58,9 @@ describe('locked origins (HB-26)', () => {
     expect(bound.message).toContain('"registries"["@acme"] in ctxpkg.json');
     expect(bound.hint).toContain('ctxpkg.json binds @acme to http://r.example/api');
   });
-  it('no registry configured for a locked name: E_USAGE whose hint is the binding from the lock', () => {
+  it('no registry configured for a locked name: E_CONFIG whose hint is the binding from the lock', () => {
     const e = caught(() => checkLockRegistries(lock({}, entry('@acme/kb', 'http://r.example/api')), settings({ env: {} }), [{}]));
-    expect(e.code).toBe('E_USAGE');
+    expect(e.code).toBe('E_CONFIG');
     expect(e.message).toContain('ctxpkg.lock installs from http://r.example/api');
     expect(e.hint).toContain('"registries": { "@acme": "http://r.example/api" }');
   });

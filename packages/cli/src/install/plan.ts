@@ -103,7 +103,7 @@ const scopeOf = (name: string): string => (name.includes('/') ? name.slice(0, na
  * HB-26a: refuse a lock entry whose registry is not the one configured for its name, and a
  * `file:` entry for a name that none of `declarations` (ctxpkg.json as read, the arguments of
  * this command, the lock's own record of them) declares as exactly that file. Throws
- * `E_LOCK_REGISTRY_MISMATCH` whose hint names the setting to fix, and `E_USAGE` when no registry
+ * `E_LOCK_REGISTRY_MISMATCH` whose hint names the setting to fix, and `E_CONFIG` when no registry
  * is configured for a locked name (hint: the binding to add). URLs are printed redacted.
  */
 export function checkLockRegistries(
@@ -130,8 +130,8 @@ export function checkLockRegistries(
     try {
       origin = registryOrigin(e.name, settings, deps);
     } catch (err) {
-      if (!isCtxpkgError(err) || err.code !== 'E_USAGE') throw err;
-      throw new CtxpkgError('E_USAGE', `no registry configured for ${e.name}, which ctxpkg.lock installs from ${shownRegistry(e.registry)}`, {
+      if (!isCtxpkgError(err) || err.code !== 'E_CONFIG') throw err;
+      throw new CtxpkgError('E_CONFIG', `no registry configured for ${e.name}, which ctxpkg.lock installs from ${shownRegistry(e.registry)}`, {
         details: { package: id, locked: shownRegistry(e.registry) },
         hint: `bind the scope in ctxpkg.json and commit it — "registries": { "${scopeOf(e.name)}": "${shownRegistry(e.registry)}" } — or set CTXPKG_REGISTRY / pass --registry (\`ctxpkg install\` writes that binding when it resolves ${scopeOf(e.name)} through your user config)`,
         cause: err,

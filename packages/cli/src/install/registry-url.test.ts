@@ -51,7 +51,7 @@ describe('registryOrigin names the setting that registryFor used', () => {
     expect(o.url).toBe(registryFor('@acme/kb', s));
     expect(o.where).toContain(where);
   });
-  it('throws E_USAGE like registryFor when nothing is configured', () => {
-    expect(() => registryOrigin('@acme/kb', base())).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  it('throws E_CONFIG like registryFor when nothing is configured', () => {
+    expect(() => registryOrigin('@acme/kb', base())).toThrow(expect.objectContaining({ code: 'E_CONFIG' }));
   });
 });

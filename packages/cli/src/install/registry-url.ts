@@ -26,7 +26,7 @@ export interface RegistryOrigin {
 
 /**
  * The registry configured for `name` and the setting it comes from, by the precedence of
- * `registryFor` (config.ts; the URL is always `registryFor`'s). Throws `E_USAGE` like it when
+ * `registryFor` (config.ts; the URL is always `registryFor`'s). Throws `E_CONFIG` like it when
  * nothing is configured.
  */
 export function registryOrigin(name: string, s: RegistrySettings, deps?: { env: Record<string, string | undefined>; homeDir: string }): RegistryOrigin {
