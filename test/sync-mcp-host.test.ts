@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { homeDeps, makeProject, mgraph, mnode, readFile, run, writeFile } from '../packages/cli/src/targets/__tests__/harness.js';
+import { FIXED_NOW, homeDeps, makeProject, mgraph, mnode, readFile, run, writeFile } from '../packages/cli/src/targets/__tests__/harness.js';
 import { REPO_ROOT } from './support/shared.js';
 
 const TSX = fileURLToPath(import.meta.resolve('tsx'));
@@ -71,5 +71,34 @@ describe.skipIf(process.platform === 'win32')('the MCP server sync registers sta
     expect(entry).toEqual({ type: 'stdio', command: 'npx', args: ['--no', 'ctxpkg', 'mcp'] });
     const answer = await searchAsHost(root, entry, process.env.PATH ?? '');
     expect(answer).toContain('billing reconciler runs at 02:00 UTC');
+  }, 60_000);
+
+  // Found by spawning the entry as a host would, in a project where ctxpkg was run without being
+  // on PATH: sync said "registered … each agent loads it when it next starts" while the host's
+  // spawn failed (ENOENT). The registration is the same on every machine (committed files), so
+  // sync keeps it and says, with the fix, that it will not start here.
+  it('says so when the registered command will not start on this machine, and not when it will', async () => {
+    const root = makeProject({ graph: graph(), context: { sync: { targets: ['agents-md', 'claude'] } } });
+    const empty = mkdtempSync(join(tmpdir(), 'ctxpkg-path-'));
+    const without = await run(['sync'], root, FIXED_NOW, { PATH: empty });
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stderr).toContain('the MCP server command `ctxpkg mcp` will not start on this machine: no `ctxpkg` command on PATH');
+    expect(without.stderr).toContain('registered in .mcp.json');
+    const entry = JSON.parse(readFile(root, '.mcp.json') as string).mcpServers.ctxpkg;
+    await expect(searchAsHost(root, entry, empty)).rejects.toThrow();
+    const bin = mkdtempSync(join(tmpdir(), 'ctxpkg-path-'));
+    ctxpkgShim(bin);
+    const withIt = await run(['sync'], root, FIXED_NOW, { PATH: [empty, bin].join(delimiter) });
+    expect(withIt.stderr).not.toContain('will not start');
+  }, 60_000);
+
+  it('says `npm install` is needed when package.json lists ctxpkg but node_modules has no ctxpkg', async () => {
+    const root = makeProject({ graph: graph(), context: { sync: { targets: ['agents-md', 'copilot'] } } });
+    writeFile(root, 'package.json', '{ "devDependencies": { "ctxpkg": "*" } }\n');
+    const r = await run(['sync'], root, FIXED_NOW, { PATH: process.env.PATH ?? '' });
+    expect(r.stderr).toContain('the MCP server command `npx --no ctxpkg mcp` will not start on this machine: package.json lists ctxpkg but node_modules/.bin/ctxpkg is missing (run `npm install`)');
+    ctxpkgShim(join(root, 'node_modules', '.bin'));
+    const again = await run(['sync'], root, FIXED_NOW, { PATH: process.env.PATH ?? '' });
+    expect(again.stderr).not.toContain('will not start');
   }, 60_000);
 });

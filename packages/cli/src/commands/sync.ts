@@ -54,7 +54,7 @@ export async function runSync(opts: SyncCommandOptions, deps: CliDeps): Promise<
     if (!opts.dryRun) project = loadProjectContext(deps, { requireGraph: false, evidence: 'record' });
     else project = { ...project, config: { ...project.config, sync: { ...project.config.sync, targets: next } } };
   }
-  const report = syncProject(project, { now, dryRun: Boolean(opts.dryRun), ...(drop.length > 0 ? { removeTargets: drop } : {}) });
+  const report = syncProject(project, { now, dryRun: Boolean(opts.dryRun), ...(drop.length > 0 ? { removeTargets: drop } : {}), ...(deps.env.PATH !== undefined ? { path: deps.env.PATH } : {}) });
   const { text, warnings } = describeSync(report, opts.dryRun);
   return { text: [...saved, ...text], warnings, json: { ...report, saved: saved.length > 0, dry_run: Boolean(opts.dryRun), installed: project.installed } };
 }

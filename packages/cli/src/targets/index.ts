@@ -30,7 +30,7 @@ export { SYNC_RECEIPT } from './receipt.js';
 export function syncAfterChange(deps: Pick<CliDeps, 'cwd' | 'clock' | 'env' | 'homeDir'>): SyncReport | undefined {
   const project = loadProjectContext(deps, { requireGraph: false, evidence: 'record' });
   if (!project.config.sync.auto) return undefined;
-  return syncProject(project, { now: deps.clock().toISOString() });
+  return syncProject(project, { now: deps.clock().toISOString(), ...(deps.env.PATH !== undefined ? { path: deps.env.PATH } : {}) });
 }
 
 /** Remove every unedited output of earlier syncs (blocks cut out, generated files deleted). */

@@ -18,8 +18,8 @@
  *   `ctxpkg`; targets whose agent has only a user-level config get none.
  * Nothing is wanted when nothing is installed (no empty block after the last uninstall).
  */
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import type { SyncTarget } from '@ctxpkg/format';
 import type { AgentTarget } from './agents/index.js';
 import { findBlock, removeBlock } from './blocks.js';
@@ -67,6 +67,57 @@ export function mcpCommand(root: string): { command: string; args: string[] } {
     }
   }
   return local ? MCP_COMMANDS[0] : MCP_COMMANDS[1];
+}
+
+/**
+ * Why the MCP command line sync registers for `root` would not start on this machine, or
+ * `undefined` when it would (spec/pack.md §11 "MCP servers"). Hosts spawn `command` from PATH with
+ * the project as working directory: `ctxpkg` must be an executable file on `path` (the `PATH`
+ * value, `delimiter`-separated); `npx --no ctxpkg` needs `npx` on `path` and the project's own
+ * `node_modules/.bin/ctxpkg` (in `root` or a folder above it: a workspace root), since `--no`
+ * never downloads. `path` undefined (no PATH in the environment): not checked. Reads only; never
+ * throws.
+ */
+export function mcpStartProblem(root: string, cmd: { command: string; args: readonly string[] }, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  const line = [cmd.command, ...cmd.args].join(' ');
+  if (!onPath(cmd.command, path)) {
+    return cmd.command === 'ctxpkg'
+      ? `the MCP server command \`${line}\` will not start on this machine: no \`ctxpkg\` command on PATH. Install it (README "Getting the \`ctxpkg\` command"), or add ctxpkg to the project's devDependencies (sync then registers \`npx --no ctxpkg mcp\`)`
+      : `the MCP server command \`${line}\` will not start on this machine: no \`${cmd.command}\` command on PATH`;
+  }
+  if (cmd.command === 'npx' && !localBin(root, 'ctxpkg')) {
+    return `the MCP server command \`${line}\` will not start on this machine: package.json lists ctxpkg but node_modules/.bin/ctxpkg is missing (run \`npm install\`)`;
+  }
+  return undefined;
+}
+
+/** True when `name` is an executable regular file in a folder of `path` (with PATHEXT on Windows). */
+function onPath(name: string, path: string): boolean {
+  const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').map((e) => e.toLowerCase())] : [''];
+  for (const dir of path.split(delimiter)) {
+    if (dir === '') continue;
+    for (const ext of exts) if (executable(join(dir, name + ext))) return true;
+  }
+  return false;
+}
+
+/** `node_modules/.bin/<name>` in `root` or a folder above it (npm exec's local prefix and a workspace root). */
+function localBin(root: string, name: string): boolean {
+  for (let d = resolve(root); ; d = dirname(d)) {
+    if (executable(join(d, 'node_modules', '.bin', name)) || executable(join(d, 'node_modules', '.bin', `${name}.cmd`))) return true;
+    if (dirname(d) === d) return false;
+  }
+}
+
+function executable(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Files sync only consults (package.json, an always-on file it may skip) larger than this are not read. */

@@ -31,7 +31,7 @@ import type { ProjectContext } from './context.js';
 import { computeDelivery, type Delivery } from './delivery.js';
 import { enabledTargets } from './enabled.js';
 import { outputPathProblem } from './output-path.js';
-import { desiredOutputs, readRegularText, type DesiredOutput } from './outputs.js';
+import { desiredOutputs, mcpStartProblem, readRegularText, type DesiredOutput } from './outputs.js';
 import { findOwnedOutputs, generatedDirs, generatedFileState, mcpConfigTooLarge, type OwnedOutput } from './owned.js';
 import { recordPinTexts } from './pins-record.js';
 import { trustWarnings, untrustedOwnHint } from './trust.js';
@@ -47,6 +47,12 @@ export interface SyncOptions {
   targets?: readonly SyncTarget[];
   /** Targets removed by name: their outputs are removed (and they are not written). */
   removeTargets?: readonly SyncTarget[];
+  /**
+   * The `PATH` of the environment sync runs in (the user's shell, whose PATH agents usually
+   * share): when the MCP command it registers is not found there, sync warns (`mcpStartProblem`).
+   * Undefined: not checked.
+   */
+  path?: string;
 }
 
 export interface SyncReport {
@@ -287,6 +293,14 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     report.notes.push(`MCP server "ctxpkg" (\`${line}\`) ${opts.dryRun ? 'would be registered' : 'registered'} in ${registered.map((a) => a.path).join(', ')}: each agent loads it when it next starts (Claude Code asks once to approve a project server)`);
   }
   for (const w of partialReadWarnings(actions, wanted)) report.warnings.push(w);
+  // The registration stays the same on every machine (the files are committed), but a command
+  // that cannot start here is said so, with the fix, instead of "registered".
+  const mcpPaths = actions.filter((a) => !a.delete && a.label === undefined && a.entry?.kind === 'mcp').map((a) => a.path);
+  const mcpValue = wanted.find((w) => w.path === mcpPaths[0])?.mcp?.value;
+  if (mcpValue) {
+    const problem = mcpStartProblem(root, { command: mcpValue.command as string, args: (mcpValue.args as string[] | undefined) ?? [] }, opts.path);
+    if (problem) report.warnings.push(`${problem}; registered in ${mcpPaths.join(', ')}`);
+  }
 
   // Folders sync created and may remove again: recorded ones, plus (no record) empty rule folders.
   const createdDirs = new Set(record.dirs);

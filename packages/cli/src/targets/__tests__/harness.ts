@@ -90,8 +90,8 @@ export interface RunResult {
   json: any;
 }
 
-/** Run the CLI in process at `cwd` with a fixed clock. */
-export async function run(argv: string[], cwd: string, now = FIXED_NOW): Promise<RunResult> {
+/** Run the CLI in process at `cwd` with a fixed clock; `env` is added to the environment (no PATH unless given). */
+export async function run(argv: string[], cwd: string, now = FIXED_NOW, env: Record<string, string> = {}): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
   const deps: CliDeps = {
@@ -99,6 +99,7 @@ export async function run(argv: string[], cwd: string, now = FIXED_NOW): Promise
       throw new Error('no network in these tests');
     }) as unknown as typeof fetch,
     ...homeDeps(cwd),
+    env: { ...homeDeps(cwd).env, ...env },
     cwd,
     stdout: { write: (s: string) => ((stdout += s), true) },
     stderr: { write: (s: string) => ((stderr += s), true) },
