@@ -95,6 +95,8 @@ describeBackends('ctxpkg registry admin commands with --registry', (backend) => 
     expect(foreign.err).toContain('E_FORBIDDEN');
     const mintAdmin = await asOwner(['registry', 'token', 'create', '--scope', 'admin']);
     expect([mintAdmin.code, mintAdmin.err]).toEqual([3, expect.stringContaining('needs an admin token')]);
+    expect(mintAdmin.err).toContain(`registry ${api} does not allow you to create an admin token:`);
+    expect((await asOwner(['registry', 'token', 'create', '--namespace', 'beta', '--scope', 'owner'])).err).toContain('to create an owner token:');
     expect((await asOwner(['registry', 'gc'])).code).toBe(3);
 
     const tokens = await asOwner(['registry', 'token', 'list', '--json']);
@@ -136,6 +138,32 @@ describeBackends('ctxpkg registry admin commands with --registry', (backend) => 
     expect(JSON.parse(remoteAll.out)).toEqual(JSON.parse((await cli(['registry', 'events', '--limit', '100', '--json', ...local], { home: join(dir, 'server') })).out));
     const gc = await cli(['registry', 'gc', '--grace', '0m', '--registry', api], { env });
     expect(gc).toMatchObject({ code: 0, out: 'removed 0 unreferenced file(s)\n' });
+  });
+
+  it('a namespace that does not exist: a token for it, its keys, tokens and events are E_NOT_FOUND with the command that creates it', async () => {
+    const admin = (await cli(['registry', 'token', 'create', '--scope', 'admin', ...local])).out.trim();
+    const env = { CTXPKG_TOKEN: admin };
+    const create = `ctxpkg registry namespace create nowhere --registry ${api}`;
+    for (const args of [
+      ['token', 'create', '--namespace', 'nowhere', '--scope', 'owner'],
+      ['key', 'list', 'nowhere'],
+      ['token', 'list', '--namespace', 'nowhere'],
+      ['events', '--namespace', 'nowhere'],
+    ]) {
+      const r = await cli(['registry', ...args, '--registry', api], { env });
+      expect([r.code, r.out], args.join(' ')).toEqual([4, '']);
+      expect(r.err, args.join(' ')).toContain('error E_NOT_FOUND: ');
+      expect(r.err, args.join(' ')).toContain('namespace nowhere does not exist');
+      expect(r.err, args.join(' ')).toContain(`hint: create it first: \`${create}\``);
+      const here = await cli(['registry', ...args, ...local]);
+      expect([here.code, here.err], args.join(' ')).toEqual([4, expect.stringContaining('hint: create it first: `ctxpkg registry namespace create nowhere --')]);
+    }
+    // an existing namespace without keys still lists none
+    expect((await cli(['registry', 'namespace', 'create', 'empty', '--registry', api], { env })).code).toBe(0);
+    expect((await cli(['registry', 'key', 'list', 'empty', '--registry', api], { env })).out).toBe('no keys (the first publish records one)\n');
+    // a namespace created twice names the list command, remotely too
+    const twice = await cli(['registry', 'namespace', 'create', 'empty', '--registry', api], { env });
+    expect([twice.code, twice.err]).toEqual([5, expect.stringContaining(`hint: a namespace is created once; see the existing ones with \`ctxpkg registry namespace list --registry ${api}\``)]);
   });
 
   it('refuses to run without a token, with both --registry and --data, and with a read or publish token', async () => {

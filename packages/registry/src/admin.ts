@@ -47,6 +47,15 @@ async function showNotFound<T>(p: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * `E_NOT_FOUND` ("namespace zz does not exist", visible to the authorised caller) when `namespace`
+ * was never created: a list of its tokens, keys or events would otherwise answer an empty list
+ * ("no keys (the first publish records one)") for a typo in the namespace.
+ */
+async function requireNamespace(store: RegistryStore, namespace: string): Promise<void> {
+  if ((await store.getNamespace(namespace)) === null) throw notFound(`namespace ${namespace} does not exist`);
+}
+
 async function withStore<T>(target: AdminTarget, fn: (store: RegistryStore, now: Date) => Promise<T>): Promise<T> {
   const now = (target.clock ?? (() => new Date()))();
   if ('store' in target) return fn(target.store, now);
@@ -184,14 +193,17 @@ export async function revokeToken(target: AdminTarget, idOrToken: string): Promi
 
 /**
  * Tokens (ids and state; callers never show `token_sha256`). An owner token lists its namespace
- * (`namespace` must be its own or absent). Throws `E_FORBIDDEN`.
+ * (`namespace` must be its own or absent). Throws `E_FORBIDDEN`, `E_NOT_FOUND` (no such namespace).
  */
 export async function listTokens(target: AdminTarget, namespace?: string): Promise<TokenRecord[]> {
   const c = target.caller;
   const ns = c && c.scope === 'owner' ? namespace ?? (c.namespace as string) : namespace;
   if (ns !== undefined) requireOwner(c, ns, `listing the tokens of ${ns}`);
   else requireAdmin(c, 'listing every token');
-  return withStore(target, (store) => store.listTokens(ns));
+  return withStore(target, async (store) => {
+    if (ns !== undefined) await requireNamespace(store, ns);
+    return store.listTokens(ns);
+  });
 }
 
 function checkKey(publicKey: string): string {
@@ -225,10 +237,13 @@ export async function revokeSignerKey(target: AdminTarget, namespace: string, pu
   });
 }
 
-/** The signer keys of a namespace. Throws `E_FORBIDDEN`. */
+/** The signer keys of a namespace. Throws `E_FORBIDDEN`, `E_NOT_FOUND` (no such namespace). */
 export async function listSignerKeys(target: AdminTarget, namespace: string): Promise<SignerKeyRecord[]> {
   requireOwner(target.caller, namespace, `listing the signer keys of ${namespace}`);
-  return withStore(target, (store) => store.listSignerKeys(namespace));
+  return withStore(target, async (store) => {
+    await requireNamespace(store, namespace);
+    return store.listSignerKeys(namespace);
+  });
 }
 
 /**
@@ -253,7 +268,7 @@ export async function setPackageVisibility(target: AdminTarget, fullName: string
  * The events log, newest first: publishes, yanks, visibility, namespace, token and key changes,
  * gc — each with who (token id or `local admin`), what and when. An owner token reads its own
  * namespace's events (`namespace` its own or absent); registry-wide events need an admin.
- * Throws `E_USAGE` (limit 1–10000), `E_FORBIDDEN`.
+ * Throws `E_USAGE` (limit 1–10000), `E_FORBIDDEN`, `E_NOT_FOUND` (no such namespace).
  */
 export async function listEvents(target: AdminTarget, opts: { namespace?: string; limit?: number } = {}): Promise<AuditEvent[]> {
   const limit = opts.limit ?? 100;
@@ -262,7 +277,10 @@ export async function listEvents(target: AdminTarget, opts: { namespace?: string
   const namespace = c && c.scope === 'owner' ? opts.namespace ?? (c.namespace as string) : opts.namespace;
   if (namespace !== undefined) requireOwner(c, namespace, `reading the events of ${namespace}`);
   else requireAdmin(c, 'reading every event');
-  return withStore(target, (store) => store.auditEvents({ namespace, limit }));
+  return withStore(target, async (store) => {
+    if (namespace !== undefined) await requireNamespace(store, namespace);
+    return store.auditEvents({ namespace, limit });
+  });
 }
 
 /**

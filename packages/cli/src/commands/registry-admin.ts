@@ -56,15 +56,20 @@ export function existingDataDir(opt: string | undefined, deps: Pick<CliDeps, 'en
   return { path, shown };
 }
 
+/** Where an admin command acted: a data directory (local), or `{ registry }` (remote, `--registry URL`). */
+export type AdminWhere = DataDir | { registry: string };
+
 /**
  * The same error with a hint when it has none: what to run next for `E_EXISTS`,
- * `E_RESERVED_NAMESPACE` and the `E_NOT_FOUND`s of namespaces, packages and signer keys.
+ * `E_RESERVED_NAMESPACE` and the `E_NOT_FOUND`s of namespaces, packages and signer keys. The
+ * command in the hint acts where the failed one did (`--data <dir>` as given, `--registry URL`,
+ * or `--db <url>` when `where` is undefined). A remote message may carry the registry URL in
+ * front (`http://h/api: namespace acme does not exist`).
  */
-export function withAdminHint(err: unknown, data: DataDir | undefined): unknown {
+export function withAdminHint(err: unknown, where: AdminWhere | undefined): unknown {
   if (!isCtxpkgError(err) || err.hint !== undefined) return err;
-  const d = data?.shown ?? '<dir>';
-  const at = data ? `--data ${d}` : '--db <url>';
-  const m = err.message;
+  const at = where === undefined ? '--db <url>' : 'registry' in where ? `--registry ${where.registry}` : `--data ${where.shown}`;
+  const m = where !== undefined && 'registry' in where && err.message.startsWith(`${where.registry}: `) ? err.message.slice(where.registry.length + 2) : err.message;
   let hint: string | undefined;
   if (err.code === 'E_EXISTS' && /^namespace /.test(m)) {
     hint = `a namespace is created once; see the existing ones with \`ctxpkg registry namespace list ${at}\``;

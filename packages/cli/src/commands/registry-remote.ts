@@ -14,6 +14,7 @@ import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { errorBody, isObject, responseError, tokenScopeOf } from '../client-errors.js';
 import { readText } from '../http-limits.js';
+import { withAdminHint } from './registry-admin.js';
 
 /** Largest admin answer read (bytes, decoded): 10,000 events or tokens fit easily. */
 const MAX_ADMIN_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -106,10 +107,11 @@ export async function remoteAdmin(registryFlag: string, deps: CliDeps): Promise<
           hint: 'check the URL (the API base `ctxpkg registry serve` prints, ending in /api) and upgrade the registry',
         });
       }
-      if (res.status === 404) throw new CtxpkgError('E_NOT_FOUND', `${registry}: ${b.message ?? 'not found'}`, b.hint ? { hint: b.hint } : {});
+      if (res.status === 404) throw withAdminHint(new CtxpkgError('E_NOT_FOUND', `${registry}: ${b.message ?? 'not found'}`, b.hint ? { hint: b.hint } : {}), { registry });
       if (res.status === 409 || (res.status === 400 && b.code !== 'E_FORBIDDEN')) {
-        throw new CtxpkgError(b.code ?? 'E_REGISTRY', `${registry} refused to ${what}: ${b.message ?? `HTTP ${res.status}`}`, {
-          ...(b.hint ? { hint: b.hint } : {}),
+        const hinted = withAdminHint(new CtxpkgError(b.code ?? 'E_REGISTRY', b.message ?? `HTTP ${res.status}`, b.hint ? { hint: b.hint } : {}), { registry }) as CtxpkgError;
+        throw new CtxpkgError(hinted.code, `${registry} refused to ${what}: ${hinted.message}`, {
+          ...(hinted.hint ? { hint: hinted.hint } : {}),
           ...(b.details ? { details: b.details } : {}),
         });
       }
@@ -148,7 +150,7 @@ export async function remoteAdmin(registryFlag: string, deps: CliDeps): Promise<
       if (o.namespace !== null) body.namespace = o.namespace;
       if (o.expires !== undefined) body.expires = o.expires;
       if (o.label !== undefined) body.label = o.label;
-      const t = obj(await call('POST', '/v1/admin/tokens', `create a ${o.scope} token`, body), 'token create');
+      const t = obj(await call('POST', '/v1/admin/tokens', `create ${/^[aeiou]/.test(o.scope) ? 'an' : 'a'} ${o.scope} token`, body), 'token create');
       if (typeof t.token !== 'string' || !TOKEN_TEXT.test(t.token)) throw new CtxpkgError('E_REGISTRY', `${registry} answered the token creation without a token`);
       return t as never;
     },
