@@ -52,9 +52,15 @@ export function toGraphView(content: PackageContent): ContextGraph {
   const nodes: ContextNode[] = [];
   const edges: ContextEdge[] = [];
   const taken = new Set<string>();
+  // Per base, the next suffix to try: the k-th copy of one base probes once, not k times (a
+  // package of n identical fact keys made n²/2 probes; issue 11). Ids are never released, so
+  // this gives the ids that probing from `~2` every time gave.
+  const nextSuffix = new Map<string, number>();
   const push = (base: string, node: Omit<ContextNode, 'id'>): string => {
-    let id = base;
-    for (let n = 2; taken.has(id); n++) id = `${base}~${n}`;
+    let n = nextSuffix.get(base) ?? 1;
+    let id = n === 1 ? base : `${base}~${n}`;
+    while (taken.has(id)) id = `${base}~${++n}`;
+    nextSuffix.set(base, n + 1);
     taken.add(id);
     nodes.push({ id, ...node });
     return id;

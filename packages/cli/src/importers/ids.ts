@@ -70,15 +70,34 @@ export function descriptionId(filePath: string): string {
   return `${filePath}:frontmatter:description`;
 }
 
-/** Hands out unique ids: the base itself first, then `<base>.2`, `<base>.3`, … */
+/**
+ * Hands out unique ids: the base itself first, then `<base>.2`, `<base>.3`, … (the first of
+ * them no earlier `take` returned, in that order).
+ *
+ * Linear in the number of takes: each base remembers the next suffix to try, so the k-th copy of
+ * one base probes once instead of k times (a file of 20,000 identical bullets probed 2·10⁸ ids,
+ * 100 s; issue 11). Ids are never released, so skipping the suffixes already passed gives the same
+ * ids as probing from `.2` every time. `probes` counts candidate ids checked (for tests).
+ */
 export class IdAllocator {
   private readonly used = new Set<string>();
+  /** Per base: the next suffix to try (absent: the base itself is untried). */
+  private readonly nextSuffix = new Map<string, number>();
+  /** Candidate ids checked against the used set so far, over all takes. */
+  probes = 0;
 
   /** Reserve and return the first free id for `base`. */
   take(base: string): string {
-    let id = base;
-    for (let k = 2; this.used.has(id); k++) id = `${base}.${k}`;
+    let k = this.nextSuffix.get(base) ?? 1;
+    let id = k === 1 ? base : `${base}.${k}`;
+    this.probes++;
+    while (this.used.has(id)) {
+      k++;
+      id = `${base}.${k}`;
+      this.probes++;
+    }
     this.used.add(id);
+    this.nextSuffix.set(base, k + 1);
     return id;
   }
 }
