@@ -250,7 +250,7 @@ describe('ctxpkg sync: targets', () => {
     const patterns = ['src/api/**/*.ts', 'src/auth/**'];
     expect(frontmatterOf(files.get(`.claude/rules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
     expect(frontmatterOf(files.get(`.cursor/rules/ctxpkg-${slug}.mdc`) as string)).toEqual({
-      description: '@acme/auth: .claude/rules/api.md (managed by ctxpkg sync)',
+      description: '@acme/auth: .claude/rules/api.md',
       globs: patterns.join(','),
       alwaysApply: false,
     });

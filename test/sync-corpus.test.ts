@@ -107,6 +107,15 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
       expect(frontmatterOf(files.get(`.kiro/steering/ctxpkg-${slug}.md`) as string)).toEqual({ inclusion: 'fileMatch', fileMatchPattern: patterns });
       expect(frontmatterOf(files.get(`.clinerules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: patterns });
     }
+    // What the agent reads names each rule file's patterns once (the title), besides the
+    // frontmatter its host reads: no `applies to:` line repeats them.
+    for (const [p, text] of files) {
+      if (!/\/ctxpkg-acme__rules--/.test(p)) continue;
+      const body = bodyOf(text);
+      expect(body, p).not.toContain('applies to');
+      const slug = /ctxpkg-(acme__rules--[a-z]+)/.exec(p)?.[1] as string;
+      expect(body.split('\n')[0], p).toBe(`# Rules for ${(patternsOf.get(slug) ?? []).map((x) => `\`${x}\``).join(', ')} (ctxpkg)`);
+    }
     for (const p of ALWAYS_ON) expect(files.get(p)).toContain('<!-- ctxpkg:begin sha256=');
     for (const p of IMPORTING) expect(bodyOf(files.get(p) as string)).toBe('@AGENTS.md\n');
     // Copilot reads AGENTS.md itself: with the agents-md target on it gets no second copy.
@@ -116,7 +125,7 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     const tests = '.cursor/rules/ctxpkg-acme__rules--tests.mdc';
     expect(frontmatterOf(files.get(tests) as string).description).toBe('Test conventions for the Python test suite');
     expect(files.get('.claude/rules/ctxpkg-acme__rules--tests.md')).toContain('\nTest conventions for the Python test suite\n');
-    expect(frontmatterOf(files.get('.cursor/rules/ctxpkg-acme__rules--api.mdc') as string).description).toBe('@acme/rules: .claude/rules/api.md (managed by ctxpkg sync)');
+    expect(frontmatterOf(files.get('.cursor/rules/ctxpkg-acme__rules--api.mdc') as string).description).toBe('@acme/rules: .claude/rules/api.md');
   });
 
   it('carries the same nodes in every target', () => {

@@ -232,6 +232,9 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
       policy: { ...config.pack, pins: [] },
       include: (n) => members.has(n.id),
       title: `Rules for ${codeList(patterns)} (ctxpkg)`,
+      // The title states the patterns (the frontmatter holds them for the agent): no
+      // `applies to:` line repeats them.
+      statedScope: patterns,
       style: 'agent',
     });
     if (pack.receipt.counts.delivered === 0) continue;

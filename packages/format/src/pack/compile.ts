@@ -62,6 +62,12 @@ export interface PackInput {
    * nodes are written before the untrusted banner, under "Instructions from <package>@<version>".
    */
   trusted?: ReadonlySet<string>;
+  /**
+   * The scope this whole pack applies to, already stated in its title (a path-scoped rule file,
+   * spec/pack.md §11): file groups and nodes with exactly this scope (as a set) write no
+   * `applies to:` line, so the patterns appear once in the text.
+   */
+  statedScope?: readonly string[];
   /** Only nodes of these packages are candidates (per-package agent files). */
   packages?: readonly string[];
   /**
@@ -281,6 +287,7 @@ export function compilePack(input: PackInput): CompiledPack {
 
   // Order keys (§5) and the candidates of each section, ordered lazily.
   const focus = input.focus !== undefined ? parseFocus(input.focus) : undefined;
+  const stated = input.statedScope && input.statedScope.length > 0 ? [...new Set(input.statedScope)].sort() : undefined;
   const scopes = computeScopes(graph);
   const sectionsOf = sectionPathResolver(graph, scopes);
   const seqOf = sequenceResolver(graph);
@@ -372,6 +379,7 @@ export function compilePack(input: PackInput): CompiledPack {
       asPiece(it, piece[h]);
       it.section = SECTIONS[sectionIdx[h] as number] as SectionName;
       if (input.trusted?.has(n.package)) it.trusted = true;
+      if (stated) it.statedScope = stated;
       items[h] = it;
     }
     return it;
@@ -418,6 +426,7 @@ export function compilePack(input: PackInput): CompiledPack {
     asPiece(bare, piece[h]);
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
     if (input.trusted?.has(n.package)) bare.trusted = true;
+    if (stated) bare.statedScope = stated;
     return bare;
   };
   const boundOf = (h: number, withStructure: boolean): number => renderer.blockLowerBound(bareOf(h, withStructure));

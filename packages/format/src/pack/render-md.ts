@@ -27,7 +27,7 @@
  *
  * ### <file title: its H1, else its path>
  * <!-- <path>:<first>-<last> -->
- * applies to: <glob>, …               (only when the file is path-scoped)
+ * applies to: <glob>, …               (only when the file is path-scoped, unless the pack states that scope)
  *
  * #### <heading>                      (one level deeper per nesting, at most ######)
  * <!-- <path>:<first>-<last> -->
@@ -125,6 +125,12 @@ const scopeText = (globs: readonly string[]): string => globs.map((g) => neutral
 /** A package-text title for one heading line: escaped, its `@path` tokens in code spans. */
 const titleText = (t: string): string => neutralizeImports(escapeInline(t));
 const sameScope = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((g, i) => g === b[i]);
+/** True when `scope` is, as a set, the scope the pack states once (`RenderItem.statedScope`, sorted and unique). */
+const isStated = (scope: readonly string[], stated: readonly string[] | undefined): boolean => {
+  if (stated === undefined || scope.length === 0) return false;
+  const u = [...new Set(scope)].sort();
+  return sameScope(u, stated);
+};
 
 /**
  * The group headers of an item (see module docstring), memoized per heading path (the resolver
@@ -137,7 +143,7 @@ function groups(item: RenderItem): RenderGroup[] {
     byKey = new Map();
     if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, byKey);
   }
-  const k = `${item.package}\u0000${item.version}\u0000${item.file_path ?? ''}`;
+  const k = `${item.package}\u0000${item.version}\u0000${item.file_path ?? ''}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
   let g = byKey.get(k);
   if (!g) {
     g = groupsOf(item);
@@ -157,7 +163,7 @@ function groupsOf(item: RenderItem): RenderGroup[] {
     const lines = [`\n### ${titleText(title)}`];
     const prov = root ? locationComment(root) : undefined;
     if (prov !== undefined) lines.push(prov);
-    if (root && root.scope.length > 0) lines.push(`applies to: ${scopeText(root.scope)}`);
+    if (root && root.scope.length > 0 && !isStated(root.scope, item.statedScope)) lines.push(`applies to: ${scopeText(root.scope)}`);
     out.push({ key: keyOfFile, text: lines.join('\n') + '\n' });
   }
   const inner = root ? item.sections.slice(1) : item.sections;
@@ -197,7 +203,7 @@ function notesOf(item: RenderItem): string[] {
     notes.push(`(ctxpkg: ${flags}${w})`);
   }
   const inherited = item.sections.length > 0 ? (item.sections[item.sections.length - 1] as SectionRef).scope : [];
-  if (!sameScope(item.scope, inherited)) notes.push(item.scope.length > 0 ? `(applies to: ${scopeText(item.scope)})` : '(applies everywhere)');
+  if (!sameScope(item.scope, inherited) && !isStated(item.scope, item.statedScope)) notes.push(item.scope.length > 0 ? `(applies to: ${scopeText(item.scope)})` : '(applies everywhere)');
   return notes;
 }
 

@@ -38,6 +38,12 @@ export interface RenderItem {
    * pinned; spec/pack.md §11 "Trust"): rendered outside the untrusted fence, before it.
    */
   trusted?: boolean;
+  /**
+   * The scope the whole pack states once (`PackInput.statedScope`: a path-scoped rule file's
+   * title and frontmatter): a file group or node whose scope is this set writes no `applies to:`
+   * line of its own. The same array for every item of a pack.
+   */
+  statedScope?: readonly string[];
   /** Flags shown with the node: `stale`, `absent`, `disputed`. */
   flags: readonly string[];
   /** For `disputed`: the qualified ids it conflicts with. */

@@ -23,9 +23,10 @@ export const cursor: AgentTarget = {
     dir: '.cursor/rules',
     ext: '.mdc',
     // The source rule's own description when it had one (what the rules are for, as its author
-    // wrote it for Cursor), else the package and source file.
+    // wrote it for Cursor), else the package and source file (the block markers say ctxpkg
+    // manages the file; the description is for the agent).
     frontmatter: (patterns, title, description) =>
-      frontmatter([`description: ${yamlQuote(description ?? `${title} (managed by ctxpkg sync)`)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
+      frontmatter([`description: ${yamlQuote(description ?? title)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
   },
   mcp: {
     // Project: `.cursor/mcp.json` (global: `~/.cursor/mcp.json`), `mcpServers` with `command`/`args`.
