@@ -79,6 +79,25 @@ describe('item 6: a bad registry URL in a settings file names the file and the k
   });
 });
 
+describe('item 4: a file ctxpkg needs that the machine stops it from using is an environment error (exit 9), not a bug (exit 70)', () => {
+  it('ctxpkg.json that is a directory', async () => {
+    mkdirSync(join(dir, 'ctxpkg.json'));
+    for (const args of [['install', '@acme/x'], ['ls']]) {
+      const r = await run(args);
+      expect([r.code, r.stdout], args.join(' ')).toEqual([9, '']);
+      expect(r.stderr).toContain(`error E_ENVIRONMENT: cannot read ${join(dir, 'ctxpkg.json')}: EISDIR`);
+      expect(r.stderr).toContain(`hint: ${join(dir, 'ctxpkg.json')} is a directory, but ctxpkg needs a file there: move or remove the directory`);
+    }
+    expect(world.log).toEqual([]);
+  });
+  it('a user config that is a directory', async () => {
+    mkdirSync(join(dir, '.home', 'config.json'), { recursive: true });
+    const r = await run(['search', 'x']);
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain(`error E_ENVIRONMENT: cannot read ${join(dir, '.home', 'config.json')}: EISDIR`);
+  });
+});
+
 describe('item 6: E_LOCKFILE_OUT_OF_SYNC names the dependency that drifted', () => {
   beforeEach(async () => {
     for (const [name, version] of [['@acme/auth', '1.2.0'], ['@acme/auth', '2.0.0'], ['@acme/base', '1.0.0']] as const) {
