@@ -19,7 +19,7 @@ export function isPostgresUrl(s: string): boolean {
 /**
  * Open (create or migrate) the store at `where`. Throws `E_USAGE` for a `db` that is not a
  * PostgreSQL URL, `E_ENVIRONMENT` when the database cannot be reached, `E_IO` when the data
- * directory cannot be used, `E_INTERNAL` when either was written by a newer schema.
+ * directory cannot be used, `E_ENVIRONMENT` also when either was written by a newer schema.
  */
 export async function openStore(where: StoreLocation): Promise<SqliteStore | PgStore> {
   if (where.db !== undefined) {

@@ -151,7 +151,8 @@ export const PG_SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Bring the database to `PG_SCHEMA_VERSION`. Idempotent and safe to run from several processes
- * at once. Throws `E_INTERNAL` when the database is newer than this code.
+ * at once. Throws `E_ENVIRONMENT` (exit 9) when the database is newer than this code: a node
+ * older than the database is a deployment to fix, not a bug (migrations never run down).
  */
 export async function migrate(client: PoolClient): Promise<{ from: number; to: number }> {
   await client.query('BEGIN');
@@ -161,8 +162,8 @@ export async function migrate(client: PoolClient): Promise<{ from: number; to: n
     const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
     const from = Number(r.rows[0]?.v ?? 0);
     if (from > PG_SCHEMA_VERSION) {
-      throw new CtxpkgError('E_INTERNAL', `the registry database has schema ${from}; this ctxpkg knows ${PG_SCHEMA_VERSION}`, {
-        hint: 'upgrade ctxpkg on this node to serve this database',
+      throw new CtxpkgError('E_ENVIRONMENT', `the registry database has schema ${from}, newer than this ctxpkg knows (${PG_SCHEMA_VERSION}): a newer ctxpkg has migrated it`, {
+        hint: 'upgrade ctxpkg on this node to the version the other nodes run; a database is never migrated down, so to go back restore a backup made before the upgrade into a new database',
       });
     }
     for (let v = from; v < PG_SCHEMA_VERSION; v++) {

@@ -121,7 +121,7 @@ export function connectionError(url: string, err: unknown): CtxpkgError {
 
 /**
  * Connect, migrate and return the store. Throws `E_ENVIRONMENT` when the database cannot be
- * reached and `E_INTERNAL` when its schema is newer than this code.
+ * reached or when its schema is newer than this code.
  */
 export async function openPgStore(opts: PgStoreOptions): Promise<PgStore> {
   const pool = new pg.Pool({

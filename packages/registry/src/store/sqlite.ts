@@ -67,7 +67,8 @@ export const DB_FILE = 'registry.sqlite';
 
 /**
  * Open (and create or migrate) the store in `opts.dataDir`. Throws `E_IO` when the directory
- * cannot be used and `E_INTERNAL` when the database was written by a newer schema.
+ * cannot be used and `E_ENVIRONMENT` (exit 9) when the database was written by a newer schema:
+ * this ctxpkg is older than the store, a deployment to fix, not a bug (stores never migrate down).
  */
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
   try {
@@ -97,8 +98,8 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
   } else if (Number(row.value) > SCHEMA_VERSION) {
     db.close();
-    throw new CtxpkgError('E_INTERNAL', `the registry database has schema ${String(row.value)}; this ctxpkg knows ${SCHEMA_VERSION}`, {
-      hint: 'upgrade ctxpkg to serve this data directory',
+    throw new CtxpkgError('E_ENVIRONMENT', `the registry data directory ${opts.dataDir} has schema ${String(row.value)}, newer than this ctxpkg knows (${SCHEMA_VERSION}): a newer ctxpkg has migrated it`, {
+      hint: 'run the newer ctxpkg here (`ctxpkg --version` on the machine that migrated it); a store is never migrated down, so to go back restore a backup made before the upgrade into a new directory',
     });
   }
   if (needsSearchBackfill(db)) db.transaction(() => backfillSearchTerms(db)).immediate();

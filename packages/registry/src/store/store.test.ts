@@ -302,12 +302,19 @@ describe('schema and package blobs', () => {
   });
 });
 
+  it.runIf(backend === 'sqlite')('refuses a data directory of a newer schema as an environment error (exit 9), not a bug', async () => {
+    await rawSql(store, "UPDATE meta SET value = ? WHERE key = 'schema_version'", [String(SCHEMA_VERSION + 1)]);
+    const err = await reopen().then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_ENVIRONMENT', message: expect.stringContaining(`has schema ${SCHEMA_VERSION + 1}, newer than this ctxpkg knows (${SCHEMA_VERSION})`) });
+    expect((err as { hint: string }).hint).toContain('never migrated down');
+  });
+
   it.runIf(backend === 'postgres')('records its migrations, applies each once, and refuses a newer schema', async () => {
     const applied = await rawSql(store, 'SELECT version FROM schema_migrations ORDER BY version');
     expect(applied.map((r) => r.version)).toEqual(Array.from({ length: PG_SCHEMA_VERSION }, (_, i) => i + 1));
     await Promise.all([reopen(), reopen()].map(async (p) => (await p).close())); // concurrent starts migrate nothing twice
     expect(await rawSql(store, 'SELECT count(*)::int AS n FROM schema_migrations')).toEqual([{ n: PG_SCHEMA_VERSION }]);
     await rawSql(store, 'INSERT INTO schema_migrations (version) VALUES (?)', [PG_SCHEMA_VERSION + 1]);
-    await expect(reopen()).rejects.toMatchObject({ code: 'E_INTERNAL' });
+    await expect(reopen()).rejects.toMatchObject({ code: 'E_ENVIRONMENT', hint: expect.stringContaining('never migrated down') });
   });
 });
