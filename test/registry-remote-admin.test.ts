@@ -110,7 +110,9 @@ describeBackends('ctxpkg registry admin commands with --registry', (backend) => 
     expect(put.status).toBe(201);
     expect((await asOwner(['registry', 'key', 'add', 'acme', OTHER_KEY])).out).toContain('added key');
     const keys = await asOwner(['registry', 'key', 'list', 'acme', '--json']);
-    expect(JSON.parse(keys.out).map((k: { added_by: string }) => k.added_by)).toEqual(['first-publish', 'admin']);
+    // the key the owner added is recorded as the owner's, not the admin's
+    expect(JSON.parse(keys.out).map((k: { added_by: string }) => k.added_by)).toEqual(['first-publish', 'owner']);
+    expect((await asOwner(['registry', 'key', 'list', 'acme'])).out).toContain(`${OTHER_KEY})\towner\tactive`);
     expect((await asOwner(['registry', 'key', 'revoke', 'acme', OTHER_KEY])).out).toContain('revoked key');
     expect((await asOwner(['registry', 'visibility', '@acme/kb', 'public'])).out).toBe('@acme/kb is now public\n');
     expect((await fetch(`${api}/v1/packages/acme/kb/index.json`)).status).toBe(200);

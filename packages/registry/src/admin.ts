@@ -220,7 +220,7 @@ export async function addSignerKey(target: AdminTarget, namespace: string, publi
   requireOwner(target.caller, namespace, `adding a signer key to ${namespace}`);
   checkKey(publicKey);
   return withStore(target, async (store, now) => {
-    const rec = await showNotFound(store.addSignerKey(namespace, publicKey, isoNow(now)));
+    const rec = await showNotFound(store.addSignerKey(namespace, publicKey, isoNow(now), target.caller?.scope === 'owner' ? 'owner' : 'admin'));
     await store.recordEvent({ at: isoNow(now), action: 'key:add', namespace, name: null, version: null, actor: actorOf(target), detail: publicKey });
     return rec;
   });

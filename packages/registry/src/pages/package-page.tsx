@@ -351,7 +351,7 @@ export function PackagePage(p: PackagePageProps) {
                 <div>
                   <span class="key">{fingerprint(k.public_key)}</span>{' '}
                   {k.revoked_at !== null ? <span class="pill yanked">revoked</span> : <span class="pill pass">active</span>}{' '}
-                  <span class="muted">{k.added_by === 'first-publish' ? 'first publish' : 'added by an owner'}</span>
+                  <span class="muted">{k.added_by === 'first-publish' ? 'first publish' : k.added_by === 'owner' ? 'added by an owner' : 'added by an admin'}</span>
                 </div>
               ))}
             </dd>

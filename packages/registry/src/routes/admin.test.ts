@@ -140,7 +140,8 @@ describeBackends('admin routes', (backend) => {
     expect((await r.req('/v1/packages/acme/kb/index.json', { token: owner.token })).status).toBe(200);
 
     // Keys and visibility of its namespace; not of another.
-    expect((await json(await send('POST', '/v1/admin/namespaces/acme/keys', owner.token, { public_key: OTHER_KEY }))).body).toMatchObject({ namespace: 'acme', public_key: OTHER_KEY, revoked_at: null });
+    // recorded as added by the namespace's owner (it read "admin" before schema 6)
+    expect((await json(await send('POST', '/v1/admin/namespaces/acme/keys', owner.token, { public_key: OTHER_KEY }))).body).toMatchObject({ namespace: 'acme', public_key: OTHER_KEY, added_by: 'owner', revoked_at: null });
     expect((await send('POST', '/v1/admin/namespaces/other/keys', owner.token, { public_key: OTHER_KEY })).status).toBe(403);
     expect((await json(await send('GET', '/v1/admin/namespaces/acme/keys', owner.token))).body.keys).toHaveLength(2); // first-publish + added
     expect((await json(await send('DELETE', `/v1/admin/namespaces/acme/keys/${OTHER_KEY}`, owner.token))).body.revoked_at).toEqual(expect.any(String));
@@ -188,6 +189,37 @@ describeBackends('admin routes', (backend) => {
 });
 
 describe('schema upgrade to token roles', () => {
+  it('a SQLite store of schema 5 keeps its signer keys and then records keys an owner adds as owner', async () => {
+    const { openSqliteStore } = await import('../store/sqlite.js');
+    const { addSignerKey, createNamespace } = await import('../admin.js');
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'ctxpkg-schema5-'));
+    try {
+      let store = await openSqliteStore({ dataDir: dir });
+      await createNamespace({ store }, 'acme');
+      await addSignerKey({ store }, 'acme', 'a'.repeat(64));
+      // Back to the schema-5 signer_keys table (as written by the previous release).
+      store.db.exec(`
+        CREATE TABLE signer_keys_old (namespace TEXT NOT NULL REFERENCES namespaces(name), public_key TEXT NOT NULL CHECK (length(public_key) = 64),
+          added_at TEXT NOT NULL, added_by TEXT NOT NULL CHECK (added_by IN ('first-publish', 'admin')), revoked_at TEXT, PRIMARY KEY (namespace, public_key));
+        INSERT INTO signer_keys_old SELECT namespace, public_key, added_at, added_by, revoked_at FROM signer_keys;
+        DROP TABLE signer_keys; ALTER TABLE signer_keys_old RENAME TO signer_keys;
+        UPDATE meta SET value = '5' WHERE key = 'schema_version';`);
+      expect(() => store.db.prepare("INSERT INTO signer_keys VALUES ('acme', ?, 't', 'owner', NULL)").run('c'.repeat(64))).toThrow(/CHECK/);
+      await store.close();
+      store = await openSqliteStore({ dataDir: dir });
+      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '6' });
+      await addSignerKey({ store, caller: { scope: 'owner', namespace: 'acme', tokenId: 'tok_0123456789abcdef' } }, 'acme', 'b'.repeat(64));
+      expect((await store.listSignerKeys('acme')).map((k) => [k.public_key[0], k.added_by])).toEqual([['a', 'admin'], ['b', 'owner']]);
+      expect(() => store.db.prepare("INSERT INTO signer_keys VALUES ('acme', ?, 't', 'someone', NULL)").run('d'.repeat(64))).toThrow(/CHECK/);
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a SQLite store of schema 4 keeps its tokens and events and accepts owner and admin tokens', async () => {
     const { openSqliteStore } = await import('../store/sqlite.js');
     const { mkdtemp, rm } = await import('node:fs/promises');
@@ -213,7 +245,7 @@ describe('schema upgrade to token roles', () => {
       expect(() => store.db.prepare("INSERT INTO tokens VALUES ('tok_x', ?, NULL, 'admin', NULL, 't', NULL, NULL)").run('a'.repeat(64))).toThrow();
       await store.close();
       store = await openSqliteStore({ dataDir: dir });
-      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '5' });
+      expect(store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '6' });
       expect((await store.listTokens()).map((t) => t.id)).toEqual([old.id]);
       expect((await store.findTokenByHash(hashToken(old.token)))?.scope).toBe('publish');
       expect((await listEvents({ store })).map((e) => e.action)).toEqual(['token:create:publish', 'namespace:create']);

@@ -144,6 +144,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tokens ADD CONSTRAINT tokens_admin_has_no_namespace CHECK ((scope = 'admin') = (namespace IS NULL));
   ALTER TABLE events ALTER COLUMN namespace DROP NOT NULL;
   `,
+  // 6: a signer key an owner token added is recorded as `owner` (SQLite schema 6).
+  `
+  ALTER TABLE signer_keys DROP CONSTRAINT signer_keys_added_by_check;
+  ALTER TABLE signer_keys ADD CONSTRAINT signer_keys_added_by_check CHECK (added_by IN ('first-publish', 'admin', 'owner'));
+  `,
 ];
 
 /** The schema this code writes (the number of migrations). */

@@ -256,13 +256,13 @@ export class PgStore implements RegistryStore {
   }
 
   /** Register a key; a key that was not active is logged (`key-add`) in the same transaction. */
-  async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
+  async addSignerKey(namespace: string, publicKey: string, at: string, addedBy: 'admin' | 'owner' = 'admin'): Promise<SignerKeyRecord> {
     return this.keyChange(namespace, publicKey, at, 'key-add', async (c) => {
       await this.requireNamespace(c, namespace);
       const r = await c.query(
-        `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES ($1, $2, $3, 'admin', NULL)
+        `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES ($1, $2, $3, $4, NULL)
          ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL RETURNING *`,
-        [namespace, publicKey, at],
+        [namespace, publicKey, at, addedBy],
       );
       return toSignerKey(r.rows[0] as Row);
     });

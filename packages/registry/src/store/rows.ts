@@ -61,7 +61,7 @@ export function toSignerKey(r: Row): SignerKeyRecord {
     namespace: str(r.namespace),
     public_key: str(r.public_key),
     added_at: str(r.added_at),
-    added_by: r.added_by === 'admin' ? 'admin' : 'first-publish',
+    added_by: r.added_by === 'admin' || r.added_by === 'owner' ? r.added_by : 'first-publish',
     revoked_at: strOrNull(r.revoked_at),
   };
 }

@@ -6,12 +6,38 @@
  * code path deletes a version row. The same DDL translates directly to PostgreSQL (the FTS table
  * becomes a tsvector column with a GIN index).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 // Schema 4: the transparency log tables (sqlite-tlog.ts `TLOG_SCHEMA_SQL`, spec/transparency.md);
 // an older ctxpkg would change state without logging it.
 // Schema 5: token roles `owner` and `admin` (an admin token has no namespace) and registry-wide
 // events (no namespace) — `UPGRADE_TO_5_SQL` rebuilds `tokens` and `events`; an older ctxpkg
 // would read an owner token as a read token.
+// Schema 6: a signer key's `added_by` is the role that added it — `owner` besides `first-publish`
+// and `admin` (a key an owner token added read "admin") — `UPGRADE_TO_6_SQL` rebuilds
+// `signer_keys`; an older ctxpkg would read an owner's key as a first-publish key.
+
+/** The signer_keys table (schema 6): who added a key — the first publish, an admin, or an owner. */
+const SIGNER_KEYS_DDL = (table: string): string => `CREATE TABLE IF NOT EXISTS ${table} (
+  namespace  TEXT NOT NULL REFERENCES namespaces(name),
+  public_key TEXT NOT NULL CHECK (length(public_key) = 64),
+  added_at   TEXT NOT NULL,
+  added_by   TEXT NOT NULL CHECK (added_by IN ('first-publish', 'admin', 'owner')),
+  revoked_at TEXT,
+  PRIMARY KEY (namespace, public_key)
+);`;
+
+/**
+ * Schema 5 → 6, in one transaction: `signer_keys` rebuilt with `owner` allowed in `added_by`
+ * (SQLite cannot alter a CHECK constraint); rows copied as they are (a key an owner added before
+ * schema 6 stays `admin`: the table did not record the difference).
+ */
+export const UPGRADE_TO_6_SQL = `
+${SIGNER_KEYS_DDL('signer_keys_v6')}
+INSERT INTO signer_keys_v6 (namespace, public_key, added_at, added_by, revoked_at)
+  SELECT namespace, public_key, added_at, added_by, revoked_at FROM signer_keys;
+DROP TABLE signer_keys;
+ALTER TABLE signer_keys_v6 RENAME TO signer_keys;
+`;
 
 /** The tokens table (schema 5): four scopes; the namespace is null exactly for an admin token. */
 const TOKENS_DDL = (table: string): string => `CREATE TABLE IF NOT EXISTS ${table} (
@@ -72,14 +98,7 @@ CREATE TABLE IF NOT EXISTS namespaces (
 ${TOKENS_DDL('tokens')}
 CREATE INDEX IF NOT EXISTS tokens_by_namespace ON tokens(namespace);
 
-CREATE TABLE IF NOT EXISTS signer_keys (
-  namespace  TEXT NOT NULL REFERENCES namespaces(name),
-  public_key TEXT NOT NULL CHECK (length(public_key) = 64),
-  added_at   TEXT NOT NULL,
-  added_by   TEXT NOT NULL CHECK (added_by IN ('first-publish', 'admin')),
-  revoked_at TEXT,
-  PRIMARY KEY (namespace, public_key)
-);
+${SIGNER_KEYS_DDL('signer_keys')}
 
 CREATE TABLE IF NOT EXISTS packages (
   id             INTEGER PRIMARY KEY,

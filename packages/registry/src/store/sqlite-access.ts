@@ -74,13 +74,13 @@ function getKey(db: Db, namespace: string, publicKey: string): SignerKeyRecord |
   return r ? toSignerKey(r) : null;
 }
 
-export function addSignerKey(db: Db, namespace: string, publicKey: string, at: string): SignerKeyRecord {
+export function addSignerKey(db: Db, namespace: string, publicKey: string, at: string, addedBy: 'admin' | 'owner'): SignerKeyRecord {
   requireNamespace(db, namespace);
   prepared(
     db,
-    `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, 'admin', NULL)
+    `INSERT INTO signer_keys (namespace, public_key, added_at, added_by, revoked_at) VALUES (?, ?, ?, ?, NULL)
      ON CONFLICT (namespace, public_key) DO UPDATE SET revoked_at = NULL`,
-  ).run(namespace, publicKey, at);
+  ).run(namespace, publicKey, at, addedBy);
   return getKey(db, namespace, publicKey) as SignerKeyRecord;
 }
 

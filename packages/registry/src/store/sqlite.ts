@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { CtxpkgError } from '@ctxpkg/format';
 import { BlobDir, sha256OfBytes } from './blobs.js';
 import { CommitProbe } from './commit-probe.js';
-import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_5_SQL } from './schema.js';
+import { SCHEMA_SQL, SCHEMA_VERSION, UPGRADE_TO_5_SQL, UPGRADE_TO_6_SQL } from './schema.js';
 import { prepared } from './statements.js';
 import { catalog, refreshPackage, search } from './sqlite-search.js';
 import { backfillSearchTerms, needsSearchBackfill } from './sqlite-rank.js';
@@ -89,12 +89,14 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
   if (!row) db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   else if (Number(row.value) < SCHEMA_VERSION) {
     if (Number(row.value) < 5) db.transaction(() => db.exec(UPGRADE_TO_5_SQL)).immediate();
+    if (Number(row.value) < 6) db.transaction(() => db.exec(UPGRADE_TO_6_SQL)).immediate();
     // Schema 1 → 2 adds the version_blobs table (created above); an older ctxpkg must not open
     // the directory afterwards, since its garbage collection would not know package blobs.
     // Schema 2 → 3 adds the search term counts (created above, filled below); an older ctxpkg
     // would publish without maintaining them. Schema 3 → 4 adds the transparency log (created
     // above, started below by logging the current state); an older ctxpkg would not log changes.
     // Schema 4 → 5 rebuilds tokens and events for the owner/admin roles (UPGRADE_TO_5_SQL).
+    // Schema 5 → 6 rebuilds signer_keys to record keys an owner added (UPGRADE_TO_6_SQL).
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
   } else if (Number(row.value) > SCHEMA_VERSION) {
     db.close();
@@ -182,8 +184,8 @@ export class SqliteStore implements RegistryStore {
   }
 
   /** Register a key; a key that was not active is logged (`key-add`) in the same transaction. */
-  async addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord> {
-    return this.keyChange(namespace, publicKey, at, 'key-add', () => access.addSignerKey(this.db, namespace, publicKey, at));
+  async addSignerKey(namespace: string, publicKey: string, at: string, addedBy: 'admin' | 'owner' = 'admin'): Promise<SignerKeyRecord> {
+    return this.keyChange(namespace, publicKey, at, 'key-add', () => access.addSignerKey(this.db, namespace, publicKey, at, addedBy));
   }
 
   /** Revoke a key; an active key's revocation is logged (`key-revoke`) in the same transaction. */

@@ -71,8 +71,12 @@ export interface SignerKeyRecord {
   /** Ed25519 public key, 64 lowercase hex characters. */
   public_key: string;
   added_at: string;
-  /** `first-publish` (recorded automatically) or `admin` (added by an owner). */
-  added_by: 'first-publish' | 'admin';
+  /**
+   * Who added the key: `first-publish` (recorded automatically by a namespace's first publish),
+   * `admin` (`registry key add` by an admin token or the local operator) or `owner` (by an owner
+   * token of the namespace; before schema 6 these were recorded as `admin`).
+   */
+  added_by: 'first-publish' | 'admin' | 'owner';
   revoked_at: string | null;
 }
 
@@ -273,8 +277,11 @@ export interface RegistryStore {
   revokeToken(idOrHash: string, at: string): Promise<TokenRecord>;
   listTokens(namespace?: string): Promise<TokenRecord[]>;
 
-  /** Register a signer key for a namespace (un-revokes a revoked one). Throws `E_NOT_FOUND`. */
-  addSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord>;
+  /**
+   * Register a signer key for a namespace (un-revokes a revoked one, keeping its first `added_at`
+   * and `added_by`). `addedBy` is the role of the caller (default `admin`). Throws `E_NOT_FOUND`.
+   */
+  addSignerKey(namespace: string, publicKey: string, at: string, addedBy?: 'admin' | 'owner'): Promise<SignerKeyRecord>;
   /** Revoke a signer key. Throws `E_NOT_FOUND` when it was never registered. */
   revokeSignerKey(namespace: string, publicKey: string, at: string): Promise<SignerKeyRecord>;
   listSignerKeys(namespace: string): Promise<SignerKeyRecord[]>;
