@@ -238,6 +238,12 @@ describe('registry serve: config file, environment errors (issue 12 item 5, issu
     expect((await cli(['registry', 'verify', '--data', src])).out).toContain('all intact');
     const r = await cli(['registry', 'restore', 'bk.backup', '--data', 'bk-restored']);
     expect([r.code, r.err]).toEqual([0, '']);
+    // What happens next: how old the backup is, the command that serves it, and what clients that
+    // saw a later log will say (README "Restoring an older backup").
+    const [, age, next, later] = r.out.split('\n');
+    expect(age).toMatch(/^the backup's last change: \d{4}-\d\d-\d\dT[\d:.]+Z; its transparency log ctxpkg-registry\/[0-9a-f]{16} ends at tree size 0$/);
+    expect(next).toBe('next: stop every server of the old store, then serve this one: `ctxpkg registry serve --data bk-restored` (with your usual --host, --port, --public-url)');
+    expect(later).toContain('clients that saw a log larger than 0 entries refuse this registry (E_LOG_INCONSISTENT, a rollback) until those changes are made again in the same order — see "Restoring an older backup" in the README');
     expect((await cli(['registry', 'namespace', 'list', '--data', 'bk-restored'])).out).toContain('acme');
     await writeFile(join(dir, 'bad.backup'), (await import('node:fs')).readFileSync(join(dir, 'bk.backup'), 'utf8').replace('"acme"', '"acmf"'));
     const bad = await cli(['registry', 'restore', 'bad.backup', '--data', 'bk-never']);

@@ -76,6 +76,10 @@ describeBackends('backup and restore', (backend) => {
     const summary = await backupRegistry(source, file);
     await running;
     expect(summary.blobs).toBeGreaterThanOrEqual(5);
+    // The summary says how old the snapshot is: its newest event and the log's size, which counts a
+    // key-add and a publish entry for the first version, one publish entry per later one.
+    expect(summary.log).toEqual({ origin: expect.stringMatching(/^ctxpkg-registry\/[0-9a-f]{16}$/), size: summary.blobs + 1 });
+    expect(summary.last_change_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     // No file of the temporary copy stays behind (-wal/-shm included; new-user 2 item 14).
     const leftovers = async (w: StoreLocation) => ('dataDir' in w && w.dataDir ? (await readdir(w.dataDir)).filter((f) => f.startsWith('snapshot.')) : []);
     expect(await leftovers(source)).toEqual([]);
@@ -98,7 +102,7 @@ describeBackends('backup and restore', (backend) => {
       } finally {
         await store.close();
       }
-      await expect(restoreRegistry(file, where)).rejects.toMatchObject({ code: 'E_EXISTS' });
+      await expect(restoreRegistry(file, where)).rejects.toMatchObject({ code: 'E_EXISTS', hint: expect.stringContaining(target === 'sqlite' ? '--data' : 'createdb') });
     }
   }, 180_000);
 

@@ -34,6 +34,37 @@ export interface BackupSummary {
   blobs: number;
   /** Total bytes of blob content. */
   blob_bytes: number;
+  /**
+   * The newest time (ISO 8601) in the events log of the snapshot — its last publish, yank, key,
+   * token or namespace change — or null for a registry without events. Anything the registry did
+   * after this is not in the backup.
+   */
+  last_change_at: string | null;
+  /**
+   * The transparency log the snapshot holds: its origin and tree size (entries). A client that saw
+   * a larger tree of this origin refuses the restored registry as a rollback until it grows back
+   * through the same entries (README "Restoring an older backup"). Null for a backup made before
+   * the log existed (restore starts one).
+   */
+  log: { origin: string; size: number } | null;
+}
+
+/** A summary with nothing counted yet. */
+function emptySummary(): BackupSummary {
+  return { rows: 0, blobs: 0, blob_bytes: 0, last_change_at: null, log: null };
+}
+
+/** Count one snapshot item into `summary`, noting the newest event and the log's origin and size. */
+function countItem(summary: BackupSummary, item: SnapshotItem): void {
+  if (item.kind !== 'row') {
+    summary.blobs++;
+    summary.blob_bytes += item.bytes.byteLength;
+    return;
+  }
+  summary.rows++;
+  const r = item.row;
+  if (item.table === 'events' && typeof r.at === 'string' && (summary.last_change_at === null || r.at > summary.last_change_at)) summary.last_change_at = r.at;
+  if (item.table === 'tlog_meta' && typeof r.origin === 'string') summary.log = { origin: r.origin, size: Number(r.size) };
 }
 
 type Target = StoreLocation | { store: RegistryStore };
@@ -64,19 +95,14 @@ export async function backupRegistry(where: Target, outFile: string): Promise<Ba
     hash.update(text);
     if (!out.write(text)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
   };
-  const summary: BackupSummary = { rows: 0, blobs: 0, blob_bytes: 0 };
+  const summary = emptySummary();
   try {
     await withStore(where, async (store) => {
       await write(JSON.stringify({ format: BACKUP_FORMAT, backend: store.backend }));
       for await (const item of store.snapshot()) {
-        if (item.kind === 'row') {
-          await write(JSON.stringify({ t: item.table, r: item.row }));
-          summary.rows++;
-        } else {
-          await write(JSON.stringify({ b: item.sha256, n: item.bytes.byteLength, d: Buffer.from(item.bytes).toString('base64') }));
-          summary.blobs++;
-          summary.blob_bytes += item.bytes.byteLength;
-        }
+        if (item.kind === 'row') await write(JSON.stringify({ t: item.table, r: item.row }));
+        else await write(JSON.stringify({ b: item.sha256, n: item.bytes.byteLength, d: Buffer.from(item.bytes).toString('base64') }));
+        countItem(summary, item);
       }
     });
     const trailer = JSON.stringify({ end: { rows: summary.rows, blobs: summary.blobs, sha256: hash.digest('hex') } }) + '\n';
@@ -185,14 +211,8 @@ async function* readBackup(file: string, check: { referenced?: Set<string>; stor
 export async function restoreRegistry(file: string, where: StoreLocation): Promise<BackupSummary> {
   const referenced = new Set<string>();
   const stored = new Set<string>();
-  const summary: BackupSummary = { rows: 0, blobs: 0, blob_bytes: 0 };
-  for await (const item of readBackup(file, { referenced, stored })) {
-    if (item.kind === 'row') summary.rows++;
-    else {
-      summary.blobs++;
-      summary.blob_bytes += item.bytes.byteLength;
-    }
-  }
+  const summary = emptySummary();
+  for await (const item of readBackup(file, { referenced, stored })) countItem(summary, item);
   const missing = [...referenced].filter((h) => !stored.has(h)).sort();
   if (missing.length > 0) throw corrupt(file, 0, `${missing.length} blob(s) the versions reference are missing, e.g. ${missing[0]}`);
 

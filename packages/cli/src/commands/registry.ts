@@ -400,7 +400,7 @@ function registerBackup(reg: Command, ctx: CommandContext): void {
         const db = opts.db ?? (opts.data === undefined ? ctx.deps.env.CTXPKG_REGISTRY_DB : undefined);
         const where = db ? adminLocation({ db, data: opts.data }, ctx.deps).where : { dataDir: dataDirOf(opts.data, ctx.deps) };
         const r = await (await load()).restoreRegistry(resolve(ctx.deps.cwd, file), where);
-        return { text: [`restored ${r.rows} rows and ${r.blobs} blobs (${r.blob_bytes} bytes), every blob checked`], json: r };
+        return { text: restoreReport(r, 'db' in where ? { db: where.db } : { data: opts.data ?? ctx.deps.env.CTXPKG_REGISTRY_DATA ?? where.dataDir }), json: r };
       }),
     );
   dataOpt(ctx.command(reg, 'verify', 'check that every stored version and blob is present and hashes to its name'))
@@ -415,6 +415,26 @@ function registerBackup(reg: Command, ctx: CommandContext): void {
         return { text: lines, json: r, exitCode: r.problems.some((p) => p.kind === 'artifact') ? 1 : 0 };
       }),
     );
+}
+
+/**
+ * What `registry restore` prints: what was restored, how old it is (the backup's last change and
+ * log size), the command that serves it, and — since anything the registry did after the backup
+ * is gone — what clients that saw later changes will say (README "Restoring an older backup").
+ * `at` is the store as the user named it; a database URL is shown without its password.
+ */
+function restoreReport(r: Awaited<ReturnType<Registry['restoreRegistry']>>, at: { data: string } | { db: string }): string[] {
+  const flag = 'data' in at ? `--data ${at.data}` : `--db ${at.db.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1:***@')}`;
+  const lines = [`restored ${r.rows} rows and ${r.blobs} blobs (${r.blob_bytes} bytes), every blob checked`];
+  const log = r.log ? `; its transparency log ${r.log.origin} ends at tree size ${r.log.size}` : '; it has no transparency log (serving it starts one)';
+  lines.push(`the backup's last change: ${r.last_change_at ?? 'none'}${log}`);
+  lines.push(`next: stop every server of the old store, then serve this one: \`ctxpkg registry serve ${flag}\` (with your usual --host, --port, --public-url)`);
+  if (r.log) {
+    lines.push(
+      `anything published, yanked or changed after ${r.last_change_at ?? 'the backup'} is gone: clients that saw a log larger than ${r.log.size} entries refuse this registry (E_LOG_INCONSISTENT, a rollback) until those changes are made again in the same order — see "Restoring an older backup" in the README`,
+    );
+  }
+  return lines;
 }
 
 /** Register `ctxpkg registry` and its subcommands. */

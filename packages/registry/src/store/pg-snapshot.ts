@@ -51,7 +51,11 @@ export async function pgRestore(pool: pg.Pool, items: AsyncIterable<SnapshotItem
   try {
     await c.query('BEGIN');
     const used = (await c.query('SELECT (SELECT count(*) FROM namespaces) + (SELECT count(*) FROM packages) AS n')).rows[0] as { n: string };
-    if (Number(used.n) > 0) throw new CtxpkgError('E_EXISTS', 'the target registry database is not empty; restore into an empty database');
+    if (Number(used.n) > 0) {
+      throw new CtxpkgError('E_EXISTS', 'the target registry database is not empty; restore into an empty database', {
+        hint: 'create a new database (`createdb -O <role> <name>` as a PostgreSQL superuser) and name it with --db; restore never merges into a registry that has data',
+      });
+    }
     // The store opened with a new, empty log; the snapshot's log (if any) replaces it.
     for (const t of LOG_TABLES) await c.query(`DELETE FROM ${t}`);
     const pending: Array<{ table: SnapshotTable; row: Record<string, unknown> }> = [];
