@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from './server-lock.js';
-import { startRegistry } from './server.js';
+import { loginLine, startRegistry } from './server.js';
 import { openSqliteStore } from './store/sqlite.js';
 
 let dir: string;
@@ -178,6 +178,21 @@ describe('deployment: timeouts, health, TLS, drain (issue 11 item 11, issue 12 i
       expect(JSON.parse(body)).toEqual({ status: 'alive' });
     } finally {
       await reg.close();
+    }
+  });
+});
+
+describe('the login line serve prints', () => {
+  it('names the public URL, or says that a server on every interface needs --public-url', () => {
+    expect(loginLine({ publicUrl: 'http://127.0.0.1:4873', host: '127.0.0.1', port: 4873 }, {})).toBe('clients log in with: ctxpkg login --registry http://127.0.0.1:4873/api --scope @<namespace>');
+    expect(loginLine({ publicUrl: 'https://ctx.example.com/', host: '0.0.0.0', port: 4873 }, { publicUrl: 'https://ctx.example.com/' })).toBe(
+      'clients log in with: ctxpkg login --registry https://ctx.example.com/api --scope @<namespace>',
+    );
+    // http://0.0.0.0:4873/api reaches nothing from a laptop.
+    for (const host of ['0.0.0.0', '::']) {
+      const line = loginLine({ publicUrl: `http://${host === '::' ? '[::]' : host}:4873`, host, port: 4873 }, { tls: {} });
+      expect(line).not.toContain('0.0.0.0');
+      expect(line).toMatch(/^clients log in with: ctxpkg login --registry https:\/\/<this server's address>:4873\/api --scope @<namespace> {2}\(set --public-url to the URL clients reach/);
     }
   });
 });

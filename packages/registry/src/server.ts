@@ -193,6 +193,19 @@ export async function startRegistry(opts: StartRegistryOptions): Promise<Running
   return { url, host, port: addr.port, publicUrl, app, store, close };
 }
 
+/**
+ * The line `serve` prints for clients: `ctxpkg login --registry <public base>/api --scope …`.
+ * Without `--public-url`, a server bound to every interface (`0.0.0.0`, `::`) has no address a
+ * client can use — `http://0.0.0.0:4873` reaches nothing from another machine — so the line names
+ * a placeholder and says that `--public-url` makes it exact.
+ */
+export function loginLine(reg: { publicUrl: string; host: string; port: number }, opts: { publicUrl?: string; basePath?: string; tls?: unknown }): string {
+  const wildcard = opts.publicUrl === undefined && (reg.host === '0.0.0.0' || reg.host === '::' || reg.host === '[::]');
+  const base = wildcard ? `${opts.tls ? 'https' : 'http'}://<this server's address>:${reg.port}` : reg.publicUrl.replace(/\/+$/, '');
+  const line = `clients log in with: ctxpkg login --registry ${base}${normaliseBasePath(opts.basePath)} --scope @<namespace>`;
+  return wildcard ? `${line}  (set --public-url to the URL clients reach, e.g. https://ctx.example.com behind a proxy, to print it here)` : line;
+}
+
 /** Where `serveRegistry` writes its line and its JSON logs. */
 export interface ServeIo {
   stdout: { write(chunk: string): unknown };
@@ -209,8 +222,7 @@ export async function serveRegistry(opts: StartRegistryOptions, io: ServeIo): Pr
   const reg = await startRegistry({ ...opts, log });
   io.stdout.write(`listening on ${reg.url}\n`);
   // What a client logs in to: the public base URL with the API mount point (default /api).
-  const apiBase = `${reg.publicUrl.replace(/\/+$/, '')}${normaliseBasePath(opts.basePath)}`;
-  io.stdout.write(`clients log in with: ctxpkg login --registry ${apiBase} --scope @<namespace>\n`);
+  io.stdout.write(`${loginLine(reg, opts)}\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.off('SIGTERM', onTerm);
