@@ -37,6 +37,7 @@ import type { Content, List, ListItem, Parent, PhrasingContent, Root } from 'mda
 import { classifyBlock, type BlockInfo } from './classify.js';
 import { parseFrontmatter } from './frontmatter.js';
 import { blankLines } from './generated.js';
+import { checkNesting, MAX_NESTING, tooDeep } from './nesting.js';
 import { blockId, descriptionId, headingSlug, IdAllocator, scopeId } from './ids.js';
 import { sourceHash, splitLines } from './provenance.js';
 import type { SourceFile } from './types.js';
@@ -53,7 +54,7 @@ type Block = Content;
 
 const LONG_LINE = 300;
 
-/** Import one Markdown-like file. Pure; throws `E_SOURCE` only for broken frontmatter. */
+/** Import one Markdown-like file. Pure; throws `E_SOURCE` for broken frontmatter and for lists or quotes nested deeper than `MAX_NESTING` (nesting.ts), naming file:line. */
 export function importMarkdown(file: SourceFile): MarkdownImport {
   const lines = splitLines(file.text);
   // What the importer reads: the original lines with ctxpkg's managed blocks blanked out.
@@ -63,7 +64,11 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
   const fm = parseFrontmatter(visible, file.path);
   const bodyLines = visible.map((l, i) => (i < fm.lineCount ? '' : l));
   const body = bodyLines.join('\n');
+  // Lists and quotes nested past MAX_NESTING cost the parser quadratic time and then its stack:
+  // refused before it runs (nesting.ts), with the file and line.
+  checkNesting(body, file.path);
   const tree = fromMarkdown(body) as Root;
+  checkTreeNesting(tree, file.path);
 
   const nodes: ContextNode[] = [];
   const edges: ContextEdge[] = [];
@@ -94,10 +99,6 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
     body.slice(b.position?.start.offset ?? 0, b.position?.end.offset ?? 0);
   const startLine = (b: Block | ListItem): number => b.position?.start.line ?? 1;
   const endLine = (b: Block | ListItem): number => b.position?.end.line ?? startLine(b);
-  const dedent = (text: string, col: number): string => {
-    const pad = new RegExp(`\n[ \\t]{0,${Math.max(0, col - 1)}}`, 'g');
-    return text.replace(pad, '\n').replace(/\s+$/, '');
-  };
 
   // Root section.
   const top = tree.children;
@@ -118,12 +119,13 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
     contain(root.id, d.id);
   }
 
+  /** The links under `b` in document order (an explicit stack: nesting depth never reaches the call stack). */
   const collectLinks = (from: string, b: Parent | Block): void => {
-    const visit = (n: Parent | PhrasingContent | Block): void => {
+    const todo: Array<Parent | PhrasingContent | Block> = [b];
+    for (let n = todo.pop(); n !== undefined; n = todo.pop()) {
       if (n.type === 'link') links.push({ from, url: (n as { url: string }).url, line: n.position?.start.line ?? 1 });
-      if ('children' in n && Array.isArray(n.children)) for (const c of n.children as PhrasingContent[]) visit(c);
-    };
-    visit(b);
+      if ('children' in n && Array.isArray(n.children)) for (let k = n.children.length - 1; k >= 0; k--) todo.push(n.children[k] as PhrasingContent);
+    }
   };
 
   /** Where a block goes: the node that contains it and the heading path of its section. */
@@ -291,6 +293,42 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
   }
   flush();
   return { rootId: root.id, nodes, edges, links };
+}
+
+/**
+ * The parsed tree checked against `MAX_NESTING` as well (list items and block quotes), with an
+ * explicit stack: the pre-scan is an upper bound of the parser's nesting except in corner cases
+ * of lazy continuation and tabs, and nothing deeper may reach the importer. Throws `E_SOURCE`.
+ */
+function checkTreeNesting(tree: Root, filePath: string): void {
+  const todo: Array<{ n: Root | Content; depth: number }> = [{ n: tree, depth: 0 }];
+  for (let t = todo.pop(); t !== undefined; t = todo.pop()) {
+    const depth = t.depth + (t.n.type === 'listItem' || t.n.type === 'blockquote' ? 1 : 0);
+    if (depth > MAX_NESTING) throw tooDeep(filePath, t.n.position?.start.line ?? 1, depth);
+    if ('children' in t.n && (t.n.type === 'root' || t.n.type === 'list' || t.n.type === 'listItem' || t.n.type === 'blockquote')) {
+      for (const c of t.n.children as Content[]) todo.push({ n: c, depth });
+    }
+  }
+}
+
+/**
+ * `text` with up to `col - 1` columns of leading spaces and tabs removed from every line after the
+ * first (the first starts at the block's own column), trailing white space trimmed. One pass over
+ * the text (it built a RegExp per block before).
+ */
+export function dedent(text: string, col: number): string {
+  const max = Math.max(0, col - 1);
+  let out = '';
+  let from = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) {
+    out += text.slice(from, nl + 1);
+    let k = nl + 1;
+    while (k < text.length && k - (nl + 1) < max && (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x09)) k++;
+    from = k;
+    nl = k - 1;
+  }
+  out += text.slice(from);
+  return out.trimEnd(); // not /\s+$/: that is quadratic in a long inner run of white space
 }
 
 /** A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `), for the classifier. */
