@@ -74,6 +74,20 @@ describe('collectSources', () => {
     expect(g.nodes.filter((n) => n.type === 'scope').map((n) => n.content).sort()).toEqual(['*.ts', 'packages/api/**']);
     expect(() => collectSources(root, root, ['../'])).toThrow(/outside the source root/);
   });
+  it('a --from path that does not exist says so, with a hint to leave it out, not to pass --root (new-user trial)', () => {
+    // The README's `create --from AGENTS.md .cursor/rules CLAUDE.md` in a project without a CLAUDE.md.
+    const root = project({ 'AGENTS.md': '# Root\n\n- Use ESM.\n' });
+    let err: unknown;
+    try {
+      collectSources(root, root, ['AGENTS.md', 'CLAUDE.md']);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'E_SOURCE', message: expect.stringMatching(/^CLAUDE\.md does not exist \(looked for /) });
+    expect((err as { message: string }).message).not.toMatch(/outside the source root/);
+    expect((err as { hint?: string }).hint).toMatch(/leave it out of --from/);
+    expect((err as { hint?: string }).hint).not.toMatch(/--root/);
+  });
 });
 
 describe('document paths with bidi controls or invisible characters (issue 11 item 5)', () => {

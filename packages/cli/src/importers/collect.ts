@@ -1,7 +1,8 @@
 /**
  * Collect source files for `ctxpkg create --from <paths…>` (the I/O half of the importers).
  *
- * - Every path must lie inside the source root (after resolving symlinks): `E_SOURCE` otherwise.
+ * - Every path must exist (`E_SOURCE` "does not exist", hint: leave it out of --from) and lie inside
+ *   the source root after resolving symlinks (`E_SOURCE` "lies outside the source root", hint: --root).
  * - A directory is walked recursively in sorted order; it contributes every file an importer
  *   reads except `*.json` (JSON sources must be named explicitly). `node_modules`, `.git`,
  *   `.ctxpkg`, `dist` and other hidden directories except `.cursor`, `.github`, `.claude` are skipped.
@@ -19,7 +20,7 @@
  *   generated, and the managed blocks `sync` wrote into AGENTS.md/CLAUDE.md (their lines are
  *   `excluded`). Each is listed in `skipped` and as a warning (`skipped: managed block AGENTS.md:8-40 …`).
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CtxpkgError, escapeGlob, hasBidiControl, hasInvisible } from '@ctxpkg/format';
 import { findProjectRoot } from '../project.js';
@@ -198,9 +199,16 @@ export function collectSources(root: string, cwd: string, paths: string[]): Coll
 
   for (const p of paths) {
     const abs = resolve(cwd, p);
+    if (!existsSync(abs)) {
+      // A path that is simply absent (the README's `--from AGENTS.md .cursor/rules CLAUDE.md` in a
+      // project without a CLAUDE.md) is not a source-root problem: say so, and what to do.
+      throw new CtxpkgError('E_SOURCE', `${p} does not exist (looked for ${abs})`, {
+        hint: 'name only the files and folders your project has: leave it out of --from, or fix its spelling',
+      });
+    }
     const rel = inside(rootReal, abs);
     if (rel === undefined) {
-      throw new CtxpkgError('E_SOURCE', `${p} does not exist or lies outside the source root ${rootReal}`, {
+      throw new CtxpkgError('E_SOURCE', `${p} lies outside the source root ${rootReal}`, {
         hint: 'run ctxpkg create from the project root, or pass --root',
       });
     }
