@@ -256,6 +256,25 @@ describe('C12: info @ns/name shows what the registry recorded', () => {
   });
 });
 
+describe('info of a private package says it is private (new-user trial: it printed "visibility: public")', () => {
+  it('the manifest line says nothing was declared; the registry line says private', async () => {
+    writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n- Never log tokens.\n');
+    expect((await run(['create', '--name', '@acme/rules', '--from', 'AGENTS.md'])).code).toBe(0);
+    const local = await run(['info', 'acme-rules-1.0.0.ctxpkg']);
+    expect(local.stdout).toContain('visibility: none declared in the manifest (a first publish is private unless --public)');
+    expect(local.stdout).not.toMatch(/visibility: public/);
+    const env = { CTXPKG_REGISTRY: P.url, CTXPKG_TOKEN: token };
+    expect((await run(['publish'], env)).code).toBe(0); // private: the first publish without --public
+    const r = await run(['info', '@acme/rules'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('visibility on the registry: private (only tokens of its namespace see it)');
+    expect(r.stdout).not.toMatch(/visibility: public/);
+    const j = await run(['info', '@acme/rules', '--json'], env);
+    expect(j.json.registry_facts).toMatchObject({ visibility: 'private' });
+    expect(j.json.manifest.visibility ?? null).toBeNull();
+  });
+});
+
 describe('C15: ctxpkg.json typos stop commands before anything is written', () => {
   it('trust.require_signatures is E_MANIFEST naming the member and the file; install writes nothing', async () => {
     writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, trust: { require_signatures: false } }));

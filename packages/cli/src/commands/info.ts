@@ -71,7 +71,9 @@ function manifestLines(m: Manifest, c: PackageContent | undefined): string[] {
   if (v1.length) lines.push(`contains: ${v1.join(', ')}`);
   lines.push(`dependencies: ${m.dependencies.length ? m.dependencies.map((d) => `${d.name} ${d.version_req}${d.optional ? ' (optional)' : ''}`).join(', ') : '(none)'}`);
   if (m.tags.length) lines.push(`tags: ${m.tags.join(', ')}`);
-  lines.push(`visibility: ${m.visibility ?? 'public'}`);
+  // The manifest field is only a declaration: without one the registry decides (a first publish is
+  // private unless `--public`), so "public" here would contradict what the registry serves.
+  lines.push(`visibility: ${m.visibility ? `${m.visibility} (declared in the manifest)` : 'none declared in the manifest (a first publish is private unless --public)'}`);
   lines.push(`created: ${m.created_at}${m.updated_at ? `   updated: ${m.updated_at}` : ''}${m.author ? `   author: ${m.author}` : ''}`);
   lines.push(`provenance: ${m.provenance.tool} ${m.provenance.tool_version}`);
   lines.push(`integrity: content_hash ${m.integrity.content_hash}  sha256 ${m.integrity.sha256}  byte_size ${m.integrity.byte_size}`);
@@ -183,7 +185,7 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
   }
   const doc = await session.client.version(registry, name, version);
   const r = await describePackage(bytes, `${name}@${version}`);
-  const facts = registryFacts(entry, doc, found, signerLabel);
+  const facts = registryFacts(entry, doc, found, signerLabel, index.visibility);
   r.text.push(`  registry: ${registry}`, ...facts.lines.map((l) => `    ${l}`));
   r.text.push(`  versions: ${index.versions.map((v) => `${v.version}${v.yanked ? ' (yanked)' : ''}`).join(', ')}`);
   r.json = {
@@ -198,7 +200,8 @@ export async function runRemoteInfo(target: string, registryFlag: string | undef
 
 /**
  * What the registry says about one version (spec/registry.md §4, §6.1): artifact SHA-256 (and
- * that the download matched it), size, publish time, yank state, the signer it recorded, and a
+ * that the download matched it), size, publish time, yank state, the signer it recorded, the
+ * package's visibility from its index (`visibility`, when the registry names it), and a
  * summary of its trust report (checks passed/failed and what it did not check). `signerLabel`
  * shows a key (signer-label.ts, loaded by the caller: the command module stays light).
  */
@@ -207,6 +210,7 @@ export function registryFacts(
   doc: VersionDoc | undefined,
   downloadedSha: string,
   signerLabel: (publicKeyHex: string) => string,
+  visibility?: string,
 ): { lines: string[]; json: Record<string, unknown> } {
   const sha = doc?.artifact_sha256 ?? entry.artifact_sha256;
   const size = doc?.size_bytes ?? entry.size_bytes;
@@ -218,6 +222,7 @@ export function registryFacts(
     `size: ${size === undefined ? 'not given' : `${size} bytes`}   published: ${published ?? 'not given'}   yanked: ${yanked ? `yes${doc?.yanked_at ? ` (${doc.yanked_at})` : ''}` : 'no'}`,
     `signer (as recorded by the registry): ${signer ? signerLabel(signer) : 'none recorded'}`,
   ];
+  if (visibility !== undefined) lines.push(`visibility on the registry: ${visibility}${visibility === 'private' ? ' (only tokens of its namespace see it)' : ''}`);
   const report = doc?.trust_report;
   let trust: Record<string, unknown> | null = null;
   if (report && Array.isArray(report.checked)) {
@@ -231,7 +236,7 @@ export function registryFacts(
   }
   return {
     lines,
-    json: { artifact_sha256: sha, download_matches: sha === downloadedSha, size_bytes: size ?? null, published_at: published ?? null, yanked, yanked_at: doc?.yanked_at ?? null, signer_public_key: signer ?? null, signer: signer ? signerLabel(signer) : null, trust_report: trust },
+    json: { artifact_sha256: sha, download_matches: sha === downloadedSha, visibility: visibility ?? null, size_bytes: size ?? null, published_at: published ?? null, yanked, yanked_at: doc?.yanked_at ?? null, signer_public_key: signer ?? null, signer: signer ? signerLabel(signer) : null, trust_report: trust },
   };
 }
 
