@@ -15,10 +15,13 @@
  *   index vs. an honest index of the same size on the wire.
  * - file: dependencies (item 7): reading `file:/dev/zero`-like and oversized inputs vs. an honest
  *   package file.
+ * - importers (issue 11, `import-cases.ts`): `create`'s importers on identical bullets/headings,
+ *   deeply nested lists and quotes, and hostile YAML frontmatter vs. honest files of the same size.
  */
 import { compileGlob, focusScore, parseFocus, scanSecrets } from '@ctxpkg/format';
 import { sized, smokeBanner } from '../smoke.js';
 import { registryCases, fileCases } from './io-cases.js';
+import { importCases } from './import-cases.js';
 
 smokeBanner('hostile');
 
@@ -105,4 +108,5 @@ await secrets();
 await globs();
 await registryCases(measure, line);
 await fileCases(measure, line);
+await importCases(measure, line);
 console.log('hostile: done (figures only; loaded machines inflate every time, compare ratios)');
