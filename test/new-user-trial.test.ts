@@ -218,7 +218,7 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     expect(revoked.code).toBe(3);
     expect(revoked.stderr).toMatch(/E_AUTH: .*was revoked/);
     expect(revoked.stderr).toContain(
-      `hint: the publish token (ctxp_…) sent to this registry was refused (unknown, revoked or expired): publish needs a publish token; ask an owner of namespace acme for a new one (\`ctxpkg registry token create --namespace acme --scope publish --data <dir>\`) and save it with \`ctxpkg login --registry ${P.url}\` (or CTXPKG_TOKEN)`,
+      `hint: the publish token (ctxp_…) sent to this registry was refused (unknown, revoked or expired): publish needs a publish token; ask an owner of namespace acme for a new one (\`ctxpkg registry token create --namespace acme --scope publish --registry ${P.url}\`) and save it with \`ctxpkg login --registry ${P.url}\` (or CTXPKG_TOKEN)`,
     );
   });
   it('E_SIGNER_CHANGED keeps the registry hint with the key to add, and its details', async () => {
@@ -227,7 +227,7 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     const r = await run(['publish', 'other.ctxpkg', '--json'], { CTXPKG_REGISTRY: P.url, CTXPKG_TOKEN: token });
     expect(r.code).toBe(1);
     const other = publicKeyFromSeed(OTHER_SEED);
-    expect(r.json.error).toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining(`ctxpkg registry key add acme ${other} --data <dir>`), details: { signer_public_key: other } });
+    expect(r.json.error).toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining(`ctxpkg registry key add acme ${other} --registry ${P.url}`), details: { signer_public_key: other } });
   });
 });
 

@@ -15,7 +15,7 @@ describe('registry error answers keep their hint and details', () => {
   it('maps statuses with the registry hint first, ours otherwise', () => {
     const req = { registry: 'http://r/api', what: 'publish @a/b@1.0.0', name: '@a/b', sentToken: true };
     const signer = responseError(400, { code: 'E_SIGNER_CHANGED', message: 'm', details: { signer_public_key: 'k'.repeat(4) } }, req);
-    expect(signer).toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining('ctxpkg registry key add <ns> kkkk --data <dir>'), details: { signer_public_key: 'kkkk' } });
+    expect(signer).toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining('ctxpkg registry key add a kkkk --registry http://r/api'), details: { signer_public_key: 'kkkk' } });
     const ro = responseError(400, { code: 'E_FORBIDDEN', message: 'this is a read-only token (ctxr_)', hint: 'ask an owner' }, req);
     expect(ro).toMatchObject({ code: 'E_FORBIDDEN', hint: 'ask an owner' });
     // The reference contract's 400 for a read token is a permission refusal, said as one (issue 12 item 4).

@@ -66,11 +66,12 @@ export function networkCause(err: unknown): string {
   return typeof last === 'string' && last !== (err as Error)?.message ? last : '';
 }
 
-/** The fix for `E_SIGNER_CHANGED` when the registry sent the key but no hint. */
-function signerHint(body: ErrorBody): string | undefined {
+/** The fix for `E_SIGNER_CHANGED` when the registry sent the key but no hint (an owner adds keys remotely). */
+function signerHint(body: ErrorBody, req: FailedRequest): string | undefined {
   const key = body.details?.signer_public_key;
   if (body.code !== 'E_SIGNER_CHANGED' || typeof key !== 'string') return undefined;
-  return `sign with a registered key, or have an owner of the namespace run \`ctxpkg registry key add <ns> ${key} --data <dir>\``;
+  const ns = /^@([a-z0-9-]+)\//.exec(req.name ?? '')?.[1] ?? '<ns>';
+  return `sign with a registered key, or have an owner of the namespace run \`ctxpkg registry key add ${ns} ${key} --registry ${req.registry}\``;
 }
 
 /** What the failed request was: for messages and hints. */
@@ -106,7 +107,8 @@ export type TokenScopeName = 'publish' | 'read' | 'owner' | 'admin';
 function refusedTokenHint(req: FailedRequest): string {
   const ns = /^@([a-z0-9-]+)\//.exec(req.name ?? '')?.[1];
   const owner = ns ? `an owner of namespace ${ns}` : 'the registry owner';
-  const create = (scope: string) => `\`ctxpkg registry token create --namespace ${ns ?? '<ns>'} --scope ${scope} --data <dir>\``;
+  // An owner creates it from their own machine (remote administration), so the command names this registry.
+  const create = (scope: string) => `\`ctxpkg registry token create --namespace ${ns ?? '<ns>'} --scope ${scope} --registry ${req.registry}\``;
   const login = `save it with \`ctxpkg login --registry ${req.registry}\` (or CTXPKG_TOKEN)`;
   const kind = req.tokenScope === 'read' ? 'read token (ctxr_…)' : req.tokenScope === 'publish' ? 'publish token (ctxp_…)' : 'token';
   const refused = `the ${kind} sent to this registry was refused (unknown, revoked or expired)`;
@@ -138,8 +140,10 @@ function notFoundHint(req: FailedRequest): string {
 export function responseError(status: number, body: ErrorBody, req: FailedRequest): CtxpkgError {
   const { registry, what } = req;
   const detail = body.message ? `: ${body.message}` : '';
+  // A registry names the remote admin form as `--registry <url>`: it cannot know the URL the
+  // client reached it by, which is this request's registry.
   const extra = (hint: string | undefined): { hint?: string; details?: Record<string, unknown> } => ({
-    ...(hint ? { hint } : {}),
+    ...(hint ? { hint: hint.split('--registry <url>').join(`--registry ${req.registry}`) } : {}),
     ...(body.details ? { details: body.details } : {}),
   });
   // 403, or E_FORBIDDEN under another 4xx: a read token used to write answers 400 by the reference
@@ -167,7 +171,7 @@ export function responseError(status: number, body: ErrorBody, req: FailedReques
       return new CtxpkgError('E_TOO_LARGE', `registry ${registry} refused to ${what}: the package is too large${detail}`, extra(body.hint));
     default:
       if (status >= 400 && status < 500) {
-        return new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${status})${detail}`, extra(body.hint ?? signerHint(body)));
+        return new CtxpkgError(body.code ?? 'E_REGISTRY', `registry ${registry} rejected the request to ${what} (HTTP ${status})${detail}`, extra(body.hint ?? signerHint(body, req)));
       }
       return new CtxpkgError('E_REGISTRY', `registry ${registry} failed to ${what} (HTTP ${status})${detail}`, extra(body.hint));
   }

@@ -63,7 +63,7 @@ function newTokenHint(namespace: string | null, scope: TokenScope): string {
 
 function authError(message: string, hint?: string): CtxpkgError {
   return new CtxpkgError('E_AUTH', message, {
-    hint: hint ?? 'create a token with `ctxpkg registry token create --namespace <ns> --scope publish --data <dir>`',
+    hint: hint ?? 'ask an owner of the namespace for a token (`ctxpkg registry token create --namespace <ns> --scope publish --registry <url>`) and save it with `ctxpkg login --registry <url>`',
     details: { www_authenticate: WWW_AUTHENTICATE },
   });
 }

@@ -73,7 +73,10 @@ describeBackends('publish-route', (backend) => {
       const token = tok && tok in r.tokens ? r.tokens[tok as keyof typeof r.tokens] : tok;
       const { res, pulled } = await putStream(`${URL_KB}/1.2.0`, makePackage({ version: '1.2.0' }), token);
       expect(res.status).toBe(status);
-      expect(await res.json()).toMatchObject({ code });
+      const body = (await res.json()) as { code: string; hint?: string };
+      expect(body).toMatchObject({ code });
+      // The fix names the remote form: an owner creates tokens from their machine, not with --data on the server.
+      if (status === 401) expect(body.hint).toContain('ctxpkg registry token create --namespace <ns> --scope publish --registry <url>');
       expect(pulled).toBe(false);
       if (status === 401) expect(res.headers.get('www-authenticate')).toBe('Bearer realm="ctxpkg"');
       expect(await storageSnapshot(r.store)).toBe(before);
@@ -145,7 +148,7 @@ describeBackends('publish-route', (backend) => {
       expect(refused.status).toBe(400);
       const refusedBody = (await refused.json()) as { hint: string; details: { signer_public_key: string } };
       expect(refusedBody).toMatchObject({ code: 'E_SIGNER_CHANGED', details: { registered_keys: [TEST_PUBLIC_KEY] } });
-      expect(refusedBody.hint).toContain(`ctxpkg registry key add acme ${refusedBody.details.signer_public_key} --data <dir>`);
+      expect(refusedBody.hint).toContain(`ctxpkg registry key add acme ${refusedBody.details.signer_public_key} --registry <url>`);
       const otherKey = ((await (await r.put(`/v1/packages/other/kb/1.0.0`, makePackage({ name: '@other/kb', seed: OTHER_SEED }), r.tokens.otherPublish)).json()) as { signer_public_key: string }).signer_public_key;
       await addSignerKey({ store: r.store }, 'acme', otherKey);
       const ok = await r.put(`${URL_KB}/1.1.0`, other, r.tokens.acmePublish);

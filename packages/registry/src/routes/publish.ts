@@ -104,7 +104,7 @@ export function registerPublishRoute(api: Hono<Env>, deps: RegistryDeps): void {
           const keys = await deps.store.listSignerKeys(ref.namespace);
           if (keys.length > 0 && !keys.some((k) => k.public_key === signer && k.revoked_at === null)) {
             throw new CtxpkgError('E_SIGNER_CHANGED', `the signing key ${signer} is not registered for namespace ${ref.namespace}`, {
-              hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${ref.namespace} ${signer} --data <dir>\``,
+              hint: `sign with a registered key, or have an owner of ${ref.namespace} run \`ctxpkg registry key add ${ref.namespace} ${signer} --registry <url>\` (--data/--db on the server)`,
               details: { signer_public_key: signer, registered_keys: keys.filter((k) => k.revoked_at === null).map((k) => k.public_key) },
             });
           }

@@ -119,7 +119,7 @@ export function checkSigner(db: Db, namespace: string, key: string, at: string, 
     'E_SIGNER_CHANGED',
     k ? `the signing key ${key} was revoked for namespace ${namespace}` : `the signing key ${key} is not registered for namespace ${namespace}`,
     {
-      hint: `sign with a registered key, or have an owner run \`ctxpkg registry key add ${namespace} <public-key> --data <dir>\``,
+      hint: `sign with a registered key, or have an owner of ${namespace} run \`ctxpkg registry key add ${namespace} ${key} --registry <url>\` (--data/--db on the server)`,
       details: { signer_public_key: key, registered_keys: active },
     },
   );

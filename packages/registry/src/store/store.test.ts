@@ -61,7 +61,8 @@ describe('SqliteStore publish', () => {
     expect(first.signer).toBe('first-publish');
     expect(first.version.trust_report).toEqual({ signer: 'first-publish' });
     expect((await store.listSignerKeys('acme')).map((k) => [k.public_key, k.added_by])).toEqual([[KEY_A, 'first-publish']]);
-    await expect(publish('1.1.0', { signer_public_key: KEY_B })).rejects.toMatchObject({ code: 'E_SIGNER_CHANGED' });
+    // An owner registers keys from their own machine: the hint names the key and the remote form.
+    await expect(publish('1.1.0', { signer_public_key: KEY_B })).rejects.toMatchObject({ code: 'E_SIGNER_CHANGED', hint: expect.stringContaining(`ctxpkg registry key add acme ${KEY_B} --registry <url>`) });
     await store.addSignerKey('acme', KEY_B, T0);
     expect((await publish('1.1.0', { signer_public_key: KEY_B })).signer).toBe('registered');
     await store.revokeSignerKey('acme', KEY_A, T0);
