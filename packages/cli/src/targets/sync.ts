@@ -290,7 +290,10 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   if (registered.length > 0) {
     const v = wanted.find((w) => w.path === registered[0]?.path)?.mcp?.value;
     const line = v ? [v.command, ...((v.args as string[] | undefined) ?? [])].join(' ') : 'ctxpkg mcp';
-    report.notes.push(`MCP server "ctxpkg" (\`${line}\`) ${opts.dryRun ? 'would be registered' : 'registered'} in ${registered.map((a) => a.path).join(', ')}: each agent loads it when it next starts (Claude Code asks once to approve a project server)`);
+    // Each agent's own condition for starting a project server, from its target module, only for
+    // the agents registered now (a note about Claude Code after writing .vscode/mcp.json misleads).
+    const firstStart = [...new Set(registered.map((a) => wanted.find((w) => w.path === a.path)?.target).filter((t): t is SyncTarget => t !== undefined).map((t) => agentTarget(t).mcp?.firstStart).filter((x): x is string => x !== undefined))];
+    report.notes.push(`MCP server "ctxpkg" (\`${line}\`) ${opts.dryRun ? 'would be registered' : 'registered'} in ${registered.map((a) => a.path).join(', ')}: each agent loads it when it next starts${firstStart.length ? ` (${firstStart.join('; ')})` : ''}`);
   }
   for (const w of partialReadWarnings(actions, wanted)) report.warnings.push(w);
   // The registration stays the same on every machine (the files are committed), but a command

@@ -26,6 +26,7 @@ export const claude: AgentTarget = {
     key: 'mcpServers',
     entry: (command, args) => ({ command, args: [...args] }),
     source: 'https://code.claude.com/docs/en/mcp (project scope, .mcp.json)',
+    firstStart: 'Claude Code asks once to approve a project server',
   },
   limits: {
     alwaysOn: {

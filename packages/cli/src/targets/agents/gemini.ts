@@ -32,6 +32,7 @@ export const gemini: AgentTarget = {
     key: 'mcpServers',
     entry: (command, args) => ({ command, args: [...args] }),
     source: 'https://geminicli.com/docs/cli/configuration (project settings file) and https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md (mcpServers)',
+    firstStart: 'Gemini CLI starts it only in a trusted folder',
   },
   limits: {
     alwaysOn: { text: 'no documented cap (the whole hierarchy is concatenated into the context)', source: 'https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/gemini-md.md' },

@@ -60,6 +60,11 @@ export interface McpConfigFile {
   entry(command: string, args: readonly string[]): Record<string, unknown>;
   /** Where the file and its shape are documented. */
   source: string;
+  /**
+   * What the agent asks of the user before it starts a project server, for sync's note
+   * ("Claude Code asks once to approve a project server"); absent when it just starts it.
+   */
+  firstStart?: string;
 }
 
 export interface AgentTarget {
