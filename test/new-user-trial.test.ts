@@ -275,6 +275,22 @@ describe('info of a private package says it is private (new-user trial: it print
   });
 });
 
+describe('README: the scope sources it names for path-scoped items are the ones create reads', () => {
+  it('no `create` option gives a scope (it said "a scope given at `create`"); a nested AGENTS.md does', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const bullet = readme.slice(readme.indexOf('- **path-scoped**'), readme.indexOf('- **on demand**'));
+    expect(bullet).toContain('the\n  folder of a nested `AGENTS.md`, or the `scope` of a JSON source');
+    const help = await run(['create', '--help']);
+    expect(help.stdout).not.toMatch(/--scope|--paths|--globs/);
+    mkdirSync(join(dir, 'api'));
+    writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n- Use ESM.\n');
+    writeFileSync(join(dir, 'api', 'AGENTS.md'), '# API\n\n- Never log tokens.\n');
+    const dry = await run(['create', '--name', '@acme/rules', '--from', '.', '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.stringify(dry.json)).toContain('api/**');
+  });
+});
+
 describe('C15: ctxpkg.json typos stop commands before anything is written', () => {
   it('trust.require_signatures is E_MANIFEST naming the member and the file; install writes nothing', async () => {
     writeFileSync(join(dir, 'ctxpkg.json'), JSON.stringify({ dependencies: {}, trust: { require_signatures: false } }));
