@@ -86,6 +86,11 @@ describeBackends('ctxpkg registry admin commands with --registry', (backend) => 
     expect(login.code).toBe(0);
     expect(login.out).toContain('the registry accepted the token (owner token of @acme)');
     const asOwner = (args: string[]) => cli([...args, '--registry', api], { home });
+    // The command a publish prints for teammates, run as written (no --registry): the hint names the
+    // registry the owner's saved token belongs to, ready to paste.
+    const bare = await cli(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'read'], { home });
+    expect([bare.code, bare.err]).toEqual([2, expect.stringContaining(`hint: your config holds an owner token (@acme) for ${api}: add \`--registry ${api}\``)]);
+    expect(bare.err).not.toContain(owner);
     const pub = await asOwner(['registry', 'token', 'create', '--namespace', 'acme', '--scope', 'publish', '--label', 'ci']);
     expect(pub.code).toBe(0);
     const publishToken = pub.out.trim();

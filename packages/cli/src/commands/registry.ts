@@ -236,9 +236,10 @@ interface AdminFlags {
 /**
  * The admin operations the flags name: remote with `--registry URL` (remote admin routes, the
  * token configured for that registry), else local on `--data`/`--db` (or their environment
- * variables). Throws `E_USAGE` for both or neither.
+ * variables). Throws `E_USAGE` for both or neither; for neither, the hint names the registries the
+ * user config holds an admin or owner token for (the namespace's own first), ready to paste.
  */
-async function adminOps(flags: AdminFlags, deps: CliDeps): Promise<AdminOps> {
+async function adminOps(flags: AdminFlags, deps: CliDeps, namespace?: string): Promise<AdminOps> {
   if (flags.registry !== undefined) {
     if (flags.data !== undefined || flags.db !== undefined) {
       throw new CtxpkgError('E_USAGE', 'give --registry URL (administer remotely) or --data/--db (on the server), not both');
@@ -248,8 +249,12 @@ async function adminOps(flags: AdminFlags, deps: CliDeps): Promise<AdminOps> {
   }
   const env = deps.env;
   if (flags.data === undefined && flags.db === undefined && !env.CTXPKG_REGISTRY_DATA && !env.CTXPKG_REGISTRY_DB) {
+    const saved = await adminRegistriesSaved(deps, namespace);
     throw new CtxpkgError('E_USAGE', 'no registry to administer: pass --registry URL (remotely) or --data <dir> / --db <url> (on the server)', {
-      hint: 'remotely you need an admin (ctxa_) or namespace-owner (ctxo_) token saved with `ctxpkg login --registry URL` or in CTXPKG_TOKEN; on the server, CTXPKG_REGISTRY_DATA or CTXPKG_REGISTRY_DB also work',
+      hint:
+        saved.length > 0
+          ? `your config holds ${saved.map((s) => `${s.what} for ${s.url}`).join(', ')}: add \`--registry ${saved[0]!.url}\``
+          : 'remotely you need an admin (ctxa_) or namespace-owner (ctxo_) token saved with `ctxpkg login --registry URL` or in CTXPKG_TOKEN; on the server, CTXPKG_REGISTRY_DATA or CTXPKG_REGISTRY_DB also work',
     });
   }
   const local = <T>(fn: (reg: Registry, where: AdminLocation) => Promise<T>): Promise<T> => onRegistry(flags, deps, async (where) => fn(await load(), where));
@@ -269,6 +274,31 @@ async function adminOps(flags: AdminFlags, deps: CliDeps): Promise<AdminOps> {
     events: (o) => local((r, w) => r.listEvents(w, o)),
     gc: (ms) => local((r, w) => r.collectGarbage(w, ms)),
   };
+}
+
+/**
+ * The registries the user config saves an admin (`ctxa_`) or owner (`ctxo_`) token for — the ones
+ * `--registry` would work with — the one `@namespace` is bound to first, then by URL. Tokens are
+ * read only for their prefix and never shown. A config that cannot be read gives none.
+ */
+async function adminRegistriesSaved(deps: CliDeps, namespace?: string): Promise<Array<{ url: string; what: string }>> {
+  const { loadUserConfig } = await import('../config.js');
+  let cfg;
+  try {
+    cfg = loadUserConfig(deps);
+  } catch {
+    return [];
+  }
+  const bound = namespace === undefined ? undefined : cfg.registries[`@${namespace}`];
+  const out: Array<{ url: string; what: string }> = [];
+  for (const url of Object.keys(cfg.tokens).sort()) {
+    const prefix = (cfg.tokens[url] ?? '').slice(0, 5);
+    if (prefix !== 'ctxa_' && prefix !== 'ctxo_') continue;
+    const scopes = Object.keys(cfg.registries).filter((s) => cfg.registries[s] === url).sort();
+    const what = prefix === 'ctxa_' ? 'an admin token' : `an owner token${scopes.length ? ` (${scopes.join(', ')})` : ''}`;
+    out.push({ url, what });
+  }
+  return out.sort((a, b) => Number(b.url === bound) - Number(a.url === bound));
 }
 
 /** A token record without its hash (never printed). */
@@ -323,7 +353,7 @@ function registerToken(reg: Command, ctx: CommandContext): void {
         if (opts.scope === 'admin' && opts.namespace !== undefined) throw new CtxpkgError('E_USAGE', 'an admin token belongs to no namespace; leave out --namespace');
         if (opts.scope !== 'admin' && opts.namespace === undefined) throw new CtxpkgError('E_USAGE', `a ${opts.scope} token belongs to a namespace: give --namespace <ns>`);
         if (opts.namespace !== undefined) namespaceArgument(opts.namespace);
-        const t = await (await adminOps(opts, ctx.deps)).createToken({ namespace: opts.namespace ?? null, scope: opts.scope, expires: opts.expires, label: opts.label });
+        const t = await (await adminOps(opts, ctx.deps, opts.namespace)).createToken({ namespace: opts.namespace ?? null, scope: opts.scope, expires: opts.expires, label: opts.label });
         return {
           text: [t.token],
           json: t,
@@ -344,7 +374,7 @@ function registerToken(reg: Command, ctx: CommandContext): void {
     .addHelpText('after', examples(['ctxpkg registry token list --data ./registry-data', 'ctxpkg registry token list --namespace acme --data ./registry-data --json', 'ctxpkg registry token list --registry https://ctx.example.com/api']))
     .action(
       ctx.action(async (opts: AdminFlags & { namespace?: string }) => {
-        const list = await (await adminOps(opts, ctx.deps)).listTokens(opts.namespace);
+        const list = await (await adminOps(opts, ctx.deps, opts.namespace)).listTokens(opts.namespace);
         // npm token list's layout: a header row and one column per fact (new-user 2 item 15).
         const now = ctx.deps.clock().toISOString();
         const state = (t: (typeof list)[number]) => (t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && t.expires_at <= now ? 'expired' : 'active');
@@ -362,7 +392,7 @@ function registerKey(reg: Command, ctx: CommandContext): void {
       .action(
       ctx.action(async (ns: string, publicKey: string, opts: AdminFlags) => {
         const { signerLabel } = await import('../signer-label.js');
-        const ops = await adminOps(opts, ctx.deps);
+        const ops = await adminOps(opts, ctx.deps, ns);
         const k = verb === 'add' ? await ops.addKey(ns, publicKey) : await ops.revokeKey(ns, publicKey);
         return { text: [`${verb === 'add' ? 'added' : 'revoked'} key ${signerLabel(k.public_key, { full: true })} for namespace ${k.namespace}`], json: k };
       }),
@@ -372,7 +402,7 @@ function registerKey(reg: Command, ctx: CommandContext): void {
     .addHelpText('after', examples(['ctxpkg registry key list acme --data ./registry-data']))
     .action(
     ctx.action(async (ns: string, opts: AdminFlags) => {
-      const list = await (await adminOps(opts, ctx.deps)).listKeys(ns);
+      const list = await (await adminOps(opts, ctx.deps, ns)).listKeys(ns);
       const { signerLabel } = await import('../signer-label.js');
       return {
         text: list.length ? list.map((k) => `${signerLabel(k.public_key, { full: true })}\t${k.added_by}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`) : ['no keys (the first publish records one)'],
@@ -451,7 +481,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .action(
     ctx.action(async (name: string, visibility: string, opts: AdminFlags) => {
       if (visibility !== 'public' && visibility !== 'private') throw new CtxpkgError('E_USAGE', 'visibility must be public or private');
-      const p = await (await adminOps(opts, ctx.deps)).setVisibility(name, visibility);
+      const p = await (await adminOps(opts, ctx.deps, /^@([^/]+)\//.exec(name)?.[1])).setVisibility(name, visibility);
       return { text: [`@${p.namespace}/${p.name} is now ${p.visibility}`], json: p };
     }),
   );
@@ -462,7 +492,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .action(
       ctx.action(async (opts: AdminFlags & { namespace?: string; limit: string }) => {
         const limit = intOption('--limit', opts.limit, 1, 10_000) as number;
-        const list = await (await adminOps(opts, ctx.deps)).events({ namespace: opts.namespace, limit });
+        const list = await (await adminOps(opts, ctx.deps, opts.namespace)).events({ namespace: opts.namespace, limit });
         // A header row, and the actor (BY) apart from what was acted on (TARGET: the package, token id, key, …).
         const target = (e: (typeof list)[number]) => [e.name ? `@${e.namespace}/${e.name}${e.version ? '@' + e.version : ''}` : '', e.detail ?? ''].filter(Boolean).join(' ');
         const rows = list.map((e) => [e.at, e.action, e.namespace ?? '(registry)', e.actor, target(e)]);
