@@ -73,6 +73,14 @@ describe('ctxpkg publish: private by default', () => {
     const pub = await cli(['publish', file('kb-1.0.0.ctxpkg', makePackage({ name: '@acme/kb', version: '1.0.0' }))], publisher());
     expect(pub.code).toBe(0);
     expect(pub.out).toContain('private: only tokens of @acme can see and install it (new packages are private unless `ctxpkg publish --public`)');
+    // The read-token command it names runs as printed for an owner on a laptop (new-user trial: it
+    // had no --registry and stopped with E_USAGE "no registry to administer").
+    const tokenCmd = /`(ctxpkg registry token create [^`]*)`/.exec(pub.out)?.[1];
+    expect(tokenCmd).toBe(`ctxpkg registry token create --namespace acme --scope read --registry ${api}`);
+    const ownerToken = (await createToken({ store: server.store }, { namespace: 'acme', scope: 'owner' })).token;
+    const made = await cli((tokenCmd as string).split(' ').slice(1), { home: join(dir, 'owner'), env: { CTXPKG_TOKEN: ownerToken } });
+    expect(made.code, made.err).toBe(0);
+    expect(made.out).toMatch(/^ctxr_/);
     expect((await fetch(`${api}/v1/packages/acme/kb/index.json`)).status).toBe(404);
 
     const project = join(dir, 'anon-project');

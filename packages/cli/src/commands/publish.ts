@@ -111,7 +111,7 @@ export async function runPublish(file: string | undefined, opts: PublishOptions,
   if (visibility === 'private') {
     text.push(
       `private: only tokens of @${ns} can see and install it${asked === undefined ? ' (new packages are private unless `ctxpkg publish --public`)' : ''};` +
-        ` teammates install with a read token (\`ctxpkg registry token create --namespace ${ns} --scope read\`, then \`ctxpkg login --registry ${registry} --scope @${ns}\`);` +
+        ` teammates install with a read token of @${ns} (an owner of @${ns} makes one: \`ctxpkg registry token create --namespace ${ns} --scope read --registry ${registry}\`), then \`ctxpkg login --registry ${registry} --scope @${ns}\`;` +
         ` to open it: \`ctxpkg registry visibility ${name} public --registry ${registry}\``,
     );
   } else if (visibility === 'public') {
