@@ -5,7 +5,7 @@
  * Markdown parser and then died with a RangeError (stack overflow in the importer's link walk);
  * 1 MB of step-indented items took ~90 s. Now a linear pre-scan (`nesting.ts`) refuses more than
  * MAX_NESTING (32) levels of list items and block quotes with E_SOURCE naming file:line before the
- * parser runs. Families are varied (bullets, ordered, quotes, mixed, tabs, CRLF, CR-only, one line
+ * parser runs. Families are varied (bullets, ordered, quotes, mixed, tabs, CRLF, stray CRs, one line
  * or one level per line); a super-linear path shows here as a test timeout, bench:hostile prints
  * the times against an honest file of the same size.
  */
@@ -43,7 +43,7 @@ const FAMILIES: Record<string, (levels: number) => string> = {
   'one level per line (tabs)': (n) => Array.from({ length: n }, (_, i) => '\t'.repeat(i) + '* x').join('\n') + '\n',
   'one level per line, ordered (3 spaces)': (n) => Array.from({ length: n }, (_, i) => '   '.repeat(i) + '1. x').join('\n') + '\n',
   'one level per line, CRLF': (n) => Array.from({ length: n }, (_, i) => '  '.repeat(i) + '- x').join('\r\n') + '\r\n',
-  'one level per line, CR only': (n) => Array.from({ length: n }, (_, i) => '  '.repeat(i) + '- x').join('\r') + '\r',
+  'one level per line, stray CRs': (n) => Array.from({ length: n }, (_, i) => '  '.repeat(i) + '- x\r\r').join('\n') + '\n',
   'quotes growing per line, blank lines between': (n) => Array.from({ length: n }, (_, i) => '> '.repeat(i + 1) + 'x').join('\n\n') + '\n',
   'items with lazy lines between': (n) => Array.from({ length: n }, (_, i) => '  '.repeat(i) + '- x\nlazy text').join('\n') + '\n',
 };

@@ -58,7 +58,10 @@ const LONG_LINE = 300;
 export function importMarkdown(file: SourceFile): MarkdownImport {
   const lines = splitLines(file.text);
   // What the importer reads: the original lines with ctxpkg's managed blocks blanked out.
-  const visible = file.excluded?.length ? splitLines(blankLines(file.text, file.excluded)) : lines;
+  // A CR that does not end a line (CR-only line ends, a stray CR) reads as a space: the parser
+  // would count it as a line break where provenance (splitLines) does not, and its line numbers
+  // would point past the file (a CR-only file crashed with a TypeError). Same length: offsets hold.
+  const visible = (file.excluded?.length ? splitLines(blankLines(file.text, file.excluded)) : lines).map((l) => (l.includes('\r') ? l.replace(/\r/g, ' ') : l));
   let last = visible.length;
   while (last > 1 && visible[last - 1].trim() === '') last--;
   const fm = parseFrontmatter(visible, file.path);
@@ -349,7 +352,19 @@ export function introduces(paragraph: string): boolean {
 /** True when a paragraph's text is a GFM table (a header row, then a delimiter row). */
 export function looksLikeTable(text: string): boolean {
   const lines = text.trim().split('\n');
-  return lines.length >= 2 && lines[0].includes('|') && /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/.test(lines[1]) && lines[1].includes('-');
+  return lines.length >= 2 && lines[0].includes('|') && isDelimiterRow(lines[1] as string);
+}
+
+/**
+ * True when `row` is a GFM table delimiter row: cells of `:?-+:?` (white space around them)
+ * separated by `|`, with an optional `|` at either end. Cell by cell, linear: the former single
+ * RegExp (`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`) was quadratic in a long run of white space.
+ */
+function isDelimiterRow(row: string): boolean {
+  let t = row.trim();
+  if (t.startsWith('|')) t = t.slice(1);
+  if (t.endsWith('|')) t = t.slice(0, -1);
+  return t.split('|').every((cell) => /^:?-+:?$/.test(cell.trim()));
 }
 
 /**
@@ -379,6 +394,19 @@ export function runOnPieces(line: string): string[] {
 function headingText(h: Block, body: string): string {
   const raw = body.slice(h.position?.start.offset ?? 0, h.position?.end.offset ?? 0);
   const firstLine = raw.split('\n')[0];
-  if (/^\s{0,3}#/.test(firstLine)) return firstLine.replace(/^\s{0,3}#+\s*/, '').replace(/\s+#+\s*$/, '').trim();
+  if (/^\s{0,3}#/.test(firstLine)) return withoutClosingHashes(firstLine.replace(/^\s{0,3}#+\s*/, '')).trim();
   return firstLine.trim();
+}
+
+/**
+ * An ATX heading's text without its closing sequence (white space, `#`s, optional white space at
+ * the end), as `/\s+#+\s*$/` removed it — in one pass from the end (that RegExp was quadratic in a
+ * long run of white space inside the heading).
+ */
+function withoutClosingHashes(text: string): string {
+  const t = text.trimEnd();
+  let j = t.length;
+  while (j > 0 && t.charCodeAt(j - 1) === 0x23) j--;
+  if (j === t.length || j === 0 || !/\s/.test(t[j - 1] as string)) return text;
+  return t.slice(0, j);
 }

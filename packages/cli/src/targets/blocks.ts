@@ -30,7 +30,10 @@ function sha256(text: string): string {
 }
 
 function normalizeBody(body: string): string {
-  return body.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
+  const t = body.replace(/\r\n?/g, '\n');
+  let j = t.length;
+  while (j > 0 && t.charCodeAt(j - 1) === 0x0a) j--; // not /\n+$/: quadratic in a long inner run of newlines
+  return t.slice(0, j);
 }
 
 /** The hash a block's markers carry: over `prefix` (a generated file's frontmatter, else '') and the body. */
@@ -113,7 +116,7 @@ export function findBlock(text: string, prefixOf: (start: number) => string = ()
       const end = (starts[legacyEnd] as number) + (lines[legacyEnd] as string).replace(/\r$/, '').length;
       return { kind: 'ok', start, end, edited: false, text: text.slice(start, end) };
     }
-    return { kind: 'ok', start, end: text.replace(/\s+$/, '').length, edited: true, text: text.slice(start) };
+    return { kind: 'ok', start, end: text.trimEnd().length, edited: true, text: text.slice(start) };
   }
   return { kind: 'none' };
 }
