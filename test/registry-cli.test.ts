@@ -5,6 +5,7 @@
  * that ordinary commands never load the registry package.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -250,6 +251,30 @@ describe('registry serve: config file, environment errors (issue 12 item 5, issu
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('error E_INTEGRITY');
     expect((await import('node:fs')).existsSync(join(dir, 'bk-never'))).toBe(false);
+  });
+
+  it('verify names the versions a damaged blob breaks and how to put the bytes back (exit 1)', async () => {
+    const src = join(dir, 'rot-src');
+    const { createApp, createNamespace, createToken } = await import('@ctxpkg/registry');
+    const store = await openSqliteStore({ dataDir: src });
+    const bytes = makePackage({ version: '1.0.0' });
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    try {
+      await createNamespace({ store }, 'acme');
+      const token = (await createToken({ store }, { namespace: 'acme', scope: 'publish' })).token;
+      const put = await createApp({ store }).request('http://r/v1/packages/acme/kb/1.0.0', { method: 'PUT', body: bytes, headers: { authorization: `Bearer ${token}` } });
+      expect(put.status).toBe(201);
+      await rm(store.blobs.pathOf(sha), { force: true });
+      await writeFile(store.blobs.pathOf(sha), 'rot');
+    } finally {
+      await store.close();
+    }
+    const v = await cli(['registry', 'verify', '--data', 'rot-src']);
+    expect(v.code).toBe(1);
+    const lines = v.out.trimEnd().split('\n');
+    expect(lines[1]).toBe(`corrupt artifact ${sha} of @acme/kb@1.0.0`);
+    expect(lines[2]).toMatch(/^clients cannot install these versions .*`ctxpkg registry restore FILE --data <scratch dir>`.* replace each damaged file, blobs\/sha256\/<first 2 hex>\/<next 2 hex>\/<hash>/);
+    expect(store.blobs.pathOf(sha)).toContain(`blobs/sha256/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`);
   });
 
   it('serve --help names the default host and the /api suffix login needs', async () => {

@@ -170,7 +170,7 @@ describeBackends('backup and restore', (backend) => {
     } finally {
       await store.close();
     }
-    expect(await verifyRegistry(source)).toEqual({ versions: 1, blobs: 1, problems: [{ sha256: sha(bytes0()), kind: 'artifact', problem: 'corrupt' }] });
+    expect(await verifyRegistry(source)).toEqual({ versions: 1, blobs: 1, problems: [{ sha256: sha(bytes0()), kind: 'artifact', problem: 'corrupt', versions: ['@acme/kb@1.0.0'] }] });
     await expect(backupRegistry(source, join(tmp, 'x.backup'))).rejects.toMatchObject({ code: 'E_INTEGRITY' });
     await expect(stat(join(tmp, 'x.backup'))).rejects.toMatchObject({ code: 'ENOENT' });
   });

@@ -248,6 +248,8 @@ export interface VerifyProblem {
   /** `artifact` (a version's bytes: serious) or `package-blob` (re-extractable from its artifact). */
   kind: 'artifact' | 'package-blob';
   problem: 'missing' | 'corrupt';
+  /** The versions whose bytes these are (`@ns/name@version`, sorted): what clients cannot install. */
+  versions: string[];
 }
 
 /**
@@ -259,17 +261,30 @@ export async function verifyRegistry(where: Target): Promise<{ versions: number;
   return withStore(where, async (store) => {
     const artifacts = new Set<string>();
     const packageBlobs = new Set<string>();
+    // Which versions each blob serves, to name them in a problem (packages precede versions in a snapshot).
+    const packages = new Map<string, string>();
+    const usedBy = new Map<string, Set<string>>();
+    const use = (sha: string, id: unknown, version: unknown): void => {
+      const set = usedBy.get(sha) ?? new Set<string>();
+      set.add(`${packages.get(String(id)) ?? `package ${String(id)}`}@${String(version)}`);
+      usedBy.set(sha, set);
+    };
     let versions = 0;
     const snap = store.snapshot()[Symbol.asyncIterator]();
     try {
       for (let it = await snap.next(); !it.done; it = await snap.next()) {
         const item = it.value;
         if (item.kind === 'blob') break;
+        if (item.table === 'packages') packages.set(String(item.row.id), `@${String(item.row.namespace)}/${String(item.row.name)}`);
         if (item.table === 'versions') {
           versions++;
           artifacts.add(String(item.row.artifact_sha256));
+          use(String(item.row.artifact_sha256), item.row.package_id, item.row.version);
         }
-        if (item.table === 'version_blobs') packageBlobs.add(String(item.row.blob_sha256));
+        if (item.table === 'version_blobs') {
+          packageBlobs.add(String(item.row.blob_sha256));
+          use(String(item.row.blob_sha256), item.row.package_id, item.row.version);
+        }
       }
     } catch (err) {
       if (!isCtxpkgError(err) || err.code !== 'E_INTEGRITY') throw err;
@@ -280,10 +295,10 @@ export async function verifyRegistry(where: Target): Promise<{ versions: number;
     const all = new Map<string, VerifyProblem['kind']>([...[...packageBlobs].map((h) => [h, 'package-blob'] as const), ...[...artifacts].map((h) => [h, 'artifact'] as const)]);
     for (const [sha, kind] of [...all].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       try {
-        if (!(await store.readBlob(sha))) problems.push({ sha256: sha, kind, problem: 'missing' });
+        if (!(await store.readBlob(sha))) problems.push({ sha256: sha, kind, problem: 'missing', versions: [...(usedBy.get(sha) ?? [])].sort() });
       } catch (err) {
         if (!isCtxpkgError(err) || err.code !== 'E_INTEGRITY') throw err;
-        problems.push({ sha256: sha, kind, problem: 'corrupt' });
+        problems.push({ sha256: sha, kind, problem: 'corrupt', versions: [...(usedBy.get(sha) ?? [])].sort() });
       }
     }
     return { versions, blobs: all.size, problems };

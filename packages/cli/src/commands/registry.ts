@@ -440,9 +440,21 @@ function registerBackup(reg: Command, ctx: CommandContext): void {
         const r = await onRegistry(opts, ctx.deps, async (where) => (await load()).verifyRegistry(where));
         const lines = [`${r.versions} versions, ${r.blobs} blobs checked: ${r.problems.length === 0 ? 'all intact' : `${r.problems.length} problem(s)`}`];
         for (const p of r.problems) {
-          lines.push(`${p.problem} ${p.kind} ${p.sha256}${p.kind === 'package-blob' ? ' (re-extracted from its artifact when read)' : ''}`);
+          lines.push(`${p.problem} ${p.kind} ${p.sha256} of ${p.versions.join(', ') || 'no version'}${p.kind === 'package-blob' ? ' (re-extracted from its artifact when read)' : ''}`);
         }
-        return { text: lines, json: r, exitCode: r.problems.some((p) => p.kind === 'artifact') ? 1 : 0 };
+        const broken = r.problems.some((p) => p.kind === 'artifact');
+        const onDb = Boolean(opts.db ?? (opts.data === undefined ? ctx.deps.env.CTXPKG_REGISTRY_DB : undefined));
+        if (broken) {
+          // What to do: clients refuse these bytes (their hash is in the index and the log), so the
+          // versions cannot be installed until the stored bytes are the published ones again.
+          lines.push(
+            'clients cannot install these versions (the bytes no longer hash to what the index and the log say); put the published bytes back from a backup taken before the damage: ' +
+              (onDb
+                ? 'restore it into a new database (`ctxpkg registry restore FILE --db <new database>`) and serve that, redoing later changes (README "Restoring an older backup")'
+                : 'restore it into a scratch directory (`ctxpkg registry restore FILE --data <scratch dir>`) and replace each damaged file, blobs/sha256/<first 2 hex>/<next 2 hex>/<hash>, with the scratch directory\'s — blobs are addressed by content, so nothing else changes'),
+          );
+        }
+        return { text: lines, json: r, exitCode: broken ? 1 : 0 };
       }),
     );
 }
