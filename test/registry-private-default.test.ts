@@ -4,7 +4,7 @@
  * anonymous `install` of a private package gets the 404 that says it may be private and how to log
  * in, and installs once logged in with a read token of the namespace.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +93,19 @@ describe('ctxpkg publish: private by default', () => {
     expect((await cli(['login', '--registry', api, '--scope', '@acme'], { home: teammate, stdin: readToken })).code).toBe(0);
     const ok = await cli(['install', '@acme/kb', '--json'], { home: teammate, cwd: join(dir, 'team-project') });
     expect(ok.code).toBe(0);
+
+    // CI in a clone with only CTXPKG_TOKEN set: the token is not sent (it belongs to the registry of
+    // --registry/CTXPKG_REGISTRY), and the 404 says so first (new-user trial: it only said "log in").
+    const ci = join(dir, 'ci-clone');
+    mkdirSync(ci, { recursive: true });
+    for (const f of ['ctxpkg.json', 'ctxpkg.lock']) writeFileSync(join(ci, f), readFileSync(join(dir, 'team-project', f)));
+    const tokenOnly = await cli(['install', '--frozen-lockfile'], { home: join(dir, 'ci'), cwd: ci, env: { CTXPKG_TOKEN: readToken } });
+    expect(tokenOnly.code).toBe(4);
+    expect(tokenOnly.err).toContain(`hint: CTXPKG_TOKEN is set but was not sent: it belongs only to the registry named by --registry or CTXPKG_REGISTRY, and neither is set (add CTXPKG_REGISTRY=${api}); check the name;`);
+    const elsewhere = await cli(['install', '--frozen-lockfile'], { home: join(dir, 'ci'), cwd: ci, env: { CTXPKG_TOKEN: readToken, CTXPKG_REGISTRY: 'http://other.example/api' } });
+    expect(elsewhere.err).toContain(`CTXPKG_TOKEN was not sent: it belongs to http://other.example/api (CTXPKG_REGISTRY), not to ${api}`);
+    const both = await cli(['install', '--frozen-lockfile'], { home: join(dir, 'ci'), cwd: ci, env: { CTXPKG_TOKEN: readToken, CTXPKG_REGISTRY: api } });
+    expect(both.code, both.err).toBe(0);
 
     // The next version keeps the package's visibility; asking for the other one is refused.
     const next = await cli(['publish', file('kb-1.1.0.ctxpkg', makePackage({ name: '@acme/kb', version: '1.1.0' })), '--json'], publisher());

@@ -87,6 +87,8 @@ export interface FailedRequest {
   tokenScope?: TokenScopeName;
   /** True for publish, yank and unyank (they need a publish token); reads need at most a read token. */
   write?: boolean;
+  /** Why CTXPKG_TOKEN, though set, was not sent (config.ts `unsentEnvToken`); leads the 401/404 hint. */
+  unsentEnvToken?: string;
 }
 
 /** The scope of a token text by its prefix; undefined for any other text. */
@@ -158,10 +160,12 @@ export function responseError(status: number, body: ErrorBody, req: FailedReques
       return new CtxpkgError('E_AUTH', `registry ${registry} needs valid credentials to ${what}${detail}`, extra(
         req.sentToken
           ? refusedTokenHint(req)
-          : `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
+          : req.unsentEnvToken ?? `no token was sent to this registry; run \`ctxpkg login --registry ${registry}\` or set CTXPKG_TOKEN with CTXPKG_REGISTRY`,
       ));
     case 404:
-      return new CtxpkgError('E_NOT_FOUND', `${req.name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(body.hint ?? notFoundHint(req)));
+      return new CtxpkgError('E_NOT_FOUND', `${req.name ?? 'resource'} was not found on registry ${registry}${detail}`, extra(
+        req.unsentEnvToken ? `${req.unsentEnvToken}; ${body.hint ?? notFoundHint(req)}` : body.hint ?? notFoundHint(req),
+      ));
     case 409:
       // The registry's message already says what exists (E_VERSION_EXISTS: "… already exists; …").
       return new CtxpkgError(body.code ?? 'E_VERSION_EXISTS', `registry ${registry} refused to ${what}: ${body.message ?? 'it already exists'}`, extra(

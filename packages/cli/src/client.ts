@@ -19,7 +19,7 @@
 import { CtxpkgError } from '@ctxpkg/format/errors';
 import { parsePackageName } from '@ctxpkg/format/names';
 import { errorBody, isObject, networkCause, responseError, tokenScopeOf } from './client-errors.js';
-import { tokenFor, type RegistrySettings } from './config.js';
+import { tokenFor, unsentEnvToken, type RegistrySettings } from './config.js';
 import { bindDeadline, Deadline, discardBody, readBody, readText, timeoutsFromEnv, type Timeouts } from './http-limits.js';
 
 export { networkCause } from './client-errors.js';
@@ -154,7 +154,8 @@ export class RegistryClient {
    */
   private async fail(res: Response, registry: string, what: string, opts: { name?: string; write?: boolean } = {}): Promise<never> {
     const token = tokenFor(registry, this.opts.settings);
-    throw responseError(res.status, await errorBody(res), { registry, what, name: opts.name, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write: opts.write === true });
+    const unsent = token ? undefined : unsentEnvToken(registry, this.opts.settings);
+    throw responseError(res.status, await errorBody(res), { registry, what, name: opts.name, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write: opts.write === true, ...(unsent ? { unsentEnvToken: unsent } : {}) });
   }
 
   /** The JSON of a 2xx answer read under `cap` (`E_TOO_LARGE`), or undefined when it is not JSON. */

@@ -264,6 +264,27 @@ export function tokenFor(registryUrl: string, s: RegistrySettings): string | und
 }
 
 /**
+ * Why `CTXPKG_TOKEN` was not sent to `registryUrl`, for the hint of a 401 or 404 (a CI job that
+ * sets only CTXPKG_TOKEN gets "not found" for a private package, and nothing said why); undefined
+ * when it is unset or was sent. The reason names the setting to add or fix.
+ */
+export function unsentEnvToken(registryUrl: string, s: RegistrySettings): string | undefined {
+  const envTok = s.env.CTXPKG_TOKEN;
+  if (!envTok || envTok.trim() === '') return undefined;
+  const url = normalizeRegistryUrl(registryUrl);
+  let bound: string | undefined;
+  try {
+    bound = s.flag ?? envRegistry(s.env);
+  } catch {
+    bound = undefined;
+  }
+  if (bound !== undefined && sameRegistry(bound, url)) return undefined;
+  return bound === undefined
+    ? `CTXPKG_TOKEN is set but was not sent: it belongs only to the registry named by --registry or CTXPKG_REGISTRY, and neither is set (add CTXPKG_REGISTRY=${url})`
+    : `CTXPKG_TOKEN was not sent: it belongs to ${bound} (${s.flag !== undefined ? '--registry' : 'CTXPKG_REGISTRY'}), not to ${url}`;
+}
+
+/**
  * The token saved for `url` in the user config: the one saved under exactly that URL, else the one
  * saved under another spelling of the same registry (`sameRegistry`: with or without `/api`).
  */
