@@ -1,5 +1,6 @@
 /**
- * Issue 11 — the importers' small text rules are linear, and odd line endings never crash.
+ * Issue 11 — the importers' small text rules are linear (also JSON sources' line numbers: each node
+ * counted the newlines from the start, quadratic), and odd line endings never crash.
  *
  * Before: four end-anchored RegExps were quadratic in a long inner run (100 k characters each):
  * a table's delimiter row `^\s*\|?\s*…$` 35 s, an ATX heading's closing `\s+#+\s*$` 12 s, a
@@ -15,6 +16,7 @@ import { findClaudeImports } from '../../packages/cli/src/importers/collect.js';
 import { buildGraph } from '../../packages/cli/src/importers/index.js';
 import { importMarkdown, looksLikeTable } from '../../packages/cli/src/importers/markdown.js';
 import { blockHash } from '../../packages/cli/src/targets/blocks.js';
+import { lineIndex } from '../../packages/cli/src/importers/json-source.js';
 import { createHash } from 'node:crypto';
 
 const N = 1_000_000;
@@ -92,5 +94,21 @@ describe('issue 11: CR line ends', () => {
     const lf = buildGraph([{ path: 'AGENTS.md', kind: 'agents-md', text: doc.join('\n') }]);
     const crlf = buildGraph([{ path: 'AGENTS.md', kind: 'agents-md', text: doc.join('\r\n') }]);
     expect(crlf.nodes.map((n) => [n.id, n.content, n.line_start])).toEqual(lf.nodes.map((n) => [n.id, n.content, n.line_start]));
+  });
+});
+
+describe('issue 11: JSON source line numbers', () => {
+  it('lineIndex agrees with counting newlines from the start', () => {
+    fc.assert(fc.property(chars(['\n', 'a', '\r', '{']), fc.nat(50), (text, off) => {
+      const offset = Math.min(off, text.length);
+      expect(lineIndex(text)(offset)).toBe(1 + (text.slice(0, offset).match(/\n/g)?.length ?? 0));
+    }), { numRuns: 2_000 });
+  });
+  it('a source of 40,000 nodes gets every line without rescanning from the start (5,000 took 5.6 s)', () => {
+    const n = 40_000;
+    const nodes = Array.from({ length: n }, (_, i) => `{"id":"n${i}","type":"fact","content":"fact ${i}"}`).join(',\n');
+    const edges = Array.from({ length: n - 1 }, (_, i) => `{"from":"n${i}","to":"n${i + 1}","type":"relates_to"}`).join(',\n');
+    const g = buildGraph([{ path: 'kb.json', kind: 'json-source', text: `{"format":"ctxpkg-source-v1","nodes":[\n${nodes}\n],"edges":[\n${edges}\n]}` }]);
+    expect(g.nodes.find((x) => x.id === `n${n - 1}`)?.line_start).toBe(n + 1);
   });
 });

@@ -86,8 +86,24 @@ function trimEnd(text: string, end: number): number {
   return e;
 }
 
-function lineAt(text: string, offset: number): number {
-  return 1 + (text.slice(0, offset).match(/\n/g)?.length ?? 0);
+/**
+ * The 1-based line of a character offset of `text`, by binary search over the line starts (built
+ * once): counting the newlines before each node's offset from the start was quadratic in the
+ * number of nodes (5,000 nodes: 5.6 s; 20,000: minutes).
+ */
+export function lineIndex(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) starts.push(k + 1);
+  return (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
 }
 
 function fail(file: string, line: number, msg: string): never {
@@ -139,6 +155,7 @@ export function importJsonSource(
   if (o.title !== undefined && typeof o.title !== 'string') fail(file.path, 1, '"title" must be a string');
   if (!Array.isArray(o.nodes)) fail(file.path, 1, '"nodes" must be a list');
   const ranges = arrayElementRanges(text, 'nodes');
+  const lineAt = lineIndex(text);
   const root: ContextNode = {
     id: file.path, type: 'section', content: (o.title as string | undefined) ?? file.path, activation: 1.0,
     category: file.kind, source: sourceHash(lines, 1, last), file_path: file.path, line_start: 1, line_end: last,
@@ -157,8 +174,8 @@ export function importJsonSource(
   addScope(root.id, globs(o.scope, file.path, 1), 1);
   (o.nodes as unknown[]).forEach((raw, i) => {
     const [s, e] = ranges[i] ?? [0, 0];
-    const ls = lineAt(text, s);
-    const le = lineAt(text, Math.max(s, e - 1));
+    const ls = lineAt(s);
+    const le = lineAt(Math.max(s, e - 1));
     if (!isPlainObject(raw)) fail(file.path, ls, `nodes[${i}] must be an object`);
     for (const k of Object.keys(raw)) if (!NODE_KEYS.has(k)) fail(file.path, ls, `nodes[${i}]: unknown member "${k}"`);
     if (typeof raw.id !== 'string' || !ID.test(raw.id)) fail(file.path, ls, `nodes[${i}].id must match ${ID}`);
@@ -190,7 +207,7 @@ export function importJsonSource(
     if (!Array.isArray(o.edges)) fail(file.path, 1, '"edges" must be a list');
     const eranges = arrayElementRanges(text, 'edges');
     (o.edges as unknown[]).forEach((raw, i) => {
-      const line = lineAt(text, eranges[i]?.[0] ?? 0);
+      const line = lineAt(eranges[i]?.[0] ?? 0);
       if (!isPlainObject(raw)) fail(file.path, line, `edges[${i}] must be an object`);
       for (const k of Object.keys(raw)) if (!EDGE_KEYS.has(k)) fail(file.path, line, `edges[${i}]: unknown member "${k}"`);
       const ends: CrossPackageRef[] = [];
