@@ -200,13 +200,29 @@ describe('ctxpkg mcp (stdio, official SDK client, output schemas enforced)', () 
   });
 
   it('render_pack: the pack text and its figures', async () => {
-    const r = await call('render_pack', { focus: 'src/auth/**', max_bytes: 4000 });
+    const r = await call('render_pack', { max_bytes: 4000 });
     expect(bytes(text(r))).toBeLessThanOrEqual(4000);
     expect(text(r)).toContain('not shown:');
     expect(text(r)).not.toMatch(/byte_budget|inputs:/);
     expect(text(r)).not.toContain('receipt'); // no receipt is written for an MCP answer
     expect(r.structuredContent).toMatchObject({ max_bytes: 4000, pack_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     expect(bytes(text(await call('render_pack', {})))).toBeLessThanOrEqual(16384);
+  });
+
+  it('render_pack: a focus answers with what it names, like ctxpkg render --focus; naming nothing is an E_NOT_FOUND result', async () => {
+    // A heading: that section only, first after the header.
+    const r = await call('render_pack', { focus: 'Tokens' });
+    const t = text(r);
+    expect(t).toMatch(/\nselection: the 2 of \d+ items the focus names; the other \d+ are not in this pack/);
+    const body = t.slice(t.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
+    expect(body).toMatch(/^--- BEGIN UNTRUSTED CONTEXT[^\n]*\n\n## @acme\/auth@1\.0\.0\n\n### Auth rules\n<!-- AGENTS\.md:1-10 -->\n\n#### Tokens\n<!-- AGENTS\.md:3-6 -->\n- Never log session tokens\.\n- Validate the JWT audience on every request\.\n\n--- END UNTRUSTED CONTEXT ---\n$/);
+    expect(r.structuredContent).toMatchObject({ delivered: 2, omitted: 0 });
+    // Words found only in a heading select under it too; nothing matching is an error result.
+    expect(text(await call('render_pack', { focus: 'ci' }))).toContain('npm ci --frozen-lockfile');
+    const none = await call('render_pack', { focus: 'zzqqxx nonexistentword' });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toMatch(/^error E_NOT_FOUND: no installed heading or item matches "zzqqxx nonexistentword"/);
+    expect(text(none)).toContain('ctxpkg ls --nodes');
   });
 
   it('serves resources; an unknown package is a JSON-RPC error, not an error text', async () => {

@@ -70,7 +70,7 @@ describeShared('trial 2: three corpus packages installed together with trust', (
     if (rec?.items) {
       // Partial: the note follows the list, before the next heading.
       const upToHeading = list.slice(0, list.indexOf('\n#'));
-      expect(upToHeading).toMatch(/\n\(ctxpkg: \d+ of \d+ items here; the rest: `search_context` or `ctxpkg render --focus <topic>`\)\n/);
+      expect(upToHeading).toMatch(/\n\(ctxpkg: \d+ of \d+ items here; the rest: `ctxpkg render --focus "[^"`]+"`\)\n/);
     }
     expect(receipt.always_on.omissions.map((o) => o.id)).not.toContain('@acme/codex#AGENTS.md:~56ab0c16');
   });
@@ -87,6 +87,51 @@ describeShared('trial 2: three corpus packages installed together with trust', (
       const [, a, t] = /(\d+) of (\d+)/.exec(n) as RegExpExecArray;
       expect(Number(a)).toBeLessThan(Number(t));
     }
+  });
+
+  it('every partial-section note names a command that prints that whole section, first after the header', async () => {
+    const b = block();
+    const notes = [...b.matchAll(/\n\(ctxpkg: (\d+) of (\d+) items here; the rest: `ctxpkg render --focus "([^"`]+)"`\)\n/g)];
+    expect(notes.length).toBeGreaterThan(0);
+    for (const m of notes) {
+      // The section the note closes: its heading line and what the block shows of it.
+      const upTo = b.slice(0, m.index);
+      const h = [...upTo.matchAll(/^(#{3,6} .+|\*\*.+\*\*)$/gm)].pop() as RegExpMatchArray;
+      const shown = upTo.slice((h.index as number) + h[0].length).split('\n').filter((l) => l.trim() !== '' && !l.startsWith('<!--'));
+      const r = await run(['render', '--focus', m[3] as string]);
+      expect(r.code, `${m[3]}: ${r.stderr}`).toBe(0);
+      const out = r.stdout;
+      expect(out, m[3]).toContain('\nnot shown: none\n');
+      // Only that section (and its subsections): its heading is the last heading before its items,
+      // and the items come right after the enclosing headers — the first lines an agent reads.
+      const items = out.indexOf(`\n${h[0]}\n`);
+      expect(items, `${m[3]}: ${out.slice(0, 1200)}`).toBeGreaterThan(0);
+      expect(out.slice(0, items)).not.toMatch(/^(?!#|<!--|packages:|focus:|selection:|not shown:|Trust:|--- BEGIN|The sections|$).+$/m);
+      for (const line of shown) expect(out, `${m[3]}: ${line}`).toContain(line);
+      // The rest: more of the section than the block shows.
+      const lines = out.slice(items + h[0].length + 2).split('\n').filter((l) => l.trim() !== '' && !l.startsWith('<!--') && !l.startsWith('--- END'));
+      expect(lines.length, m[3]).toBeGreaterThan(shown.length);
+    }
+  });
+
+  it('render --focus <a heading> prints that section first; words that name nothing are E_NOT_FOUND (exit 4) with a hint', async () => {
+    const r = await run(['render', '--focus', 'Text wrapping']);
+    expect(r.code, r.stderr).toBe(0);
+    const body = r.stdout.slice(r.stdout.indexOf('\n## '));
+    // The enclosing headings, then the section: the first rule is within the first lines.
+    expect(body).toMatch(/^\n## Instructions from @acme\/codex@1\.0\.0\n\n### [^\n]+\n<!-- AGENTS\.md:[^\n]+\n\n#### TUI code conventions\n<!-- [^\n]+\n\n##### Text wrapping\n<!-- AGENTS\.md:\d+-\d+ -->\n- Always use textwrap::wrap to wrap plain strings\.\n/);
+    expect(r.stdout).not.toContain('Snapshot tests');
+    expect(r.stdout).toContain('\nnot shown: none\n');
+    // Any case, punctuation or a heading path names it too.
+    const path = await run(['render', '--focus', 'tui code conventions > TEXT WRAPPING!']);
+    expect(path.stdout.replace(/\nfocus: [^\n]*\n/, '\n')).toBe(r.stdout.replace(/\nfocus: [^\n]*\n/, '\n'));
+    const none = await run(['render', '--focus', 'zzqqxx nonexistentword']);
+    expect(none.code).toBe(4);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe('error E_NOT_FOUND: no installed heading or item matches "zzqqxx nonexistentword"\nhint: `ctxpkg ls --nodes` lists every installed item and heading\n');
+    const near = await run(['render', '--focus', 'Txet wraping']);
+    expect(near.code).toBe(4);
+    expect(near.stderr).toContain('ctxpkg render --focus "Text wrapping"');
   });
 
   it('finding 2: the small package keeps all its items next to two big ones', () => {

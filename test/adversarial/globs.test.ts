@@ -62,13 +62,31 @@ describe('issue 11.3: pathological package globs', () => {
   it('render --focus and MCP render_pack complete with every family in one installed graph', async () => {
     const globs = FAMILIES.map((f) => f.glob(60).slice(0, GLOB_LIMITS.maxLength));
     const root = makeProject({ graph: scopedGraph(globs) });
-    for (const f of FAMILIES) {
-      const r = await run(['render', '--focus', f.path(60)], root);
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toContain('Scoped advice.');
-    }
+    // A focus selects the item when one of the globs overlaps the path (a near miss of its own
+    // family never does; another family's glob may), else nothing: E_NOT_FOUND, exit 4 — either
+    // way after matching the path against every pathological glob, in linear time.
     const state = stateLoader({ cwd: root, clock: () => new Date('2026-01-02T03:04:05Z'), ...homeDeps(root) })();
-    for (const f of FAMILIES) expect(renderPack(state, f.path(60), 8192).text).toContain('Scoped advice.');
+    let misses = 0;
+    for (const f of FAMILIES) {
+      const hit = focusScore(parseFocus(f.path(60))!, { id: 'x', content: '' }, globs) === 2;
+      const r = await run(['render', '--focus', f.path(60)], root);
+      if (hit) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('Scoped advice.');
+        expect(renderPack(state, f.path(60), 8192).text).toContain('Scoped advice.');
+      } else {
+        misses++;
+        expect(r.code, r.stderr).toBe(4);
+        expect(r.stderr).toContain('E_NOT_FOUND: no installed item is scoped to');
+        expect(() => renderPack(state, f.path(60), 8192)).toThrow(expect.objectContaining({ code: 'E_NOT_FOUND' }));
+      }
+    }
+    expect(misses).toBeGreaterThan(0);
+    // A path one of them does match ('question runs': src/ and 61 or more characters) selects it.
+    const r = await run(['render', '--focus', `src/${'x'.repeat(200)}`], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Scoped advice.');
+    expect(renderPack(state, `src/${'x'.repeat(200)}`, 8192).text).toContain('Scoped advice.');
   });
 
   it('a glob over the bounds in an installed graph never matches; a focus over the bounds is E_GLOB', async () => {
@@ -77,7 +95,10 @@ describe('issue 11.3: pathological package globs', () => {
     expect(focusScore(f, { id: 'x', content: '' }, [huge])).toBe(0);
     expect(focusScore(f, { id: 'x', content: '' }, [huge, 'src/**'])).toBe(2);
     const root = makeProject({ graph: scopedGraph([huge]) });
-    expect((await run(['render', '--focus', 'src/a.ts'], root)).code).toBe(0);
+    // The item scoped only by the refused glob matches no focus path.
+    const miss = await run(['render', '--focus', 'src/a.ts'], root);
+    expect(miss.code).toBe(4);
+    expect(miss.stderr).toContain('E_NOT_FOUND');
     const r = await run(['render', '--focus', 'src/' + '*'.repeat(GLOB_LIMITS.maxLength)], root);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/E_GLOB: .*longer than 512 characters/);

@@ -1,7 +1,8 @@
 /**
- * `ctxpkg render [--max-bytes N | --max-tokens N] [--focus <glob|query>] [--now ISO]
+ * `ctxpkg render [--max-bytes N | --max-tokens N] [--focus <heading|glob|words>] [--now ISO]
  *   [--format md|json] [--out file]`: compile the installed context into a budgeted pack
- * (spec/pack.md) and write its receipt beside it: `<out>.receipt.json`, or — when the pack goes
+ * (spec/pack.md; a focus selects only what it names, §7 "Focus", and `E_NOT_FOUND` when it names
+ * nothing) and write its receipt beside it: `<out>.receipt.json`, or — when the pack goes
  * to stdout — `.ctxpkg/receipts/<pack sha256>.json`.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -124,13 +125,13 @@ export function register(program: Command, ctx: CommandContext): void {
     .command(program, 'render', 'compile installed context into a budgeted pack with a receipt')
     .option('--max-bytes <n>', 'exact budget over the rendered UTF-8 output (default: context.max_bytes, 32768)')
     .option('--max-tokens <n>', 'budget in tokens, converted at 4 bytes per token (an estimate)')
-    .option('--focus <glob|query>', 'rank nodes scoped to a path glob, or matching words, first')
+    .option('--focus <heading|glob|words>', 'only what it names: a section by heading, the rules scoped to a path, or the items matching words (none: exit 4)')
     .option('--now <iso>', 'the time to compile for (RFC 3339; default: now); drives expiry')
     .option('--format <md|json>', 'output format', 'md')
     .option('--out <file>', 'write the pack to a file (receipt: <file>.receipt.json) instead of stdout')
     .addHelpText(
       'after',
-      examples(['ctxpkg render --max-tokens 8000 --out context.md', 'ctxpkg render --focus "src/api/**" --format json', 'ctxpkg render --focus "database migrations"']),
+      examples(['ctxpkg render --max-tokens 8000 --out context.md', 'ctxpkg render --focus "src/api/**" --format json', 'ctxpkg render --focus "Text wrapping"            # one section, by its heading', 'ctxpkg render --focus "database migrations"']),
     )
     .action(ctx.action(async (opts: RenderOptions) => runRender(opts, ctx.deps)));
 }

@@ -223,7 +223,7 @@ export function createMcpServer(deps: Pick<CliDeps, 'cwd' | 'clock'> & Partial<P
     'render_pack',
     {
       title: 'Render a context pack',
-      description: 'A budgeted context pack of the installed context, optionally focused on a path glob (src/api/**) or topic words; omissions are counted.',
+      description: 'A budgeted context pack of the installed context; omissions are counted. With `focus`, only what it names: a section by its heading ("Text wrapping", or a path "Tests > Snapshot tests"), the rules scoped to a path or glob (src/api/users.ts, src/api/**), or the items holding the most of the given words; a focus naming nothing is an E_NOT_FOUND error with the closest headings.',
       inputSchema: { focus: z.string().max(1000).optional(), max_bytes: budget(DEFAULT_DOCUMENT_BYTES) },
       outputSchema: packOutput,
       annotations: READ_ONLY,

@@ -22,6 +22,7 @@ import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from '.
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import { computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
+import { HeadingIndex, headingText, selectFocus } from './focus.js';
 import { sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
 import { checkPins, conflictPartners, omissionReason, screenNode, type BrokenPin, type ScreenContext } from './screen.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
@@ -40,7 +41,12 @@ export interface PackInput {
    */
   now: string;
   format?: PackFormat;
-  /** `--focus`: a path glob or a free-text query (orders matching nodes first). */
+  /**
+   * `--focus`: a heading (path), a path glob or words — it selects what it names (focus.ts,
+   * spec/pack.md §7): only those items are candidates, the others are not selected (counted in
+   * the `selection:` line and the receipt's `not_selected`). `E_NOT_FOUND` when it names nothing.
+   * Blank: no focus.
+   */
   focus?: string;
   /** Workspace access for freshness; without it every node is `unchecked`. */
   read?: WorkspaceReader;
@@ -211,21 +217,44 @@ export function compilePack(input: PackInput): CompiledPack {
   }
   const { pinned, broken: brokenPins } = checkPins(policy.pins, graph, deliverable, input.pinTexts);
   const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
+  const focusText = input.focus?.trim() ?? '';
+  const focus = focusText !== '' ? parseFocus(focusText) : undefined;
+  const scopes = computeScopes(graph);
+  const sectionsOf = sectionPathResolver(graph, scopes);
+  // Every heading of the graph: what a focus may name, and what a partial-section note names.
+  let headingIndex: HeadingIndex | undefined;
+  const headings = (): HeadingIndex => (headingIndex ??= new HeadingIndex(graph, sectionsOf));
   // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
   const inScope: MergedNode[] = [];
   const inIdx: number[] = [];
   // Deliverable items of the selected packages, and how many of them are pinned (frame §8).
   let itemCount = 0;
   let pinnedItems = 0;
+  const eligible: number[] = [];
   nodes.forEach((n, i) => {
     if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.include && !input.include(n))) return;
     itemCount++;
     const isPinned = pinned.has(n.id);
     if (isPinned) pinnedItems++;
     if (input.pinnedOnly && !isPinned) return;
+    eligible.push(i);
+  });
+  // A focus selects what it names (focus.ts); the rest are not selected (E_NOT_FOUND: nothing).
+  const focused =
+    focusText !== ''
+      ? selectFocus(
+          focusText,
+          focus,
+          eligible.map((i) => nodes[i] as MergedNode),
+          { scopeOf: (n) => scopes.get(n.id), pathOf: (n) => sectionsOf(n.id), headings: headings() },
+        )
+      : undefined;
+  for (const i of eligible) {
+    const n = nodes[i] as MergedNode;
+    if (focused && !focused.has(n)) continue;
     inScope.push(n);
     inIdx.push(i);
-  });
+  }
 
   // Screening (§3). Freshness omits only under stale "omit": then every node is checked;
   // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
@@ -286,10 +315,7 @@ export function compilePack(input: PackInput): CompiledPack {
   }
 
   // Order keys (§5) and the candidates of each section, ordered lazily.
-  const focus = input.focus !== undefined ? parseFocus(input.focus) : undefined;
   const stated = input.statedScope && input.statedScope.length > 0 ? [...new Set(input.statedScope)].sort() : undefined;
-  const scopes = computeScopes(graph);
-  const sectionsOf = sectionPathResolver(graph, scopes);
   const seqOf = sequenceResolver(graph);
   // Heading path and scope of each candidate, looked up once per handle (each lookup walks maps
   // keyed by id strings; several passes below need them for every candidate).
@@ -309,7 +335,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const isPinned = pinned.has(n.id);
     const p = piece[h];
     keys.pinned[h] = isPinned ? 1 : 0;
-    if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopeAt(h));
+    if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopeAt(h), focus.kind === 'query' ? headingText(sectionsAt(h)) : '');
     if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
     keys.force[h] = p && p.k > 0 ? (keys.force[p.first] as number) : forceOf(n.content);
     // UTF-8 bytes lie between the UTF-16 length and three times it: most nodes need no count.
@@ -354,13 +380,12 @@ export function compilePack(input: PackInput): CompiledPack {
     (members[si] as Int32Array)[fill[si]++] = h;
   }
   const pinnedOrder = Array.from(members[0] as Int32Array).sort(compare);
-  // What the focus names (a glob: nodes scoped to it or in a file it matches, score 2 — score 1
-  // is "unscoped: applies everywhere"; words: nodes holding any): taken before the section shares.
+  // Under a focus every candidate is one the focus names (above): all are taken in the total
+  // order (focus score first) before any section share.
   let focusedOrder: OrderedSequence | undefined;
-  if (focus) {
-    const floor = focus.kind === 'glob' ? 1 : 0;
+  if (focused) {
     const named: number[] = [];
-    for (let h = 0; h < live.length; h++) if (!keys.pinned[h] && (keys.focus[h] as number) > floor) named.push(h);
+    for (let h = 0; h < live.length; h++) if (!keys.pinned[h]) named.push(h);
     if (named.length > 0) focusedOrder = new LazyOrder(Int32Array.from(named), compare);
   }
   const sections = new Map<SectionName, LazyOrder>();
@@ -400,10 +425,10 @@ export function compilePack(input: PackInput): CompiledPack {
   const frameInfo = (nb: number): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
     inputs,
-    focus: input.focus?.trim() || undefined,
+    focus: focusText || undefined,
     omitted: { ...preCounts, byte_budget: nb },
     pinnedOmitted,
-    selection: { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems },
+    selection: { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems, ...(focused ? { focused: inScope.length } : {}) },
     notes: input.notes ?? [],
     receipt: input.receipt === true,
     trusted: inputs.filter((i) => input.trusted?.has(i.package)).map((i) => `${i.package}@${i.version}`),
@@ -442,6 +467,27 @@ export function compilePack(input: PackInput): CompiledPack {
   };
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
+  // Notes (spec/pack.md §8 "Partial sections"): the innermost heading section of each candidate
+  // and how many candidates each section has.
+  const noteKey: Array<string | undefined> = new Array(live.length);
+  const noteMembers = new Map<string, number>();
+  // The innermost section of each note: its heading label names it in the note's command.
+  const noteSection = new Map<string, string>();
+  if (renderer.partialNote) {
+    for (let h = 0; h < live.length; h++) {
+      const n = live[h] as MergedNode;
+      const path = sectionsAt(h);
+      const inner = path[path.length - 1];
+      if (inner === undefined) continue;
+      const key = `${n.package}\u0000${inner.id}`;
+      noteKey[h] = key;
+      noteMembers.set(key, (noteMembers.get(key) ?? 0) + 1);
+      noteSection.set(key, inner.id);
+    }
+  }
+  // A note's text depends only on its section and counts (a fixed piece per note, select.ts).
+  const noteText = (key: string, taken: number, members: number): string =>
+    taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members, headings().label(noteSection.get(key) as string)) : '';
   // Pass 1c's packages: each package's non-pinned candidates and a lower bound of its need.
   let minBlock = Number.MAX_SAFE_INTEGER;
   const pkgIndex = new Map<string, number>();
@@ -468,35 +514,31 @@ export function compilePack(input: PackInput): CompiledPack {
       pkgNeed[i] = (pkgNeed[i] as number) + g.bytes;
     }
   }
-  // Package order: by name (the index above follows the input's node order).
-  const pkgOrder = [...pkgIndex.keys()].sort(cmp).map((name) => pkgIndex.get(name) as number);
-  // Notes (spec/pack.md §8 "Partial sections"): the innermost heading section of each candidate
-  // and how many candidates each section has.
-  const noteKey: Array<string | undefined> = new Array(live.length);
-  const noteMembers = new Map<string, number>();
-  if (renderer.partialNote) {
-    for (let h = 0; h < live.length; h++) {
-      const n = live[h] as MergedNode;
-      const path = sectionsAt(h);
-      const inner = path[path.length - 1];
-      if (inner === undefined) continue;
-      const key = `${n.package}\u0000${inner.id}`;
-      noteKey[h] = key;
-      noteMembers.set(key, (noteMembers.get(key) ?? 0) + 1);
+  // A section of several items is taken one item at a time, and until its last one is taken it
+  // carries its note: the need counts the largest note (all but one taken) once per section, so
+  // a package whose share is its need can take a whole section (was: a trusted two-item section
+  // lost to the note's transient bytes, list-budget.test.ts). Only pass 1c (two or more
+  // packages) reads the needs.
+  if (pkgMembers.length > 1) {
+    for (const [key, members] of noteMembers) {
+      const i = members > 1 ? pkgIndex.get(key.slice(0, key.indexOf('\u0000'))) : undefined;
+      if (i !== undefined) pkgNeed[i] = (pkgNeed[i] as number) + utf8Length(noteText(key, members - 1, members));
     }
   }
-  const noteText = (taken: number, members: number): string => (taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members) : '');
-  // Source order inside a heading section (spec/pack.md §4 "Sections in source order"): without a
-  // focus, a non-pinned candidate with source lines is taken only after the one before it in its
-  // section (by source line, then id, then list item), skipping oversize ones (which may be left out alone) — so a
+  // Package order: by name (the index above follows the input's node order).
+  const pkgOrder = [...pkgIndex.keys()].sort(cmp).map((name) => pkgIndex.get(name) as number);
+  // Source order inside a heading section (spec/pack.md §4 "Sections in source order"): a
+  // non-pinned candidate with source lines is taken only after the one before it in its section
+  // (by source line, then id, then list item), skipping oversize ones (which may be left out alone) — so a
   // section is delivered from its top, and a later rule never appears without the ones above it.
-  // A list's items chain the same way (with or without a focus).
+  // Under a focus too: its candidates are what it names, and each of their sections is delivered
+  // from its top. A list's items chain the same way.
   const after = new Int32Array(live.length).fill(-1);
   for (let h = 0; h < live.length; h++) {
     const p = piece[h];
     if (p) after[h] = p.prev;
   }
-  if (!focus) {
+  {
     const bySection = new Map<string, number[]>();
     for (let h = 0; h < live.length; h++) {
       const key = noteKey[h];
@@ -534,7 +576,7 @@ export function compilePack(input: PackInput): CompiledPack {
         const key = noteKey[h];
         return key === undefined ? undefined : { key, members: noteMembers.get(key) as number };
       },
-      noteBytes: (_key, taken, members) => utf8Length(noteText(taken, members)),
+      noteBytes: (key, taken, members) => utf8Length(noteText(key, taken, members)),
       packages: {
         sequences: pkgOrder.map((i) => {
           const bySection = new Map<SectionName, OrderedSequence>();
@@ -606,7 +648,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const b = blockAt(h);
     into.push(blockCount++ > 0 ? renderer.separator + b : b);
     if (key !== undefined && !pending) {
-      const text = noteText(takenIn.get(key) as number, noteMembers.get(key) as number);
+      const text = noteText(key, takenIn.get(key) as number, noteMembers.get(key) as number);
       if (text !== '') pending = { key, into, text };
     }
     const p = piece[h];
@@ -649,9 +691,9 @@ export function compilePack(input: PackInput): CompiledPack {
     maxBytes,
     selection: {
       mode: input.pinnedOnly ? 'pinned' : 'all',
-      focus: input.focus?.trim() || null,
+      focus: focusText || null,
       packages: onlyPackages ? [...onlyPackages].sort() : null,
-      not_selected: input.pinnedOnly ? itemCount - pinnedItems : 0,
+      not_selected: itemCount - inScope.length,
     },
     policy: {
       stale: policy.stale,

@@ -40,6 +40,15 @@ export function hasInvisible(text: string): boolean {
   return HAS_HIDDEN.test(text);
 }
 
+/**
+ * The words of a single-line field: maximal runs of letters, combining marks, digits and `_`;
+ * invisible characters (the generated table) separate words and are never part of one. Linear.
+ * Used for heading focus (focus.ts): a heading named by its words can be quoted anywhere.
+ */
+export function visibleWords(text: string): string[] {
+  return text.replace(HIDDEN_LINE, ' ').match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
+}
+
 /** Bidi controls (embedding, override, isolate, marks): refused in document paths. */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 

@@ -5,6 +5,7 @@ export * from './answer.js';
 export * from './budget.js';
 export * from './compile.js';
 export * from './escape.js';
+export * from './focus.js';
 export * from './freshness.js';
 export * from './graph-check.js';
 export * from './item.js';

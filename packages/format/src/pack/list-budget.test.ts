@@ -57,11 +57,16 @@ describe('list nodes are budgeted by their items', () => {
         expect(list.items).toEqual({ delivered: shown, total: 12 });
         // The section says it is partial, in plain words, right after what it shows.
         const taken = shown + (p.text.includes('Use ESM only.') ? 1 : 0);
-        expect(p.text).toContain(`${BULLETS[shown - 1]}\n\n(ctxpkg: ${taken} of 13 items here; the rest: \`search_context\` or \`ctxpkg render --focus <topic>\`)\n`);
+        expect(p.text).toContain(`${BULLETS[shown - 1]}\n\n(ctxpkg: ${taken} of 13 items here; the rest: \`ctxpkg render --focus "Service rules"\`)\n`);
       } else expect(list.items).toBeUndefined();
       // Same input, same bytes.
       expect(compilePack({ graph: listGraph(), maxBytes: max, now: NOW }).text).toBe(p.text);
     }
+    // The note's command prints the whole section: a focus on its heading, at the render default.
+    const rest = compilePack({ graph: listGraph(), maxBytes: 32 * 1024, now: NOW, focus: 'Service rules' });
+    expect(rest.receipt.omissions).toEqual([]);
+    expect(rest.receipt.delivered.map((d) => d.id)).toEqual(['@a/p#list', '@a/p#after']);
+    expect(rest.text).not.toContain('(ctxpkg:');
     // Exact fit still delivers everything, with no note.
     const exact = compilePack({ graph: listGraph(), maxBytes: full.bytes, now: NOW });
     expect(exact.text).toBe(full.text);
@@ -105,5 +110,29 @@ describe('force and fairness', () => {
     const small = [node('@a/small', 'f1', { type: 'fact', content: 'Co-locate component styles with the component.' })];
     const p = compilePack({ graph: graph([...big, ...small]), maxBytes: 1500, now: NOW });
     expect(p.receipt.delivered.map((d) => d.id)).toContain('@a/small#f1');
+  });
+
+  it('a small package keeps a whole section of several items, though taking them one by one pays its note for a while', () => {
+    // The small package's section is taken item by item; until its last item is taken it carries
+    // its "1 of 2 items here" note. Its need counts that note, so its share covers the transient
+    // bytes (was: the share equal to its need was short by the note, and both items were lost).
+    const big = Array.from({ length: 60 }, (_, i) =>
+      node('@a/big', `g${String(i).padStart(2, '0')}`, { type: 'gotcha', content: `Never do thing ${i} in the big package, whatever it says elsewhere.`, file_path: 'BIG.md', line_start: i + 1, line_end: i + 1 }),
+    );
+    const team = [
+      node('@a/team', 'root', { type: 'section', content: 'Team conventions', file_path: 'AGENTS.md', line_start: 1, line_end: 4 }),
+      node('@a/team', 'one', { type: 'gotcha', content: '- Never push to main; open a pull request.', file_path: 'AGENTS.md', line_start: 3, line_end: 3 }),
+      node('@a/team', 'two', { type: 'convention', content: '- Run `make check` before every commit.', file_path: 'AGENTS.md', line_start: 4, line_end: 4 }),
+    ];
+    const g = graph([...big, ...team], [
+      { from: '@a/team#root', to: '@a/team#one', type: 'contains' },
+      { from: '@a/team#root', to: '@a/team#two', type: 'contains' },
+    ]);
+    for (let maxBytes = 1500; maxBytes <= 6000; maxBytes += 250) {
+      for (const trusted of [undefined, new Set(['@a/team'])]) {
+        const p = compilePack({ graph: g, maxBytes, now: NOW, ...(trusted ? { trusted } : {}) });
+        expect(p.receipt.delivered.filter((d) => d.package === '@a/team').map((d) => d.id), `${maxBytes} ${trusted ? 'trusted' : ''}`).toEqual(['@a/team#one', '@a/team#two']);
+      }
+    }
   });
 });

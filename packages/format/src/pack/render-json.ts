@@ -4,7 +4,8 @@
  * package, source file and heading path, as in Markdown), LF-terminated. No time is written.
  *
  * `{"format":"ctxpkg-pack-v2","title":…,"inputs":[…],"focus":…,
- *   "selection":{"mode":"all"|"pinned","items":n,"pinned":p,"not_selected":n-p|0,"text":…|null},
+ *   "selection":{"mode":"all"|"pinned","items":n,"pinned":p,"not_selected":n-p|n-f|0,"text":…|null},
+ *   (`n-f`: the items a focus does not select, focus.ts; `text` the Markdown selection line)
  *   "omitted":{"total":n,"by_reason":{…},"pinned":k,"among":"all"|"pinned","details":"receipt"|null},
  *   "notes":[…],"trust":…,"untrusted_banner":…,"nodes":[\n<node>,\n<node>\n],"untrusted_footer":…}`
  *
@@ -67,12 +68,13 @@ function frame(info: FrameInfo): Frame {
     title: info.title,
     inputs: info.inputs.map((i) => ({ package: i.package, version: i.version })),
     focus: info.focus ?? null,
-    // In pinned-only mode the unpinned items are not selected (not omitted): `not_selected`.
+    // In pinned-only mode the unpinned items, under a focus those it does not name, are not
+    // selected (not omitted): `not_selected`.
     selection: {
       mode: info.selection.mode,
       items: info.selection.items,
       pinned: info.selection.pinned,
-      not_selected: info.selection.mode === 'pinned' ? info.selection.items - info.selection.pinned : 0,
+      not_selected: info.selection.mode === 'pinned' ? info.selection.items - info.selection.pinned : info.selection.focused !== undefined ? info.selection.items - info.selection.focused : 0,
       text: selectionLine(info),
     },
     omitted: { total, by_reason: info.omitted, pinned: info.pinnedOmitted, among: info.selection.mode, details: info.receipt ? 'receipt' : null },

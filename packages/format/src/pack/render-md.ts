@@ -278,11 +278,15 @@ function frame(info: FrameInfo): Frame {
 /**
  * The note after a heading section delivered in part (spec/pack.md §8 "Partial sections"): a
  * paragraph of its own, so it never continues the list above it —
- * `(ctxpkg: 2 of 4 items here; the rest: \`search_context\` or \`ctxpkg render --focus <topic>\`)`. An item is a node, or one list item of a list budgeted by
- * its items.
+ * `(ctxpkg: 2 of 4 items here; the rest: \`ctxpkg render --focus "<heading>"\`)`, a command that
+ * prints the whole section (`heading`: its focus label, focus.ts `HeadingIndex.label` — words,
+ * spaces and ` > ` only, so it needs no escaping in the code span or the shell's double quotes).
+ * Without a label: `(ctxpkg: 2 of 4 items here; the rest: \`search_context\` or \`ctxpkg render
+ * --focus <topic>\`)`. An item is a node, or one list item of a list budgeted by its items.
  */
-export function partialNote(taken: number, members: number): string {
-  return `\n(ctxpkg: ${taken} of ${members} items here; the rest: \`search_context\` or \`ctxpkg render --focus <topic>\`)\n`;
+export function partialNote(taken: number, members: number, heading?: string): string {
+  const rest = heading !== undefined && /^[\p{L}\p{M}\p{N}_]+(?:(?: | > )[\p{L}\p{M}\p{N}_]+)*$/u.test(heading) ? `\`ctxpkg render --focus "${heading}"\`` : '`search_context` or `ctxpkg render --focus <topic>`';
+  return `\n(ctxpkg: ${taken} of ${members} items here; the rest: ${rest})\n`;
 }
 
 /** Byte size of the smallest block (`"x\n"`). */

@@ -65,8 +65,10 @@ export interface FrameInfo {
    * deliverable (non-structural) nodes in scope, `pinned` those among them that are pinned.
    * In `pinned` mode the omission summary counts omissions among the pinned items only; the
    * `items − pinned` unpinned items are *not selected*, which the selection line says.
+   * `focused` (only with a focus): how many of the `items` the focus selects (focus.ts); the
+   * others are not selected either, and the selection line says so.
    */
-  selection: { mode: 'all' | 'pinned'; items: number; pinned: number };
+  selection: { mode: 'all' | 'pinned'; items: number; pinned: number; focused?: number };
   /** Extra header lines (e.g. the package index of an agent file), trusted text from ctxpkg. */
   notes: readonly string[];
   /**
@@ -126,9 +128,11 @@ export interface Renderer {
   /**
    * The note written after the last delivered item of a heading section when only `taken` of its
    * `members` candidates are delivered (spec/pack.md §8 "Partial sections"); absent: no notes.
-   * Called only with `0 < taken < members`.
+   * `heading` is the section's focus label (focus.ts `HeadingIndex.label`: words, spaces and `>`
+   * only), so the note can name the command that prints the rest; undefined when it has none.
+   * Called only with `0 < taken < members`; the same arguments give the same text.
    */
-  partialNote?(taken: number, members: number): string;
+  partialNote?(taken: number, members: number, heading?: string): string;
   /** A lower bound of the UTF-8 size of any block (lets the selection stop early). */
   minBlockBytes: number;
 }
@@ -201,12 +205,19 @@ export function compareOutput(a: RenderItem, b: RenderItem): number {
 }
 
 /**
- * The selection line of a pinned-only pack (null in mode `all`, where every item is a
- * candidate): `pinned items only — P of N items pinned (pin with "context.pins" in ctxpkg.json);
- * the other N−P are not in this block`.
+ * The selection line of a pinned-only pack: `pinned items only — P of N items pinned (pin with
+ * "context.pins" in ctxpkg.json); the other N−P are not in this block`; of a focused pack: `the
+ * F of N items the focus names; the other N−F are not in this pack (\`ctxpkg render\` without
+ * --focus has them)` (`all N items: the focus names each` when it names all); null otherwise (every item is a candidate).
  */
 export function selectionLine(info: FrameInfo): string | null {
   const s = info.selection;
+  if (s.mode !== 'pinned' && s.focused !== undefined) {
+    const f = s.focused;
+    const rest = s.items - f;
+    if (rest === 0) return f === 1 ? 'the one item, which the focus names' : `all ${f} items: the focus names each`;
+    return `the ${f} of ${s.items} items the focus names; the other ${rest} ${rest === 1 ? 'is' : 'are'} not in this pack (\`ctxpkg render\` without --focus has them)`;
+  }
   if (s.mode !== 'pinned') return null;
   const rest = s.items - s.pinned;
   const restText = rest === 0 ? 'every installed item is pinned' : `the other ${rest} ${rest === 1 ? 'is' : 'are'} not in this block`;

@@ -162,12 +162,14 @@ export function globsOverlap(a: string | CompiledGlob, b: string | CompiledGlob)
  * Focus score of a node (higher = more relevant, 0 = no match). Glob focus: 2 when the node's
  * scope overlaps the glob or its `file_path` matches it, 1 when the node is unscoped (applies
  * everywhere, so also to the focus), 0 when its scope lies elsewhere. Query focus: the number of distinct
- * query terms found in the node's content, id, category or file path (case-insensitive).
+ * query terms found in the node's content, id, category, file path or `headings` (its heading
+ * path's titles, lowercased: focus.ts `headingText`), case-insensitive.
  */
 export function focusScore(
   focus: Focus,
   node: { id: string; content: string; category?: string; file_path?: string },
   scope: readonly string[] | undefined,
+  headings = '',
 ): number {
   if (focus.kind === 'glob') {
     if (node.file_path && focus.compiled.test(node.file_path)) return 2;
@@ -184,7 +186,7 @@ export function focusScore(
       ? 2
       : 0;
   }
-  const hay = `${node.content}\n${node.id}\n${node.category ?? ''}\n${node.file_path ?? ''}`.toLowerCase();
+  const hay = `${node.content}\n${node.id}\n${node.category ?? ''}\n${node.file_path ?? ''}`.toLowerCase() + `\n${headings}`;
   let n = 0;
   for (const t of focus.terms) if (hay.includes(t)) n++;
   return n;
