@@ -277,6 +277,22 @@ describe('registry serve: config file, environment errors (issue 12 item 5, issu
     expect(store.blobs.pathOf(sha)).toContain(`blobs/sha256/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`);
   });
 
+  it('a registry serving a self-signed certificate: the client names the certificate and NODE_EXTRA_CA_CERTS, not "unreachable"', async () => {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=DNS:localhost', '-days', '2', '-keyout', join(dir, 'tls-key.pem'), '-out', join(dir, 'tls-cert.pem')], { stdio: 'ignore' });
+    const { readFile } = await import('node:fs/promises');
+    const reg = await startRegistry({ dataDir: join(dir, 'tls-data'), port: 0, tls: { cert: await readFile(join(dir, 'tls-cert.pem')), key: await readFile(join(dir, 'tls-key.pem')) } });
+    try {
+      const url = `https://localhost:${reg.port}/api`;
+      const r = await cli(['search', 'x', '--registry', url]);
+      expect(r.code).toBe(7);
+      expect(r.err).toContain(`error E_NETWORK: registry ${url} answered with a TLS certificate this machine does not accept: fetch failed (DEPTH_ZERO_SELF_SIGNED_CERT)`);
+      expect(r.err).toContain('hint: this machine does not trust the registry\'s TLS certificate (self-signed or from a private CA): give Node the CA certificate with NODE_EXTRA_CA_CERTS=/path/to/ca.pem');
+    } finally {
+      await reg.close();
+    }
+  });
+
   it('serve --help names the default host and the /api suffix login needs', async () => {
     const out = (await cli(['registry', 'serve', '--help'])).out.replace(/\s+/g, ' ');
     expect(out).toContain('default 127.0.0.1, this machine only');

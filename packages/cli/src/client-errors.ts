@@ -52,6 +52,15 @@ export async function errorBody(res: Response): Promise<ErrorBody> {
   return { message, code, hint, details };
 }
 
+/**
+ * Is `code` one of Node's certificate-verification failures (OpenSSL's names: a self-signed
+ * certificate, an unknown issuer, an expired certificate, a host name the certificate does not
+ * name)? Those mean the registry answered but this machine does not trust its certificate.
+ */
+export function isTlsTrustCode(code: string): boolean {
+  return /^(?:DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/.test(code);
+}
+
 /** The cause of a failed fetch in a few words (`ECONNREFUSED`, `ENOTFOUND`, …), or ''. */
 export function networkCause(err: unknown): string {
   const seen = new Set<unknown>();
@@ -59,7 +68,7 @@ export function networkCause(err: unknown): string {
   while (isObject(e) && !seen.has(e)) {
     seen.add(e);
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    if (typeof code === 'string' && (/^E[A-Z_]+$/.test(code) || isTlsTrustCode(code))) return code;
     e = (e as { cause?: unknown }).cause;
   }
   const last = isObject(e) || e instanceof Error ? (e as { message?: unknown }).message : undefined;

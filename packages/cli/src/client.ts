@@ -18,7 +18,7 @@
  */
 import { CtxpkgError } from '@ctxpkg/format/errors';
 import { parsePackageName } from '@ctxpkg/format/names';
-import { errorBody, isObject, networkCause, responseError, tokenScopeOf } from './client-errors.js';
+import { errorBody, isObject, isTlsTrustCode, networkCause, responseError, tokenScopeOf } from './client-errors.js';
 import { tokenFor, unsentEnvToken, type RegistrySettings } from './config.js';
 import { bindDeadline, Deadline, discardBody, readBody, readText, timeoutsFromEnv, type Timeouts } from './http-limits.js';
 
@@ -129,8 +129,18 @@ export class RegistryClient {
       } catch (err) {
         if (err instanceof CtxpkgError) throw err;
         const cause = networkCause(err);
-        throw new CtxpkgError('E_NETWORK', `registry ${registry} is unreachable: ${(err as Error).message}${cause ? ` (${cause})` : ''}`, {
-          hint: cause === 'ECONNREFUSED' ? 'nothing listens at that address: is the registry running, and is the port right?' : cause === 'ENOTFOUND' ? 'the host name does not resolve: check the registry URL' : 'check the registry URL and your network',
+        const what = isTlsTrustCode(cause) ? 'answered with a TLS certificate this machine does not accept' : 'is unreachable';
+        throw new CtxpkgError('E_NETWORK', `registry ${registry} ${what}: ${(err as Error).message}${cause ? ` (${cause})` : ''}`, {
+          hint:
+            cause === 'ECONNREFUSED'
+              ? 'nothing listens at that address: is the registry running, and is the port right?'
+              : cause === 'ENOTFOUND'
+                ? 'the host name does not resolve: check the registry URL'
+                : isTlsTrustCode(cause)
+                  ? cause === 'ERR_TLS_CERT_ALTNAME_INVALID' || cause === 'CERT_HAS_EXPIRED' || cause === 'CERT_NOT_YET_VALID'
+                    ? 'the registry\'s TLS certificate is not valid for this URL now: use the host name the certificate names, or ask the operator to renew it'
+                    : 'this machine does not trust the registry\'s TLS certificate (self-signed or from a private CA): give Node the CA certificate with NODE_EXTRA_CA_CERTS=/path/to/ca.pem — never turn verification off'
+                  : 'check the registry URL and your network',
           ...(cause ? { details: { cause } } : {}),
         });
       }
