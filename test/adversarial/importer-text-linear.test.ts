@@ -17,7 +17,7 @@ import { buildGraph } from '../../packages/cli/src/importers/index.js';
 import { importMarkdown, looksLikeTable } from '../../packages/cli/src/importers/markdown.js';
 import { blockHash } from '../../packages/cli/src/targets/blocks.js';
 import { lineIndex } from '../../packages/cli/src/importers/json-source.js';
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 
 const N = 1_000_000;
 const chars = (alphabet: string[], maxLength = 40) => fc.array(fc.constantFrom(...alphabet), { maxLength }).map((a) => a.join(''));
@@ -111,4 +111,34 @@ describe('issue 11: JSON source line numbers', () => {
     const g = buildGraph([{ path: 'kb.json', kind: 'json-source', text: `{"format":"ctxpkg-source-v1","nodes":[\n${nodes}\n],"edges":[\n${edges}\n]}` }]);
     expect(g.nodes.find((x) => x.id === `n${n - 1}`)?.line_start).toBe(n + 1);
   });
+});
+
+describe('issue 11: provenance hashes of nodes that share a line', () => {
+  /** Characters passed to SHA-256 while `fn` runs. */
+  function hashedChars(fn: () => void): number {
+    const proto = (crypto as unknown as { Hash: { prototype: { update: (d: unknown, e?: unknown) => unknown } } }).Hash.prototype;
+    const update = proto.update;
+    let n = 0;
+    proto.update = function (this: unknown, d: unknown, e?: unknown) {
+      n += typeof d === 'string' ? d.length : (d as Uint8Array).length;
+      return update.call(this, d, e);
+    };
+    try {
+      fn();
+    } finally {
+      proto.update = update;
+    }
+    return n;
+  }
+  const CASES: Array<[string, string, 'cursorrules' | 'cursor-rule', (n: number) => string]> = [
+    ['pieces of a run-on line', '.cursorrules', 'cursorrules', (n) => 'Rules: - a - b - c  '.repeat(n)],
+    ['globs of one frontmatter line', '.cursor/rules/x.mdc', 'cursor-rule', (n) => '---\nglobs: ' + Array.from({ length: n }, (_, i) => `s${i}/**`).join(',') + '\n---\n- x\n'],
+  ];
+  for (const [name, path, kind, make] of CASES) {
+    it(`${name}: each line is hashed a bounded number of times (was once per node)`, () => {
+      const text = make(5_000);
+      const hashed = hashedChars(() => buildGraph([{ path, kind, text }]));
+      expect(hashed, `${hashed} characters hashed for ${text.length}`).toBeLessThan(8 * text.length);
+    });
+  }
 });

@@ -78,6 +78,15 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
   const links: MarkdownImport['links'] = [];
   const ids = new IdAllocator();
 
+  // Source hashes by line range: many nodes can share one range (the pieces of a run-on line, the
+  // globs of one frontmatter line), and hashing a long line again per node was quadratic.
+  const hashes = new Map<string, string>();
+  const hashOf = (start: number, end: number): string => {
+    const k = `${start}:${end}`;
+    let h = hashes.get(k);
+    if (h === undefined) hashes.set(k, (h = sourceHash(lines, start, end)));
+    return h;
+  };
   /** A node; `base` is its id before de-duplication (`ids.ts`). */
   const node = (type: string, content: string, start: number, end: number, base: string): ContextNode => {
     const id = ids.take(base);
@@ -87,7 +96,7 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
       content,
       activation: 1.0,
       category: file.kind,
-      source: sourceHash(lines, start, end),
+      source: hashOf(start, end),
       file_path: file.path,
       line_start: start,
       line_end: end,
