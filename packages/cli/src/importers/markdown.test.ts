@@ -139,6 +139,21 @@ describe('frontmatter scope', () => {
     const none = buildGraph([{ path: 'x.mdc', kind: 'cursor-rule', text: '---\ndescription: ""\nalwaysApply: true\n---\nx\n' }]);
     expect(none.nodes.some((n) => n.id.endsWith(':frontmatter:description'))).toBe(false);
   });
+  it('makes no description node when the title or first paragraph already says it (printed once)', () => {
+    const ids = (text: string) => buildGraph([{ path: '.cursor/rules/db.mdc', kind: 'cursor-rule', text }]).nodes.map((n) => n.content);
+    // First paragraph repeats it (whitespace, a final period and case aside): only the body's line.
+    const para = ids('---\ndescription: Use these rules when  writing migrations\nalwaysApply: false\n---\nUse these rules when writing migrations.\n\n- Never edit an applied migration.\n');
+    expect(para.filter((c) => /use these rules/i.test(c))).toEqual(['Use these rules when writing migrations.']);
+    // …and that paragraph's node is the description node (rule files read their description from it).
+    const g = buildGraph([{ path: '.cursor/rules/db.mdc', kind: 'cursor-rule', text: '---\ndescription: Use these rules when writing migrations\n---\nUse these rules when writing migrations.\n' }]);
+    expect(g.nodes.find((n) => n.id === '.cursor/rules/db.mdc:frontmatter:description')).toMatchObject({ content: 'Use these rules when writing migrations.', line_start: 4, line_end: 4 });
+    // The H1 says it: the section title only.
+    const h1 = ids('---\ndescription: Database migrations\nalwaysApply: false\n---\n# Database migrations\n\n- Never edit an applied migration.\n');
+    expect(h1.filter((c) => /database migrations/i.test(c))).toEqual(['Database migrations']);
+    // A different first paragraph (or one further down): the description stays a node.
+    const other = ids('---\ndescription: Use these rules when writing migrations\nalwaysApply: false\n---\n- Never edit an applied migration.\n\nUse these rules when writing migrations\n');
+    expect(other.filter((c) => /use these rules/i.test(c))).toHaveLength(2);
+  });
   it('reads applyTo lists of copilot instructions', () => {
     const text = '---\napplyTo:\n  - "**/*.ts"\n  - "**/*.tsx"\n---\nUse strict mode.\n';
     const g = buildGraph([{ path: '.github/instructions/ts.instructions.md', kind: 'copilot-scoped', text }]);

@@ -21,7 +21,9 @@
  * - Frontmatter globs become `scope` nodes with `applies_to` edges from the root section; a
  *   frontmatter `description` (when the rules apply: Cursor's agent-requested rules are chosen
  *   by it) becomes a node of the root section, typed like any block, so it reaches every agent
- *   with the rules it introduces instead of being dropped with the frontmatter.
+ *   with the rules it introduces instead of being dropped with the frontmatter — unless the
+ *   file's H1 or first paragraph already says it (`repeatsDescription`): then the sentence is
+ *   printed once, from the body (that paragraph's node has the description's id).
  * - Links are returned for the caller to turn into `references` edges between files.
  *
  * Node ids are stable under edits elsewhere in the file (they never contain line numbers), see
@@ -53,6 +55,22 @@ export interface MarkdownImport {
 type Block = Content;
 
 const LONG_LINE = 300;
+
+/** Text compared for repetition: whitespace runs as one space, trimmed, without a final `.`, lower case. */
+const sameText = (s: string): string => s.replace(/\s+/g, ' ').trim().replace(/\.$/, '').toLowerCase();
+
+/**
+ * Where the body already says the frontmatter `description`: the file's title (its H1), its first
+ * block (a paragraph), or `'no'` — compared by `sameText`. Rule authors often open the body with
+ * the description; a description node beside that line printed the sentence twice in every
+ * agent file, so the body's text is kept (a paragraph's node takes the description's id, so rule
+ * files still find the description; a title is the section's heading already).
+ */
+function repeatsDescription(description: string, title: string, first: Block | undefined, slice: (b: Block) => string): 'title' | 'paragraph' | 'no' {
+  const d = sameText(description);
+  if (d === sameText(title)) return 'title';
+  return first?.type === 'paragraph' && d === sameText(slice(first)) ? 'paragraph' : 'no';
+}
 
 /** Import one Markdown-like file. Pure; throws `E_SOURCE` for broken frontmatter and for lists or quotes nested deeper than `MAX_NESTING` (nesting.ts), naming file:line. */
 export function importMarkdown(file: SourceFile): MarkdownImport {
@@ -126,7 +144,11 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
     edges.push({ from: root.id, to: s.id, type: 'applies_to', weight: 1.0 });
   });
   const description = fm.description?.trim();
-  if (description && fm.descriptionLine !== undefined) {
+  const firstBlock = top.find((b) => b !== h1Root && b.type !== 'html');
+  const repeated = description ? repeatsDescription(description, rootTitle, firstBlock, slice) : 'no';
+  /** The body paragraph that says the description: its node takes the description's id. */
+  const descriptionBlock = repeated === 'paragraph' ? firstBlock : undefined;
+  if (description && fm.descriptionLine !== undefined && repeated === 'no') {
     const d = node(classifyBlock(description, {}), description, fm.descriptionLine, fm.descriptionLine, descriptionId(file.path));
     contain(root.id, d.id);
   }
@@ -167,7 +189,7 @@ export function importMarkdown(file: SourceFile): MarkdownImport {
       emitRunOn(b, at, text);
       return;
     }
-    const n = node(classifyBlock(text, info), text, startLine(b), endLine(b), blockId(file.path, at.path, text));
+    const n = node(classifyBlock(text, info), text, startLine(b), endLine(b), b === descriptionBlock ? descriptionId(file.path) : blockId(file.path, at.path, text));
     contain(at.parent, n.id);
     collectLinks(n.id, b);
   };
