@@ -49,7 +49,7 @@ const CASES: Array<[string, string, number]> = [
   ['deep block maps', Array.from({ length: 3_000 }, (_, i) => ' '.repeat(i) + 'a:').join('\n'), 2 + MAX_YAML_NESTING],
   ['deep compact sequences', 'globs:\n  ' + '- '.repeat(5_000) + 'x', 3],
   ['brackets behind an apostrophe', "description: it's\nglobs: " + '['.repeat(5_000), 3],
-  ['deep flow, stray CRs (read as spaces: one line)', 'globs:\r' + '[\r'.repeat(100), 2],
+  ['deep flow, CR line ends (one provenance line)', 'globs:\r' + '[\r'.repeat(100), 2],
 ];
 
 describe('issue 11: hostile frontmatter is E_SOURCE naming file:line', () => {

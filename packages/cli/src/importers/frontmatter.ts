@@ -24,14 +24,44 @@ import { parseDocument, visit, isAlias, isMap, isScalar, isSeq, type Node as Yam
 import { CtxpkgError } from '@ctxpkg/format';
 
 export interface Frontmatter {
-  /** Number of lines the frontmatter block occupies, fences included (0 when absent). */
-  lineCount: number;
-  /** Scope globs in file order with their line. */
+  /**
+   * Where the body starts: the 0-based provenance line (`splitLines`) and the character offset in
+   * it. `{ line: 0, column: 0 }` when there is no frontmatter. The column is above 0 only when the
+   * closing fence ends with a CR inside a provenance line (CR-only or mixed line ends).
+   */
+  bodyStart: { line: number; column: number };
+  /** Scope globs in file order with their (provenance) line. */
   globs: Array<{ glob: string; line: number }>;
   /** `description` when it is a string. */
   description?: string;
-  /** The 1-based line the description's value starts on. */
+  /** The 1-based (provenance) line the description's value starts on. */
   descriptionLine?: number;
+}
+
+/** A line of the frontmatter scan: text without its line end, its 0-based provenance line, and where it starts in that line. */
+interface SubLine {
+  text: string;
+  line: number;
+  column: number;
+}
+
+/**
+ * The lines of `lines` (provenance lines, from `splitLines`) split again at every CR they still
+ * hold, lazily (the caller stops at the closing fence): CR, CRLF and LF each end one line, as
+ * editors and the YAML parser read them. Each piece keeps the provenance line it is on.
+ */
+function* subLines(lines: string[]): Generator<SubLine> {
+  for (let line = 0; line < lines.length; line++) {
+    const l = lines[line] as string;
+    let column = 0;
+    for (let cr = l.indexOf('\r'); cr >= 0; cr = l.indexOf('\r', column)) {
+      yield { text: l.slice(column, cr), line, column };
+      column = cr + 1;
+    }
+    // The rest, ended by the LF (or the end of the file); empty after a final CR, as LF splitting
+    // gives an empty last line after a final LF.
+    yield { text: l.slice(column), line, column };
+  }
 }
 
 const SCOPE_KEYS = new Set(['globs', 'applyTo', 'paths']);
@@ -47,25 +77,43 @@ function bad(filePath: string, line: number, why: string): CtxpkgError {
   });
 }
 
-/** Split `lines` (from `splitLines`) into frontmatter + the line index where the body starts. */
+/**
+ * The frontmatter of a file given as its provenance lines (`splitLines`, CRs inside lines kept):
+ * a first line `---`, then YAML, then a line `---` or `...`. Lines end at LF, CRLF or CR alike
+ * (spec/format.md "Line ends"), so a CR-only or mixed-line-end rule keeps its scope; every line
+ * number returned is a provenance line (1-based), the one the text is on. Throws `E_SOURCE`
+ * (see the module comment). Linear in the text scanned.
+ */
 export function parseFrontmatter(lines: string[], filePath: string): Frontmatter {
-  const empty: Frontmatter = { lineCount: 0, globs: [] };
-  if (lines[0]?.trim() !== '---') return empty;
+  const empty: Frontmatter = { bodyStart: { line: 0, column: 0 }, globs: [] };
+  const it = subLines(lines);
+  const first = it.next();
+  if (first.done || first.value.text.trim() !== '---') return empty;
+  const sub: SubLine[] = [first.value];
   let close = -1;
-  for (let i = 1; i < lines.length; i++) {
-    if (lines[i].trim() === '---' || lines[i].trim() === '...') {
-      close = i;
+  for (let r = it.next(); !r.done; r = it.next()) {
+    sub.push(r.value);
+    const t = r.value.text.trim();
+    if (t === '---' || t === '...') {
+      close = sub.length - 1;
       break;
     }
   }
   if (close < 0) return empty;
-  const body = lines.slice(1, close).join('\n');
+  const fence = sub[close] as SubLine;
+  const after = fence.column + fence.text.length;
+  const fenceLine = lines[fence.line] as string;
+  // The body starts after the fence's line end: its CR (same provenance line) or the LF.
+  const bodyStart = after < fenceLine.length ? { line: fence.line, column: after + 1 } : { line: fence.line + 1, column: 0 };
+  const body = sub.slice(1, close).map((l) => l.text).join('\n');
+  /** The 1-based provenance line of the frontmatter scan's line `k` (0-based, fences included). */
+  const fileLine = (k: number): number => (sub[k] as SubLine).line + 1;
   // Offsets of line starts in `body`: the file line of an offset by binary search (it was a scan
   // from the start per glob: quadratic in a long list of globs).
   const starts = [0];
   for (let k = body.indexOf('\n'); k >= 0; k = body.indexOf('\n', k + 1)) starts.push(k + 1);
   const lineOf = (offset: number): number => {
-    if (offset >= body.length && body.length > 0) return close + 1;
+    if (offset >= body.length && body.length > 0) return fileLine(close);
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -73,15 +121,15 @@ export function parseFrontmatter(lines: string[], filePath: string): Frontmatter
       if ((starts[mid] as number) <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return 2 + lo;
+    return fileLine(1 + lo);
   };
   const deep = yamlNesting(body);
-  if (deep) throw bad(filePath, 2 + deep.line, `nested more than ${MAX_YAML_NESTING} levels deep`);
+  if (deep) throw bad(filePath, fileLine(1 + deep.line), `nested more than ${MAX_YAML_NESTING} levels deep`);
   let doc;
   try {
     doc = parseDocument(body, { uniqueKeys: true, prettyErrors: false });
   } catch (e) {
-    throw bad(filePath, close + 1, e instanceof Error ? e.message : String(e));
+    throw bad(filePath, fileLine(close), e instanceof Error ? e.message : String(e));
   }
   if (doc.errors.length > 0) {
     const err = doc.errors[0] as { message: string; pos?: [number, number] };
@@ -95,7 +143,7 @@ export function parseFrontmatter(lines: string[], filePath: string): Frontmatter
     },
   });
   if (alias !== undefined) throw bad(filePath, lineOf(alias), 'aliases (*name) are not read in frontmatter; write the value itself');
-  const out: Frontmatter = { lineCount: close + 1, globs: [] };
+  const out: Frontmatter = { bodyStart, globs: [] };
   if (!isMap(doc.contents)) return out;
   for (const pair of doc.contents.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';

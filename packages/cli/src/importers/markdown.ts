@@ -76,14 +76,20 @@ function repeatsDescription(description: string, title: string, first: Block | u
 export function importMarkdown(file: SourceFile): MarkdownImport {
   const lines = splitLines(file.text);
   // What the importer reads: the original lines with ctxpkg's managed blocks blanked out.
+  const read = file.excluded?.length ? splitLines(blankLines(file.text, file.excluded)) : lines;
+  // Frontmatter ends lines at CR, CRLF and LF alike (a CR-only or mixed-line-end rule keeps its
+  // scope); it reports provenance lines and where on its line the body starts.
+  const fm = parseFrontmatter(read, file.path);
   // A CR that does not end a line (CR-only line ends, a stray CR) reads as a space: the parser
   // would count it as a line break where provenance (splitLines) does not, and its line numbers
   // would point past the file (a CR-only file crashed with a TypeError). Same length: offsets hold.
-  const visible = (file.excluded?.length ? splitLines(blankLines(file.text, file.excluded)) : lines).map((l) => (l.includes('\r') ? l.replace(/\r/g, ' ') : l));
+  const visible = read.map((l) => (l.includes('\r') ? l.replace(/\r/g, ' ') : l));
   let last = visible.length;
   while (last > 1 && visible[last - 1].trim() === '') last--;
-  const fm = parseFrontmatter(visible, file.path);
-  const bodyLines = visible.map((l, i) => (i < fm.lineCount ? '' : l));
+  // Frontmatter lines read as blank; on the line the closing fence ends with a CR, the body is the
+  // text after that CR (line numbers hold; offsets and columns are the body's own).
+  const { line: bodyLine, column: bodyColumn } = fm.bodyStart;
+  const bodyLines = visible.map((l, i) => (i < bodyLine ? '' : i === bodyLine && bodyColumn > 0 ? l.slice(bodyColumn) : l));
   const body = bodyLines.join('\n');
   // Lists and quotes nested past MAX_NESTING cost the parser quadratic time and then its stack:
   // refused before it runs (nesting.ts), with the file and line.
