@@ -22,6 +22,7 @@
  */
 import { parseDocument, visit, isAlias, isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 import { CtxpkgError } from '@ctxpkg/format';
+import { lineIndex } from './line-index.js';
 
 export interface Frontmatter {
   /**
@@ -108,21 +109,11 @@ export function parseFrontmatter(lines: string[], filePath: string): Frontmatter
   const body = sub.slice(1, close).map((l) => l.text).join('\n');
   /** The 1-based provenance line of the frontmatter scan's line `k` (0-based, fences included). */
   const fileLine = (k: number): number => (sub[k] as SubLine).line + 1;
-  // Offsets of line starts in `body`: the file line of an offset by binary search (it was a scan
+  // The file line of an offset in `body` by binary search over its line starts (it was a scan
   // from the start per glob: quadratic in a long list of globs).
-  const starts = [0];
-  for (let k = body.indexOf('\n'); k >= 0; k = body.indexOf('\n', k + 1)) starts.push(k + 1);
-  const lineOf = (offset: number): number => {
-    if (offset >= body.length && body.length > 0) return fileLine(close);
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return fileLine(1 + lo);
-  };
+  const bodyLine = lineIndex(body);
+  const lineOf = (offset: number): number =>
+    offset >= body.length && body.length > 0 ? fileLine(close) : fileLine(bodyLine(offset));
   const deep = yamlNesting(body);
   if (deep) throw bad(filePath, fileLine(1 + deep.line), `nested more than ${MAX_YAML_NESTING} levels deep`);
   let doc;
