@@ -445,25 +445,54 @@ export function compilePack(input: PackInput): CompiledPack {
 
   // The item of candidate `h` before screening (no flags): enough for its lower bound (field
   // lengths only: no escaping or rendering, select.ts) and its groups (package, file, headings).
+  // Written into one scratch object (the renderers read it and keep nothing of it), so the
+  // bounds and groups of 50k candidates allocate no item each.
+  const bare: RenderItem = { id: '', package: '', version: '', local_id: '', type: '', content: '', scope: [], sections: [], seq: 0, flags: [], disputed_with: [], section: 'facts' };
+  const NO_SECTIONS: readonly SectionRef[] = [];
+  const NO_SCOPE: readonly string[] = [];
   const bareOf = (h: number, withStructure: boolean): RenderItem => {
     const n = live[h] as MergedNode;
-    const bare = itemOf({ node: n, pinned: false, activation: 0, flags: [], disputedWith: [] }, withStructure ? scopeAt(h) : undefined, withStructure ? sectionsAt(h) : []);
-    asPiece(bare, piece[h]);
+    bare.id = n.id;
+    bare.package = n.package;
+    bare.version = n.version;
+    bare.local_id = n.local_id;
+    bare.type = n.type;
+    bare.content = n.content;
+    bare.scope = (withStructure ? scopeAt(h) : undefined) ?? NO_SCOPE;
+    bare.sections = withStructure ? sectionsAt(h) : NO_SECTIONS;
+    bare.seq = 0;
     bare.section = SECTIONS[sectionIdx[h] as number] as SectionName;
-    if (input.trusted?.has(n.package)) bare.trusted = true;
-    if (stated) bare.statedScope = stated;
+    bare.file_path = n.file_path;
+    bare.line_start = n.line_start;
+    bare.line_end = n.line_end;
+    bare.source = n.source;
+    bare.trusted = input.trusted?.has(n.package) ? true : undefined;
+    bare.statedScope = stated;
+    asPiece(bare, piece[h]);
     return bare;
   };
   const boundOf = (h: number, withStructure: boolean): number => renderer.blockLowerBound(bareOf(h, withStructure));
   const groupBytes = new Map<string, number>();
+  // The renderer shares one groups array per heading path, package and file (render-md.ts): its
+  // sized form is shared too, and remembered per candidate (select.ts asks several times).
+  const sized = new Map<readonly { key: string; text: string }[], { plain: Array<{ key: string; bytes: number }>; fenced: Array<{ key: string; bytes: number }> }>();
+  const groupsOfH: Array<Array<{ key: string; bytes: number }> | undefined> = new Array(live.length);
   const groupsAt = (h: number): Array<{ key: string; bytes: number }> => {
+    const known = groupsOfH[h];
+    if (known) return known;
     const it = items[h] ?? bareOf(h, true);
-    const gs = renderer.groups(it).map((g) => {
-      let bytes = groupBytes.get(g.key);
-      if (bytes === undefined) groupBytes.set(g.key, (bytes = utf8Length(g.text)));
-      return { key: g.key, bytes };
-    });
-    return it.trusted || fenceGroup.bytes === 0 ? gs : [fenceGroup, ...gs];
+    const rgs = renderer.groups(it);
+    let s = sized.get(rgs);
+    if (!s) {
+      const plain = rgs.map((g) => {
+        let bytes = groupBytes.get(g.key);
+        if (bytes === undefined) groupBytes.set(g.key, (bytes = utf8Length(g.text)));
+        return { key: g.key, bytes };
+      });
+      s = { plain, fenced: fenceGroup.bytes === 0 ? plain : [fenceGroup, ...plain] };
+      sized.set(rgs, s);
+    }
+    return (groupsOfH[h] = it.trusted ? s.plain : s.fenced);
   };
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
@@ -508,7 +537,9 @@ export function compilePack(input: PackInput): CompiledPack {
     }
     ((pkgMembers[i] as number[][])[sectionIdx[h] as number] as number[]).push(h);
     pkgNeed[i] = (pkgNeed[i] as number) + b;
-    for (const g of groupsAt(h)) {
+    const gs = groupsAt(h);
+    for (let j = 0; j < gs.length; j++) {
+      const g = gs[j] as { key: string; bytes: number };
       if (needGroups.has(g.key)) continue;
       needGroups.add(g.key);
       pkgNeed[i] = (pkgNeed[i] as number) + g.bytes;
