@@ -21,9 +21,9 @@ import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt 
 import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from './render.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
-import { computeScopes, focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
+import { focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
 import { HeadingIndex, headingText, selectFocus } from './focus.js';
-import { sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
+import { graphStructure, sequenceResolver, type SectionRef } from './sections.js';
 import { checkPins, conflictPartners, omissionReason, screenNode, type BrokenPin, type ScreenContext } from './screen.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
@@ -219,11 +219,12 @@ export function compilePack(input: PackInput): CompiledPack {
   const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
   const focusText = input.focus?.trim() ?? '';
   const focus = focusText !== '' ? parseFocus(focusText) : undefined;
-  const scopes = computeScopes(graph);
-  const sectionsOf = sectionPathResolver(graph, scopes);
+  // Scopes, heading paths and headings: built once per graph (sections.ts `graphStructure`).
+  const structure = graphStructure(graph);
+  const scopes = structure.scopes;
+  const sectionsOf = structure.sectionsOf;
   // Every heading of the graph: what a focus may name, and what a partial-section note names.
-  let headingIndex: HeadingIndex | undefined;
-  const headings = (): HeadingIndex => (headingIndex ??= new HeadingIndex(graph, sectionsOf));
+  const headings = (): HeadingIndex => structure.lazy('headings', (so) => new HeadingIndex(graph, so));
   // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
   const inScope: MergedNode[] = [];
   const inIdx: number[] = [];
@@ -320,7 +321,7 @@ export function compilePack(input: PackInput): CompiledPack {
   // Heading path and scope of each candidate, looked up once per handle (each lookup walks maps
   // keyed by id strings; several passes below need them for every candidate).
   const secs: Array<readonly SectionRef[] | undefined> = new Array(live.length);
-  const sectionsAt = (h: number): readonly SectionRef[] => (secs[h] ??= sectionsOf((live[h] as MergedNode).id));
+  const sectionsAt = (h: number): readonly SectionRef[] => (secs[h] ??= structure.sectionsAt(liveIdx[h] as number));
   const scopeList: Array<readonly string[] | null | undefined> = new Array(live.length);
   const scopeAt = (h: number): readonly string[] | undefined => {
     let s = scopeList[h];

@@ -11,6 +11,7 @@
  * Pure; built once per graph and answered per node id.
  */
 import type { MergedGraph, MergedNode } from '../graph-types.js';
+import { computeScopes } from './scope.js';
 
 /** One enclosing section of a node: its id, title (first line of its content) and provenance. */
 export interface SectionRef {
@@ -123,4 +124,104 @@ export function sequenceResolver(graph: Pick<MergedGraph, 'edges'>): (id: string
     memo.set(id, n);
     return n;
   };
+}
+
+/**
+ * The structure of one graph that every compilation of it needs — node scopes
+ * (`computeScopes`), heading paths (`sectionPathResolver`) and the heading index (focus.ts) —
+ * built once and remembered per graph (the MCP server and `ctxpkg sync` compile the same graph
+ * many times). `sectionsAt(i)` is the heading path of `nodes[i]`, by position (no id lookup once
+ * known). Callers must not mutate what it returns.
+ */
+export interface GraphStructure {
+  scopes: ReadonlyMap<string, readonly string[]>;
+  sectionsOf: (id: string) => readonly SectionRef[];
+  sectionsAt: (i: number) => readonly SectionRef[];
+  /** Built on first use (`make` is called once with this structure's `sectionsOf`). */
+  lazy<T>(key: string, make: (sectionsOf: (id: string) => readonly SectionRef[]) => T): T;
+}
+
+/**
+ * What a `GraphStructure` was built from: every node's id and type, the other fields of the
+ * structural nodes (`section`, `scope`) and every edge's endpoints and type — compared by
+ * identity (`===` on strings is by value), so a graph changed in place is rebuilt, never
+ * answered from the memo.
+ */
+interface Fingerprint {
+  edges: MergedGraph['edges'];
+  ids: string[];
+  types: string[];
+  structural: Array<{ i: number; content: string; package: string; file_path: string | undefined; line_start: number | undefined; line_end: number | undefined }>;
+  from: string[];
+  to: string[];
+  etype: string[];
+}
+
+function fingerprintOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Fingerprint {
+  const { nodes, edges } = graph;
+  const ids = new Array<string>(nodes.length);
+  const types = new Array<string>(nodes.length);
+  const structural: Fingerprint['structural'] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i] as MergedNode;
+    ids[i] = n.id;
+    types[i] = n.type;
+    if (n.type === 'section' || n.type === 'scope') structural.push({ i, content: n.content, package: n.package, file_path: n.file_path, line_start: n.line_start, line_end: n.line_end });
+  }
+  const from = new Array<string>(edges.length);
+  const to = new Array<string>(edges.length);
+  const etype = new Array<string>(edges.length);
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k] as MergedGraph['edges'][number];
+    from[k] = e.from;
+    to[k] = e.to;
+    etype[k] = e.type;
+  }
+  return { edges, ids, types, structural, from, to, etype };
+}
+
+function sameGraph(f: Fingerprint, graph: Pick<MergedGraph, 'nodes' | 'edges'>): boolean {
+  const { nodes, edges } = graph;
+  if (f.edges !== edges || f.ids.length !== nodes.length || f.from.length !== edges.length) return false;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i] as MergedNode;
+    if (n.id !== f.ids[i] || n.type !== f.types[i]) return false;
+  }
+  for (const s of f.structural) {
+    const n = nodes[s.i] as MergedNode;
+    if (n.content !== s.content || n.package !== s.package || n.file_path !== s.file_path || n.line_start !== s.line_start || n.line_end !== s.line_end) return false;
+  }
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k] as MergedGraph['edges'][number];
+    if (e.from !== f.from[k] || e.to !== f.to[k] || e.type !== f.etype[k]) return false;
+  }
+  return true;
+}
+
+const structures = new WeakMap<readonly MergedNode[], { f: Fingerprint; s: GraphStructure }>();
+
+/**
+ * The structure of `graph` (see `GraphStructure`), remembered per node array while the graph's
+ * structure is unchanged (checked on every call: one identity comparison per node and edge).
+ */
+export function graphStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>): GraphStructure {
+  const known = structures.get(graph.nodes);
+  if (known && sameGraph(known.f, graph)) return known.s;
+  const f = fingerprintOf(graph);
+  const scopes = computeScopes(graph);
+  const sectionsOf = sectionPathResolver(graph, scopes);
+  const ids = f.ids;
+  const byIndex: Array<readonly SectionRef[] | undefined> = new Array(ids.length);
+  const made = new Map<string, unknown>();
+  const s: GraphStructure = {
+    scopes,
+    sectionsOf,
+    sectionsAt: (i) => (byIndex[i] ??= sectionsOf(ids[i] as string)),
+    lazy: <T>(key: string, make: (so: (id: string) => readonly SectionRef[]) => T): T => {
+      if (!made.has(key)) made.set(key, make(sectionsOf));
+      return made.get(key) as T;
+    },
+  };
+  structures.set(graph.nodes, { f, s });
+  return s;
 }
