@@ -62,13 +62,15 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
     return issues;
   }
   // Duplicate (from, to, type) triples are found by number: node index × node count + node index,
-  // times the edge count, plus the type's index (exact below 2^53; string keys otherwise or for
-  // ends that are not nodes). Equal strings always map to equal numbers.
+  // times the number of edge types, plus the type's index (exact below 2^53, and a small integer
+  // — cheap to hash — in the usual graph; string keys otherwise or for ends that are not nodes).
+  // Equal strings always map to equal numbers.
   const index = new Map<string, number>();
   graph.nodes.forEach((n, i) => index.has(n.id) || index.set(n.id, i));
   const types = new Map<string, number>();
+  for (const e of graph.edges) if (!types.has(e.type)) types.set(e.type, types.size);
   const n = graph.nodes.length;
-  const m = graph.edges.length;
+  const m = types.size;
   const numeric = n * n * m < Number.MAX_SAFE_INTEGER;
   const seen = new Set<number | string>();
   graph.edges.forEach((e, i) => {
@@ -81,8 +83,7 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
     if (f === undefined && !fq) add(`.edges[${i}].from`, `edge end ${JSON.stringify(e.from)} is neither a node of this graph nor a qualified id @ns/name#<id>`);
     if (t === undefined && !tq) add(`.edges[${i}].to`, `edge end ${JSON.stringify(e.to)} is neither a node of this graph nor a qualified id @ns/name#<id>`);
     if (fq && tq) add(`.edges[${i}]`, `edge (${e.from}, ${e.to}) has no end in this graph`);
-    let ty = types.get(e.type);
-    if (ty === undefined) types.set(e.type, (ty = types.size));
+    const ty = types.get(e.type)!;
     const k = numeric && f !== undefined && t !== undefined ? (f * n + t) * m + ty : `${e.from}\u0000${e.to}\u0000${e.type}`;
     if (seen.has(k)) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
     seen.add(k);

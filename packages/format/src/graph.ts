@@ -41,7 +41,9 @@ export function graphIssues(g: ContextGraph): Issue[] {
  * 15-digit rounding, so the mean is over the values it writes).
  */
 export function graphSummary(g: ContextGraph, activation: (a: number) => number = (a) => a): GraphSummary {
-  const node_types = [...new Set(g.nodes.map((n) => n.type))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const types = new Set<string>();
+  for (const n of g.nodes) types.add(n.type);
+  const node_types = [...types].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   let sum = 0;
   for (const n of g.nodes) sum += activation(n.activation ?? 1);
   const out: GraphSummary = {

@@ -51,6 +51,26 @@ class Buf {
     this.bytes[this.length++] = c;
   }
 
+  /**
+   * `"s"` when every character of `s` is printable ASCII other than `"` and `\\` (true), else
+   * nothing (false). Checks and copies in one pass; a refused string leaves the buffer as it was.
+   */
+  plainString(s: string): boolean {
+    const n = s.length;
+    this.reserve(n + 2);
+    const b = this.bytes;
+    let o = this.length;
+    b[o++] = 0x22;
+    for (let i = 0; i < n; i++) {
+      const ch = s.charCodeAt(i);
+      if (ch < 0x20 || ch > 0x7e || ch === 0x22 || ch === 0x5c) return false;
+      b[o++] = ch;
+    }
+    b[o++] = 0x22;
+    this.length = o;
+    return true;
+  }
+
   utf8(s: string): void {
     this.reserve(s.length * 3);
     this.length += encoder.encodeInto(s, this.bytes.subarray(this.length)).written;
@@ -95,25 +115,22 @@ export class ByteSink {
   }
 
   /**
+   * Structure between values, given in both spellings (ASCII): `pretty` (newlines and
+   * indentation) goes to the pretty output, `compact` to the compact one.
+   */
+  token(pretty: string, compact: string): void {
+    this.p.ascii(this.pretty ? pretty : compact);
+    this.c?.ascii(compact);
+  }
+
+  /**
    * A JSON string literal for `s`, escaped like serde_json / `JSON.stringify` (the caller has
    * refused lone surrogates). Plain printable ASCII is copied byte by byte.
    */
   string(s: string): void {
     const n = s.length;
-    let plain = n < 256;
-    if (plain) {
-      for (let i = 0; i < n; i++) {
-        const ch = s.charCodeAt(i);
-        if (ch < 0x20 || ch > 0x7e || ch === 0x22 || ch === 0x5c) {
-          plain = false;
-          break;
-        }
-      }
-    }
-    if (plain) {
-      this.byte(0x22);
-      this.ascii(s);
-      this.byte(0x22);
+    if (n < 256 && this.p.plainString(s)) {
+      this.c?.plainString(s);
       return;
     }
     const lit = JSON.stringify(s);

@@ -118,5 +118,14 @@ export function formatF32(x: number): string {
  */
 export function roundF64To15(x: number): number {
   if (x === 0 || !Number.isFinite(x)) return x;
-  return Number(x.toPrecision(15));
+  let r = ROUNDED.get(x);
+  if (r === undefined) {
+    r = Number(x.toPrecision(15));
+    if (ROUNDED.size >= MEMO_MAX) ROUNDED.clear();
+    ROUNDED.set(x, r);
+  }
+  return r;
 }
+
+/** Memo of `roundF64To15` (graphs repeat a few activation values thousands of times). */
+const ROUNDED = new Map<number, number>();

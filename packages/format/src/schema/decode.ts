@@ -155,8 +155,10 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, par
 }
 
 /**
- * Decode an object by `table`. The result has exactly the table's fields, in table order:
- * `nullable` None → `null`; `optional` None → absent; `default` absent → the default.
+ * Decode an object by `table`. The result has exactly the table's fields (in table order, except
+ * in place and for tables that refuse unknown fields, which keep the source's key order with
+ * added defaults last): `nullable` None → `null`; `optional` None → absent; `default` absent →
+ * the default. The source is never modified unless `ctx.inPlace`.
  */
 export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext, path: string): Record<string, unknown> | typeof INVALID {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RawNumber || v instanceof Date) {
@@ -165,8 +167,12 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
   }
   const src = v as Record<string, unknown>;
   // In place (reading a tree we own): defaults are added to the parsed object itself, which
-  // saves a copy of every node of a large package. Otherwise a fresh object in table order.
-  const out: Record<string, unknown> = ctx.inPlace ? src : {};
+  // saves a copy of every node of a large package. A table that refuses unknown fields starts
+  // from a shallow copy of the source (one fast clone instead of a property store per field; a
+  // valid object has no other fields) and replaces what decoding changed. Otherwise a fresh
+  // object in table order.
+  const clone = !ctx.inPlace && table.unknownFields === 'error';
+  const out: Record<string, unknown> = ctx.inPlace ? src : clone ? { ...src } : {};
   let total = 0;
   if (table.unknownFields === 'error') for (const k in src) if (Object.prototype.hasOwnProperty.call(src, k)) total++;
   let known = 0;
@@ -181,12 +187,16 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
         bad = true;
       } else if (f.presence === 'nullable') out[f.key] = null;
       else if (f.presence === 'default') out[f.key] = f.default!();
-      else if (has && ctx.inPlace) delete out[f.key]; // optional given as null: absent in the model
+      else if (has && (ctx.inPlace || clone)) delete out[f.key]; // optional given as null: absent in the model
       continue;
     }
     const d = decodeValue(f.type, raw, ctx, path, f.key);
     if (d === INVALID) bad = true;
-    else if (d !== raw || !ctx.inPlace) out[f.key] = d;
+    else if (ctx.inPlace ? d !== raw : !clone || out[f.key] !== d) out[f.key] = d;
+  }
+  if (clone && total > known) {
+    // a known key the source holds as `undefined` was copied: absent in the model, like a fresh object's
+    for (const f of table.fields) if (out[f.key] === undefined && Object.prototype.hasOwnProperty.call(out, f.key)) delete out[f.key];
   }
   if (table.unknownFields === 'error' && total > known) {
     for (const k of Object.keys(src)) {

@@ -5,7 +5,8 @@
  * `"key": value`, `[]`/`{}` when empty, no trailing newline); compact mode is `to_string`.
  *
  * Output goes to a `ByteSink` (UTF-8 bytes, optionally a compact copy in the same pass).
- * Input must already be validated (decoded in writing mode); a value of the wrong type throws.
+ * Input must already be validated (decoded in writing mode, which also puts timestamps in the
+ * reference's spelling: a timestamp string is written as given); a value of the wrong type throws.
  */
 import { CtxpkgError } from '../errors.js';
 import { formatF32, formatF64 } from '../json/numbers.js';
@@ -59,7 +60,9 @@ export function writeValue(type: FieldType, v: unknown, t: EncodeTarget, level: 
       sink.ascii(formatF32(v));
       return;
     case 'datetime':
-      if (typeof v !== 'string' && !(v instanceof Date)) fail(at(container, key), 'expected a timestamp');
+      // Decoding in writing mode has already put every timestamp in the reference's spelling.
+      if (typeof v === 'string') return sink.string(v);
+      if (!(v instanceof Date)) fail(at(container, key), 'expected a timestamp');
       sink.byte(0x22);
       sink.ascii(normalizeTimestamp(v, at(container, key)));
       sink.byte(0x22);
@@ -74,14 +77,14 @@ export function writeValue(type: FieldType, v: unknown, t: EncodeTarget, level: 
         if (!Array.isArray(v)) fail(at(container, key), 'expected an array');
         if (v.length === 0) return sink.ascii('[]');
         const inner = at(container, key);
-        sink.byte(0x5b);
+        const sep = indent(level + 1);
+        sink.token('[' + sep, '[');
+        const next = ',' + sep;
         for (let i = 0; i < v.length; i++) {
-          if (i > 0) sink.byte(0x2c);
-          sink.nl(level + 1);
+          if (i > 0) sink.token(next, ',');
           writeValue(type.vec, v[i], t, level + 1, inner);
         }
-        sink.nl(level);
-        sink.byte(0x5d);
+        sink.token(indent(level) + ']', ']');
         return;
       }
       if ('struct' in type) return writeStruct(type.struct, v, t, level, at(container, key));
@@ -94,8 +97,11 @@ export function writeStruct(table: StructTable, v: unknown, t: EncodeTarget, lev
   const sink = t.sink;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(path, `expected an object (${table.name})`);
   const obj = v as Record<string, unknown>;
+  const lay = layout(table, level);
+  const fields = table.fields;
   let first = true;
-  for (const f of table.fields) {
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
     let value = obj[f.key];
     if (value === undefined || value === null) {
       if (f.presence === 'optional') continue;
@@ -103,19 +109,54 @@ export function writeStruct(table: StructTable, v: unknown, t: EncodeTarget, lev
       if (f.presence === 'default') value = f.default!();
     }
     if (f.skipWhen && f.skipWhen(value)) continue;
-    sink.byte(first ? 0x7b : 0x2c);
+    if (first) sink.token(lay.prettyFirst[i]!, lay.compactFirst[i]!);
+    else sink.token(lay.prettyNext[i]!, lay.compactNext[i]!);
     first = false;
-    sink.nl(level + 1);
-    sink.byte(0x22);
-    sink.ascii(f.key);
-    sink.byte(0x22);
-    sink.colon();
     if (value === undefined || value === null) sink.ascii('null');
     else writeValue(f.type, value, t, level + 1, path, f.key);
   }
   if (first) return sink.ascii('{}');
-  sink.nl(level);
-  sink.byte(0x7d);
+  sink.token(lay.prettyClose, '}');
+}
+
+/**
+ * The structure around each field of `table` at one nesting level, in both spellings: before
+ * the first written field (`{`, newline, indentation, `"key": `), before a later one (`,` …),
+ * and the pretty closing brace. Built once per table and level.
+ */
+interface Layout {
+  prettyFirst: string[];
+  prettyNext: string[];
+  compactFirst: string[];
+  compactNext: string[];
+  prettyClose: string;
+}
+
+const LAYOUTS = new WeakMap<StructTable, Layout[]>();
+
+function layout(table: StructTable, level: number): Layout {
+  let byLevel = LAYOUTS.get(table);
+  if (!byLevel) LAYOUTS.set(table, (byLevel = []));
+  let lay = byLevel[level];
+  if (!lay) {
+    const sep = indent(level + 1);
+    const keys = table.fields.map((f) => JSON.stringify(f.key));
+    lay = byLevel[level] = {
+      prettyFirst: keys.map((k) => `{${sep}${k}: `),
+      prettyNext: keys.map((k) => `,${sep}${k}: `),
+      compactFirst: keys.map((k) => `{${k}:`),
+      compactNext: keys.map((k) => `,${k}:`),
+      prettyClose: indent(level) + '}',
+    };
+  }
+  return lay;
+}
+
+const INDENTS: string[] = [];
+
+/** A newline and `level` two-space indents (serde `to_string_pretty`). */
+function indent(level: number): string {
+  return (INDENTS[level] ??= '\n' + '  '.repeat(level));
 }
 
 /** serde text of one value (see `JsonSink` for the modes). */
