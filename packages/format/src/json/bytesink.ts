@@ -71,6 +71,16 @@ class Buf {
     return true;
   }
 
+  /** Append the bytes of `src` (a token: small). */
+  copy(src: Uint8Array): void {
+    const n = src.length;
+    this.reserve(n);
+    const b = this.bytes;
+    let o = this.length;
+    for (let i = 0; i < n; i++) b[o++] = src[i]!;
+    this.length = o;
+  }
+
   utf8(s: string): void {
     this.reserve(s.length * 3);
     this.length += encoder.encodeInto(s, this.bytes.subarray(this.length)).written;
@@ -121,6 +131,12 @@ export class ByteSink {
   token(pretty: string, compact: string): void {
     this.p.ascii(this.pretty ? pretty : compact);
     this.c?.ascii(compact);
+  }
+
+  /** `token` with both spellings given as (ASCII) bytes, e.g. precomputed by the caller. */
+  tokenBytes(pretty: Uint8Array, compact: Uint8Array): void {
+    this.p.copy(this.pretty ? pretty : compact);
+    this.c?.copy(compact);
   }
 
   /**

@@ -13,7 +13,7 @@ import { formatF32, formatF64 } from '../json/numbers.js';
 import { formatJsonString, hasLoneSurrogate } from '../json/strings.js';
 import { normalizeTimestamp } from '../json/timestamp.js';
 import { ByteSink } from '../json/bytesink.js';
-import type { EncodeContext, FieldType, StructTable } from './types.js';
+import type { CustomType, EncodeContext, FieldType, StructTable } from './types.js';
 
 /** The sink plus the encoding options. */
 export interface EncodeTarget {
@@ -29,37 +29,59 @@ function fail(path: string, message: string): never {
   throw new CtxpkgError('E_CONTENT', `${path}: ${message}`);
 }
 
+/** Value kinds, so the writer dispatches on a small integer rather than comparing type names. */
+const STRING = 0, BOOL = 1, INTEGER = 2, F64 = 3, F32 = 4, DATETIME = 5, ENUM = 6, VEC = 7, STRUCT = 8, CUSTOM = 9;
+
+function kindOf(type: FieldType): number {
+  if (typeof type === 'string') {
+    switch (type) {
+      case 'string': return STRING;
+      case 'bool': return BOOL;
+      case 'u32':
+      case 'u64':
+      case 'usize': return INTEGER;
+      case 'f64': return F64;
+      case 'f32': return F32;
+      case 'datetime': return DATETIME;
+    }
+  }
+  return 'enum' in type ? ENUM : 'vec' in type ? VEC : 'struct' in type ? STRUCT : CUSTOM;
+}
+
 /**
  * Write one value of `type` at nesting `level`. `container` names the container and `key` the field
  * (paths are only assembled when needed: for nested containers and for error messages).
  */
 export function writeValue(type: FieldType, v: unknown, t: EncodeTarget, level: number, container: string, key?: string): void {
+  writeKind(kindOf(type), type, v, t, level, container, key);
+}
+
+/** `writeValue` with the kind of `type` (`kindOf`) already known. */
+function writeKind(kind: number, type: FieldType, v: unknown, t: EncodeTarget, level: number, container: string, key?: string): void {
   const sink = t.sink;
-  switch (type) {
-    case 'string':
+  switch (kind) {
+    case STRING:
       if (typeof v !== 'string') fail(at(container, key), 'expected a string');
       if (hasLoneSurrogate(v)) formatJsonString(v, at(container, key)); // throws E_INVALID_JSON
       sink.string(v);
       return;
-    case 'bool':
+    case BOOL:
       if (typeof v !== 'boolean') fail(at(container, key), 'expected a boolean');
       sink.ascii(v ? 'true' : 'false');
       return;
-    case 'u32':
-    case 'u64':
-    case 'usize':
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(at(container, key), `expected ${type}`);
+    case INTEGER:
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(at(container, key), `expected ${type as string}`);
       sink.ascii(String(v));
       return;
-    case 'f64':
+    case F64:
       if (typeof v !== 'number') fail(at(container, key), 'expected a number');
       sink.ascii(formatF64(v, t.ctx.roundF64));
       return;
-    case 'f32':
+    case F32:
       if (typeof v !== 'number') fail(at(container, key), 'expected a number');
       sink.ascii(formatF32(v));
       return;
-    case 'datetime':
+    case DATETIME:
       // Decoding in writing mode has already put every timestamp in the reference's spelling.
       if (typeof v === 'string') return sink.string(v);
       if (!(v instanceof Date)) fail(at(container, key), 'expected a timestamp');
@@ -67,28 +89,32 @@ export function writeValue(type: FieldType, v: unknown, t: EncodeTarget, level: 
       sink.ascii(normalizeTimestamp(v, at(container, key)));
       sink.byte(0x22);
       return;
+    case ENUM: {
+      const e = (type as { enum: readonly string[] }).enum;
+      if (typeof v !== 'string' || !e.includes(v)) fail(at(container, key), `expected one of ${e.join(', ')}`);
+      sink.string(v);
+      return;
+    }
+    case VEC: {
+      if (!Array.isArray(v)) fail(at(container, key), 'expected an array');
+      if (v.length === 0) return sink.ascii('[]');
+      const inner = at(container, key);
+      const sep = indent(level + 1);
+      sink.token('[' + sep, '[');
+      const next = ',' + sep;
+      const elem = (type as { vec: FieldType }).vec;
+      const ek = kindOf(elem);
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) sink.token(next, ',');
+        writeKind(ek, elem, v[i], t, level + 1, inner);
+      }
+      sink.token(indent(level) + ']', ']');
+      return;
+    }
+    case STRUCT:
+      return writeStruct((type as { struct: StructTable }).struct, v, t, level, at(container, key));
     default:
-      if ('enum' in type) {
-        if (typeof v !== 'string' || !type.enum.includes(v)) fail(at(container, key), `expected one of ${type.enum.join(', ')}`);
-        sink.string(v);
-        return;
-      }
-      if ('vec' in type) {
-        if (!Array.isArray(v)) fail(at(container, key), 'expected an array');
-        if (v.length === 0) return sink.ascii('[]');
-        const inner = at(container, key);
-        const sep = indent(level + 1);
-        sink.token('[' + sep, '[');
-        const next = ',' + sep;
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0) sink.token(next, ',');
-          writeValue(type.vec, v[i], t, level + 1, inner);
-        }
-        sink.token(indent(level) + ']', ']');
-        return;
-      }
-      if ('struct' in type) return writeStruct(type.struct, v, t, level, at(container, key));
-      type.custom.encode(v, t, level, at(container, key));
+      (type as { custom: CustomType }).custom.encode(v, t, level, at(container, key));
   }
 }
 
@@ -109,14 +135,14 @@ export function writeStruct(table: StructTable, v: unknown, t: EncodeTarget, lev
       if (f.presence === 'default') value = f.default!();
     }
     if (f.skipWhen && f.skipWhen(value)) continue;
-    if (first) sink.token(lay.prettyFirst[i]!, lay.compactFirst[i]!);
-    else sink.token(lay.prettyNext[i]!, lay.compactNext[i]!);
+    if (first) sink.tokenBytes(lay.prettyFirst[i]!, lay.compactFirst[i]!);
+    else sink.tokenBytes(lay.prettyNext[i]!, lay.compactNext[i]!);
     first = false;
     if (value === undefined || value === null) sink.ascii('null');
-    else writeValue(f.type, value, t, level + 1, path, f.key);
+    else writeKind(lay.kinds[i]!, f.type, value, t, level + 1, path, f.key);
   }
   if (first) return sink.ascii('{}');
-  sink.token(lay.prettyClose, '}');
+  sink.tokenBytes(lay.prettyClose, lay.compactClose);
 }
 
 /**
@@ -125,11 +151,14 @@ export function writeStruct(table: StructTable, v: unknown, t: EncodeTarget, lev
  * and the pretty closing brace. Built once per table and level.
  */
 interface Layout {
-  prettyFirst: string[];
-  prettyNext: string[];
-  compactFirst: string[];
-  compactNext: string[];
-  prettyClose: string;
+  prettyFirst: Uint8Array[];
+  prettyNext: Uint8Array[];
+  compactFirst: Uint8Array[];
+  compactNext: Uint8Array[];
+  prettyClose: Uint8Array;
+  compactClose: Uint8Array;
+  /** `kindOf` each field's type. */
+  kinds: number[];
 }
 
 const LAYOUTS = new WeakMap<StructTable, Layout[]>();
@@ -142,14 +171,21 @@ function layout(table: StructTable, level: number): Layout {
     const sep = indent(level + 1);
     const keys = table.fields.map((f) => JSON.stringify(f.key));
     lay = byLevel[level] = {
-      prettyFirst: keys.map((k) => `{${sep}${k}: `),
-      prettyNext: keys.map((k) => `,${sep}${k}: `),
-      compactFirst: keys.map((k) => `{${k}:`),
-      compactNext: keys.map((k) => `,${k}:`),
-      prettyClose: indent(level) + '}',
+      prettyFirst: keys.map((k) => ascii(`{${sep}${k}: `)),
+      prettyNext: keys.map((k) => ascii(`,${sep}${k}: `)),
+      compactFirst: keys.map((k) => ascii(`{${k}:`)),
+      compactNext: keys.map((k) => ascii(`,${k}:`)),
+      prettyClose: ascii(indent(level) + '}'),
+      compactClose: ascii('}'),
+      kinds: table.fields.map((f) => kindOf(f.type)),
     };
   }
   return lay;
+}
+
+/** The bytes of an ASCII string (tokens are copied from bytes: no string reads while writing). */
+function ascii(s: string): Uint8Array {
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
 }
 
 const INDENTS: string[] = [];
