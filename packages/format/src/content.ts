@@ -211,7 +211,8 @@ export function contentRuleIssues(content: PackageContent, manifest: Pick<Manife
  * Decode a parsed content value by the `PACKAGE_CONTENT` table: from `parseStrictJson` with
  * `rawNumbers`; from `fastParseDocument` with `plainNumbers`; or, with `normalize`, a model
  * object given to the writer (plain numbers, `Date`s, timestamps normalized). `inPlace` (for
- * trees the caller owns) adds defaults to `raw` itself instead of copying it.
+ * trees the caller owns) adds defaults to `raw` itself instead of copying it. Otherwise `raw` is
+ * not modified, and an object of it that decoding leaves unchanged is shared, not copied.
  */
 export function decodeContent(raw: unknown, normalize = false, plainNumbers = normalize, inPlace = false): { content?: PackageContent; issues: Issue[] } {
   const ctx = newDecodeContext('E_CONTENT', normalize, 100, plainNumbers, inPlace);

@@ -80,6 +80,7 @@ export interface BuiltPackage {
   /** The pretty JSON text (`bytes` is its UTF-8), decoded on first access. */
   readonly text: string;
   manifest: Manifest;
+  /** The decoded content (an object decoding left unchanged may be the caller's own, shared). */
   content: PackageContent;
   /** Compacted content text (what the integrity hashes cover), decoded on first access. */
   readonly contentText: string;

@@ -9,7 +9,7 @@ import type { ErrorCode } from '../errors.js';
 import { RawNumber } from '../json/parse.js';
 import { hasLoneSurrogate } from '../json/strings.js';
 import { isValidTimestamp, normalizeTimestamp } from '../json/timestamp.js';
-import type { DecodeContext, FieldType, StructTable } from './types.js';
+import type { DecodeContext, FieldSpec, FieldType, StructTable } from './types.js';
 
 /** Marker returned for a value that could not be decoded (an issue was recorded). */
 export const INVALID: unique symbol = Symbol('invalid');
@@ -158,7 +158,8 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, par
  * Decode an object by `table`. The result has exactly the table's fields (in table order, except
  * in place and for tables that refuse unknown fields, which keep the source's key order with
  * added defaults last): `nullable` None → `null`; `optional` None → absent; `default` absent →
- * the default. The source is never modified unless `ctx.inPlace`.
+ * the default. The source is never modified unless `ctx.inPlace`; for a table that refuses
+ * unknown fields, a source object that is already exactly its model is returned as is.
  */
 export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext, path: string): Record<string, unknown> | typeof INVALID {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RawNumber || v instanceof Date) {
@@ -167,17 +168,19 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
   }
   const src = v as Record<string, unknown>;
   // In place (reading a tree we own): defaults are added to the parsed object itself, which
-  // saves a copy of every node of a large package. A table that refuses unknown fields starts
-  // from a shallow copy of the source (one fast clone instead of a property store per field; a
-  // valid object has no other fields) and replaces what decoding changed. Otherwise a fresh
-  // object in table order.
-  const clone = !ctx.inPlace && table.unknownFields === 'error';
-  const out: Record<string, unknown> = ctx.inPlace ? src : clone ? { ...src } : {};
+  // saves a copy of every node of a large package. A table that refuses unknown fields (a valid
+  // object has no other fields) is copied on write: the source object itself when decoding
+  // changes nothing, else one fast shallow clone with the changes stored into it. Otherwise a
+  // fresh object in table order.
+  const cow = !ctx.inPlace && table.unknownFields === 'error' && Object.getPrototypeOf(src) === Object.prototype;
+  let out: Record<string, unknown> = ctx.inPlace || cow ? src : {};
   let total = 0;
   if (table.unknownFields === 'error') for (const k in src) if (Object.prototype.hasOwnProperty.call(src, k)) total++;
   let known = 0;
   let bad = false;
-  for (const f of table.fields) {
+  const fields = table.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
     const raw = src[f.key];
     const has = raw !== undefined && Object.prototype.hasOwnProperty.call(src, f.key);
     if (has) known++;
@@ -185,28 +188,55 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
       if (f.presence === 'required') {
         report(ctx, sub(path, f.key), `missing field \`${f.key}\` (${table.name})`);
         bad = true;
-      } else if (f.presence === 'nullable') out[f.key] = null;
+        continue;
+      }
+      // the source object already holds the model's value: absent, or null for `nullable`
+      if (out === src && (f.presence === 'optional' ? !has : f.presence === 'nullable' && has)) continue;
+      if (cow && out === src) out = copyOf(src, fields, i);
+      if (f.presence === 'nullable') out[f.key] = null;
       else if (f.presence === 'default') out[f.key] = f.default!();
-      else if (has && (ctx.inPlace || clone)) delete out[f.key]; // optional given as null: absent in the model
+      else if (has && (ctx.inPlace || cow)) delete out[f.key]; // optional given as null: absent in the model
       continue;
     }
     const d = decodeValue(f.type, raw, ctx, path, f.key);
     if (d === INVALID) bad = true;
-    else if (ctx.inPlace ? d !== raw : !clone || out[f.key] !== d) out[f.key] = d;
+    else if (out === src ? d !== raw : out[f.key] !== d) {
+      if (cow && out === src) out = copyOf(src, fields, i);
+      out[f.key] = d;
+    }
   }
-  if (clone && total > known) {
-    // a known key the source holds as `undefined` was copied: absent in the model, like a fresh object's
-    for (const f of table.fields) if (out[f.key] === undefined && Object.prototype.hasOwnProperty.call(out, f.key)) delete out[f.key];
+  if (cow && total > known && !bad) {
+    // a known key the source holds as `undefined`: absent in the model, like a fresh object's
+    for (const f of fields) {
+      if (src[f.key] === undefined && Object.prototype.hasOwnProperty.call(src, f.key)) {
+        if (out === src) out = copyOf(src, fields, fields.length);
+        if (out[f.key] === undefined) delete out[f.key];
+      }
+    }
   }
   if (table.unknownFields === 'error' && total > known) {
     for (const k of Object.keys(src)) {
-      if (!table.fields.some((f) => f.key === k)) {
+      if (!fields.some((f) => f.key === k)) {
         report(ctx, sub(path, k), `unknown field \`${k}\` in ${table.name} (the reference would drop it and then fail its own integrity check)`);
         bad = true;
       }
     }
   }
   return bad ? INVALID : out;
+}
+
+/**
+ * A shallow copy of `src` for copy-on-write decoding, with the first `upTo` fields of `fields`
+ * (already decoded, unchanged) carried over even when the source holds them as non-enumerable
+ * properties, which a spread leaves out.
+ */
+function copyOf(src: Record<string, unknown>, fields: readonly FieldSpec[], upTo: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...src };
+  for (let j = 0; j < upTo; j++) {
+    const k = fields[j]!.key;
+    if (!(k in out) && Object.prototype.hasOwnProperty.call(src, k) && src[k] !== undefined) out[k] = src[k];
+  }
+  return out;
 }
 
 /** A fresh decode context. */
