@@ -66,7 +66,8 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
   // — cheap to hash — in the usual graph; string keys otherwise or for ends that are not nodes).
   // Equal strings always map to equal numbers.
   const index = new Map<string, number>();
-  graph.nodes.forEach((n, i) => index.has(n.id) || index.set(n.id, i));
+  // backwards, so the first node of a repeated id keeps its index
+  for (let i = graph.nodes.length - 1; i >= 0; i--) index.set(graph.nodes[i]!.id, i);
   const types = new Map<string, number>();
   for (const e of graph.edges) if (!types.has(e.type)) types.set(e.type, types.size);
   const n = graph.nodes.length;
@@ -85,8 +86,8 @@ export function conformanceIssues(level: number, graph: ContextGraph | undefined
     if (fq && tq) add(`.edges[${i}]`, `edge (${e.from}, ${e.to}) has no end in this graph`);
     const ty = types.get(e.type)!;
     const k = numeric && f !== undefined && t !== undefined ? (f * n + t) * m + ty : `${e.from}\u0000${e.to}\u0000${e.type}`;
-    if (seen.has(k)) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
-    seen.add(k);
+    const before = seen.size;
+    if (seen.add(k).size === before) add(`.edges[${i}]`, `duplicate edge (${e.from}, ${e.to}, ${e.type})`);
   });
   if (level < 3) return issues;
   const rawNodes = (rawGraph as { nodes?: unknown[] } | undefined)?.nodes;

@@ -21,9 +21,10 @@ export function graphIssues(g: ContextGraph): Issue[] {
   if (g.format !== GRAPH_FORMAT_V2) add('.format', `graph format must be "${GRAPH_FORMAT_V2}", got ${JSON.stringify(g.format)}`);
   const ids = new Set<string>();
   g.nodes.forEach((n, i) => {
-    if (n.id === '') add(`.nodes[${i}].id`, 'node id must not be empty');
-    else if (ids.has(n.id)) add(`.nodes[${i}].id`, `duplicate node id ${JSON.stringify(n.id)}`);
+    const before = ids.size;
     ids.add(n.id);
+    if (n.id === '') add(`.nodes[${i}].id`, 'node id must not be empty');
+    else if (ids.size === before) add(`.nodes[${i}].id`, `duplicate node id ${JSON.stringify(n.id)}`);
     if (n.type === '') add(`.nodes[${i}].type`, 'node type must not be empty');
   });
   g.edges.forEach((e, i) => {

@@ -9,7 +9,7 @@ import type { ErrorCode } from '../errors.js';
 import { RawNumber } from '../json/parse.js';
 import { hasLoneSurrogate } from '../json/strings.js';
 import { isValidTimestamp, normalizeTimestamp } from '../json/timestamp.js';
-import type { DecodeContext, FieldSpec, FieldType, StructTable } from './types.js';
+import { BOOL, DATETIME, ENUM, F32, F64, fieldKinds, INTEGER, kindOf, STRING, STRUCT, VEC, type CustomType, type DecodeContext, type FieldSpec, type FieldType, type StructTable } from './types.js';
 
 /** Marker returned for a value that could not be decoded (an issue was recorded). */
 export const INVALID: unique symbol = Symbol('invalid');
@@ -89,28 +89,29 @@ function decodeFloat(v: unknown, ctx: DecodeContext, parent: string, key: string
  * containers and problems). Returns `INVALID` after recording an issue.
  */
 export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, parent: string, key?: string | number): unknown {
-  switch (type) {
-    case 'string':
+  return decodeKind(kindOf(type), type, v, ctx, parent, key);
+}
+
+/** `decodeValue` with the kind of `type` (`kindOf`) already known. */
+function decodeKind(kind: number, type: FieldType, v: unknown, ctx: DecodeContext, parent: string, key?: string | number): unknown {
+  switch (kind) {
+    case STRING:
       if (typeof v !== 'string') break;
       if (ctx.normalize && hasLoneSurrogate(v)) {
         report(ctx, at(parent, key), 'string contains a lone UTF-16 surrogate', 'E_INVALID_JSON');
         return INVALID;
       }
       return v;
-    case 'bool':
+    case BOOL:
       if (typeof v !== 'boolean') break;
       return v;
-    case 'u32':
-      return decodeInteger(v, ctx, parent, key, U32_MAX, 'u32');
-    case 'u64':
-      return decodeInteger(v, ctx, parent, key, 2 ** 64 - 1, 'u64');
-    case 'usize':
-      return decodeInteger(v, ctx, parent, key, 2 ** 64 - 1, 'usize');
-    case 'f64':
+    case INTEGER:
+      return decodeInteger(v, ctx, parent, key, type === 'u32' ? U32_MAX : 2 ** 64 - 1, type as string);
+    case F64:
       return decodeFloat(v, ctx, parent, key, false);
-    case 'f32':
+    case F32:
       return decodeFloat(v, ctx, parent, key, true);
-    case 'datetime':
+    case DATETIME:
       if (ctx.normalize && (typeof v === 'string' || v instanceof Date)) {
         try {
           return normalizeTimestamp(v, at(parent, key), ctx.code === 'E_MANIFEST' ? 'E_MANIFEST' : 'E_CONTENT');
@@ -126,29 +127,32 @@ export function decodeValue(type: FieldType, v: unknown, ctx: DecodeContext, par
       }
       return v;
     default:
-      if ('enum' in type) {
+      if (kind === ENUM) {
         if (typeof v !== 'string') break;
-        if (!type.enum.includes(v)) {
-          const msg = type.unknownMessage ? type.unknownMessage(v) : `unknown value ${JSON.stringify(v)}, expected one of ${type.enum.join(', ')}`;
-          report(ctx, at(parent, key), msg, type.unknownCode ?? ctx.code);
+        const t = type as Extract<FieldType, { enum: readonly string[] }>;
+        if (!t.enum.includes(v)) {
+          const msg = t.unknownMessage ? t.unknownMessage(v) : `unknown value ${JSON.stringify(v)}, expected one of ${t.enum.join(', ')}`;
+          report(ctx, at(parent, key), msg, t.unknownCode ?? ctx.code);
           return INVALID;
         }
         return v;
       }
-      if ('vec' in type) {
+      if (kind === VEC) {
         if (!Array.isArray(v)) break;
         const out: unknown[] = ctx.inPlace ? v : new Array(v.length);
         const here = at(parent, key);
+        const elem = (type as { vec: FieldType }).vec;
+        const ek = kindOf(elem);
         let bad = false;
         for (let i = 0; i < v.length; i++) {
-          const d = decodeValue(type.vec, v[i], ctx, here, i);
+          const d = decodeKind(ek, elem, v[i], ctx, here, i);
           if (d === INVALID) bad = true;
           out[i] = d;
         }
         return bad ? INVALID : out;
       }
-      if ('struct' in type) return decodeStruct(type.struct, v, ctx, at(parent, key));
-      return type.custom.decode(v, ctx, at(parent, key));
+      if (kind === STRUCT) return decodeStruct((type as { struct: StructTable }).struct, v, ctx, at(parent, key));
+      return (type as { custom: CustomType }).custom.decode(v, ctx, at(parent, key));
   }
   report(ctx, at(parent, key), `expected ${typeof type === 'string' ? type : 'enum' in type ? 'a string' : 'vec' in type ? 'an array' : 'a value'}, got ${describe(v)}`);
   return INVALID;
@@ -179,6 +183,7 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
   let known = 0;
   let bad = false;
   const fields = table.fields;
+  const kinds = fieldKinds(table);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     const raw = src[f.key];
@@ -198,7 +203,7 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
       else if (has && (ctx.inPlace || cow)) delete out[f.key]; // optional given as null: absent in the model
       continue;
     }
-    const d = decodeValue(f.type, raw, ctx, path, f.key);
+    const d = decodeKind(kinds[i]!, f.type, raw, ctx, path, f.key);
     if (d === INVALID) bad = true;
     else if (out === src ? d !== raw : out[f.key] !== d) {
       if (cow && out === src) out = copyOf(src, fields, i);

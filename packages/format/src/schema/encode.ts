@@ -13,7 +13,7 @@ import { formatF32, formatF64 } from '../json/numbers.js';
 import { formatJsonString, hasLoneSurrogate } from '../json/strings.js';
 import { normalizeTimestamp } from '../json/timestamp.js';
 import { ByteSink } from '../json/bytesink.js';
-import type { CustomType, EncodeContext, FieldType, StructTable } from './types.js';
+import { BOOL, CUSTOM, DATETIME, ENUM, F32, F64, INTEGER, kindOf, STRING, STRUCT, VEC, type CustomType, type EncodeContext, type FieldType, type StructTable } from './types.js';
 
 /** The sink plus the encoding options. */
 export interface EncodeTarget {
@@ -27,25 +27,6 @@ function at(container: string, key: string | undefined): string {
 
 function fail(path: string, message: string): never {
   throw new CtxpkgError('E_CONTENT', `${path}: ${message}`);
-}
-
-/** Value kinds, so the writer dispatches on a small integer rather than comparing type names. */
-const STRING = 0, BOOL = 1, INTEGER = 2, F64 = 3, F32 = 4, DATETIME = 5, ENUM = 6, VEC = 7, STRUCT = 8, CUSTOM = 9;
-
-function kindOf(type: FieldType): number {
-  if (typeof type === 'string') {
-    switch (type) {
-      case 'string': return STRING;
-      case 'bool': return BOOL;
-      case 'u32':
-      case 'u64':
-      case 'usize': return INTEGER;
-      case 'f64': return F64;
-      case 'f32': return F32;
-      case 'datetime': return DATETIME;
-    }
-  }
-  return 'enum' in type ? ENUM : 'vec' in type ? VEC : 'struct' in type ? STRUCT : CUSTOM;
 }
 
 /**

@@ -8,6 +8,38 @@ import type { ErrorCode, Issue } from '../errors.js';
 /** Scalar field types, named after the Rust types they mirror. */
 export type ScalarType = 'string' | 'bool' | 'u32' | 'u64' | 'usize' | 'f64' | 'f32' | 'datetime';
 
+/**
+ * Value kinds (`kindOf`), so the decoder and the writer dispatch on a small integer rather than
+ * comparing type names.
+ */
+export const STRING = 0, BOOL = 1, INTEGER = 2, F64 = 3, F32 = 4, DATETIME = 5, ENUM = 6, VEC = 7, STRUCT = 8, CUSTOM = 9;
+
+/** The kind of `type` (u32, u64 and usize are all `INTEGER`). */
+export function kindOf(type: FieldType): number {
+  if (typeof type === 'string') {
+    switch (type) {
+      case 'string': return STRING;
+      case 'bool': return BOOL;
+      case 'u32':
+      case 'u64':
+      case 'usize': return INTEGER;
+      case 'f64': return F64;
+      case 'f32': return F32;
+      case 'datetime': return DATETIME;
+    }
+  }
+  return 'enum' in type ? ENUM : 'vec' in type ? VEC : 'struct' in type ? STRUCT : CUSTOM;
+}
+
+const KINDS = new WeakMap<StructTable, number[]>();
+
+/** `kindOf` each field of `table`, in field order (computed once per table). */
+export function fieldKinds(table: StructTable): number[] {
+  let k = KINDS.get(table);
+  if (!k) KINDS.set(table, (k = table.fields.map((f) => kindOf(f.type))));
+  return k;
+}
+
 /** A value type of a field. */
 export type FieldType =
   | ScalarType
