@@ -58,3 +58,29 @@ describe('ByteSink', () => {
     expect(concatBytes([]).length).toBe(0);
   });
 });
+
+describe('ByteSink.string', () => {
+  it('writes exactly the UTF-8 of JSON.stringify for every short string (controls, quotes, BMP, astral, DEL, U+2028)', () => {
+    const chars: string[] = [];
+    for (let c = 0; c < 0x80; c++) chars.push(String.fromCharCode(c));
+    chars.push('é', 'ß', '\u07ff', '\u0800', '日', '\u2028', '\u2029', '\ud7ff', '\ue000', '\uffff', '😀', '\u{10ffff}', '\u{10000}');
+    const samples = [...chars, chars.join(''), 'plain ascii', 'tab\tand "quotes" \\ back', 'x'.repeat(255), 'é'.repeat(255), '😀'.repeat(127)];
+    for (let i = 0; i < 200; i++) samples.push(Array.from({ length: i % 40 }, (_, k) => chars[(i * 31 + k * 7) % chars.length]).join(''));
+    for (const s of samples) {
+      const sink = new ByteSink(true, true);
+      sink.string(s);
+      expect(dec.decode(sink.bytes())).toBe(JSON.stringify(s));
+      expect(dec.decode(sink.compact())).toBe(JSON.stringify(s));
+    }
+  });
+
+  it('falls back to JSON.stringify for a lone surrogate, leaving nothing half written', () => {
+    for (const s of ['a\ud800', '\udc00b', 'x\ud800\ud800y', '\ud83d']) {
+      const sink = new ByteSink(false);
+      sink.ascii('[');
+      sink.string(s);
+      sink.ascii(']');
+      expect(dec.decode(sink.bytes())).toBe(new TextDecoder().decode(new TextEncoder().encode(`[${JSON.stringify(s)}]`)));
+    }
+  });
+});

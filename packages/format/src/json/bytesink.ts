@@ -9,6 +9,18 @@ import { concatBytes } from '../bytes.js';
 
 const encoder = new TextEncoder();
 
+/** The character after `\\` in a short escape (`\b \t \n \f \r \" \\`), else 0 (`\u00xx`), for ASCII. */
+const ESCAPES = new Uint8Array(128);
+ESCAPES[0x08] = 0x62;
+ESCAPES[0x09] = 0x74;
+ESCAPES[0x0a] = 0x6e;
+ESCAPES[0x0c] = 0x66;
+ESCAPES[0x0d] = 0x72;
+ESCAPES[0x22] = 0x22;
+ESCAPES[0x5c] = 0x5c;
+/** Lowercase hex digits (serde_json writes `\u001f`). */
+const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+
 /** First chunk size; each later chunk is as large as everything before it, up to `MAX_CHUNK`. */
 const FIRST_CHUNK = 1 << 16;
 const MAX_CHUNK = 1 << 22;
@@ -52,33 +64,71 @@ class Buf {
   }
 
   /**
-   * `"s"` when every character of `s` is printable ASCII other than `"` and `\\` (true), else
-   * nothing (false). Checks and copies in one pass; a refused string leaves the buffer as it was.
+   * The JSON string literal of `s` as UTF-8, escaped like `JSON.stringify` (and serde_json): `\"`,
+   * `\\`, `\b \t \n \f \r`, other control characters as `\u00xx`, everything else raw. Escapes,
+   * encodes and copies in one pass. Returns false, leaving the buffer as it was, for a string
+   * with a lone surrogate (which `JSON.stringify` would escape instead).
    */
-  plainString(s: string): boolean {
+  jsonString(s: string): boolean {
     const n = s.length;
-    this.reserve(n + 2);
+    this.reserve(n * 6 + 2);
     const b = this.bytes;
     let o = this.length;
     b[o++] = 0x22;
     for (let i = 0; i < n; i++) {
       const ch = s.charCodeAt(i);
-      if (ch < 0x20 || ch > 0x7e || ch === 0x22 || ch === 0x5c) return false;
-      b[o++] = ch;
+      if (ch < 0x80) {
+        if (ch >= 0x20 && ch !== 0x22 && ch !== 0x5c) b[o++] = ch;
+        else {
+          b[o++] = 0x5c;
+          const short = ESCAPES[ch]!;
+          if (short !== 0) b[o++] = short;
+          else {
+            b[o++] = 0x75; // u00xx
+            b[o++] = 0x30;
+            b[o++] = 0x30;
+            b[o++] = HEX[ch >> 4]!;
+            b[o++] = HEX[ch & 15]!;
+          }
+        }
+      } else if (ch < 0x800) {
+        b[o++] = 0xc0 | (ch >> 6);
+        b[o++] = 0x80 | (ch & 0x3f);
+      } else if (ch < 0xd800 || ch > 0xdfff) {
+        b[o++] = 0xe0 | (ch >> 12);
+        b[o++] = 0x80 | ((ch >> 6) & 0x3f);
+        b[o++] = 0x80 | (ch & 0x3f);
+      } else {
+        const lo = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (ch > 0xdbff || lo < 0xdc00 || lo > 0xdfff) return false;
+        const cp = 0x10000 + ((ch - 0xd800) << 10) + (lo - 0xdc00);
+        i++;
+        b[o++] = 0xf0 | (cp >> 18);
+        b[o++] = 0x80 | ((cp >> 12) & 0x3f);
+        b[o++] = 0x80 | ((cp >> 6) & 0x3f);
+        b[o++] = 0x80 | (cp & 0x3f);
+      }
     }
     b[o++] = 0x22;
     this.length = o;
     return true;
   }
 
+  /** Append `src[from..to)` (a token just written elsewhere: small). */
+  copyRange(src: Uint8Array, from: number, to: number): void {
+    this.reserve(to - from);
+    const b = this.bytes;
+    let o = this.length;
+    for (let i = from; i < to; i++) b[o++] = src[i]!;
+    this.length = o;
+  }
+
   /** Append the bytes of `src` (a token: small). */
   copy(src: Uint8Array): void {
     const n = src.length;
     this.reserve(n);
-    const b = this.bytes;
-    let o = this.length;
-    for (let i = 0; i < n; i++) b[o++] = src[i]!;
-    this.length = o;
+    this.bytes.set(src, this.length);
+    this.length += n;
   }
 
   utf8(s: string): void {
@@ -141,13 +191,18 @@ export class ByteSink {
 
   /**
    * A JSON string literal for `s`, escaped like serde_json / `JSON.stringify` (the caller has
-   * refused lone surrogates). Plain printable ASCII is copied byte by byte.
+   * refused lone surrogates). A short string is escaped and encoded in one pass, then its bytes
+   * copied to the compact output.
    */
   string(s: string): void {
-    const n = s.length;
-    if (n < 256 && this.p.plainString(s)) {
-      this.c?.plainString(s);
-      return;
+    if (s.length < 256) {
+      const p = this.p;
+      p.reserve(s.length * 6 + 2); // the literal's bytes end up in one chunk
+      const start = p.length;
+      if (p.jsonString(s)) {
+        this.c?.copyRange(p.bytes, start, p.length);
+        return;
+      }
     }
     const lit = JSON.stringify(s);
     this.p.utf8(lit);
