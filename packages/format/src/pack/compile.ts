@@ -14,7 +14,7 @@ import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshne
 import { itemOf } from './item.js';
 import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
 import { factsFor } from './node-facts.js';
-import { decayedActivation, forceOf, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
+import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
 import { listPieces } from './passage.js';
 import { defaultPackPolicy } from './policy.js';
 import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
@@ -338,7 +338,7 @@ export function compilePack(input: PackInput): CompiledPack {
     keys.pinned[h] = isPinned ? 1 : 0;
     if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopeAt(h), focus.kind === 'query' ? headingText(sectionsAt(h)) : '');
     if (hasPriorities) keys.priority[h] = priorityOf(policy.priorities, n);
-    keys.force[h] = p && p.k > 0 ? (keys.force[p.first] as number) : forceOf(n.content);
+    keys.force[h] = p && p.k > 0 ? (keys.force[p.first] as number) : facts.force(liveIdx[h] as number);
     // UTF-8 bytes lie between the UTF-16 length and three times it: most nodes need no count.
     // A list node budgeted by its items is not oversize (§4 "List nodes").
     const len = n.content.length;

@@ -1,7 +1,7 @@
 /**
- * Facts about one node that depend only on its own text — the secret kinds found in it and the
- * content hash its receipt entry carries — computed once and remembered for later compilations
- * of the same graph in the same process (the MCP server renders the same graph many times;
+ * Facts about one node that depend only on its own text — the secret kinds found in it, the
+ * content hash its receipt entry carries and the force of its text (`forceOf`, order key 3b) —
+ * computed once and remembered for later compilations of the same graph in the same process (the MCP server renders the same graph many times;
  * `ctxpkg sync` compiles one pack per package). Pure and exact: a remembered entry is used only
  * while the node's `content`, `id`, `category` and `file_path` are the same strings as when it
  * was computed; otherwise it is recomputed.
@@ -13,6 +13,7 @@
 import type { MergedNode } from '../graph-types.js';
 import { sha256Hex } from '../hash.js';
 import { redactSecrets, scanSecrets, secretKinds, type SecretFinding } from '../secrets.js';
+import { forceOf } from './order.js';
 
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -44,6 +45,9 @@ export class NodeFacts {
   private readonly contentSecret: Uint8Array;
   private readonly hash: Array<string | undefined>;
   private readonly redacted: Array<string | undefined>;
+  /** `forceOf(content)` and the content it was computed from (`undefined`: not computed yet). */
+  private readonly forceText: Array<string | undefined>;
+  private readonly forceValue: Uint8Array;
 
   constructor(readonly nodes: readonly MergedNode[]) {
     const n = nodes.length;
@@ -55,6 +59,18 @@ export class NodeFacts {
     this.contentSecret = new Uint8Array(n);
     this.hash = new Array(n);
     this.redacted = new Array(n);
+    this.forceText = new Array(n);
+    this.forceValue = new Uint8Array(n);
+  }
+
+  /** `forceOf(nodes[i].content)` (order key 3b), remembered while the content is the same string. */
+  force(i: number): number {
+    const content = (this.nodes[i] as MergedNode).content;
+    if (this.forceText[i] !== content) {
+      this.forceValue[i] = forceOf(content);
+      this.forceText[i] = content;
+    }
+    return this.forceValue[i] as number;
   }
 
   /** Make the entry of `nodes[i]` current (computing the secret scan if needed); returns the node. */
