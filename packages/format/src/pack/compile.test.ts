@@ -590,3 +590,26 @@ describe('compilePack: which items the budget reaches first', () => {
     expect(roomy.receipt.delivered.map((d) => d.id)).toContain('@a/x#long');
   });
 });
+
+describe('compilePack: memos per graph', () => {
+  it('gives the same bytes for a reused graph object as for a fresh copy (trusted set, in-place changes)', () => {
+    const g = sample();
+    const fresh = (): MergedGraph => JSON.parse(JSON.stringify(g)) as MergedGraph;
+    const run = (graph: MergedGraph, trusted?: ReadonlySet<string>) => {
+      const p = compilePack({ graph, maxBytes: 64 * 1024, now: NOW, ...(trusted ? { trusted } : {}) });
+      return { text: p.text, receipt: JSON.stringify(p.receipt) };
+    };
+    // The same graph object compiled with and without trusted packages: each as for a fresh graph.
+    expect(run(g)).toEqual(run(fresh()));
+    expect(run(g, new Set(['@acme/auth']))).toEqual(run(fresh(), new Set(['@acme/auth'])));
+    expect(run(g)).toEqual(run(fresh()));
+    // A graph changed in place (a heading renamed, a node moved out of its section, a rule's text
+    // changed) is never answered from the memo of its earlier state.
+    (g.nodes.find((n) => n.id === '@acme/auth#root') as MergedGraph['nodes'][number]).content = 'Authentication';
+    expect(run(g)).toEqual(run(fresh()));
+    g.edges.pop();
+    expect(run(g)).toEqual(run(fresh()));
+    (g.nodes.find((n) => n.id === '@acme/auth#g1') as MergedGraph['nodes'][number]).content = 'Always rotate secrets.';
+    expect(run(g)).toEqual(run(fresh()));
+  });
+});

@@ -134,7 +134,8 @@ const isStated = (scope: readonly string[], stated: readonly string[] | undefine
 
 /**
  * The group headers of an item (see module docstring), memoized per heading path (the resolver
- * shares one frozen array per section) and package, version and file: they depend on nothing else.
+ * shares one frozen array per section, and keeps it for later compilations of the same graph)
+ * and trust, package, version, file and stated scope: they depend on nothing else.
  */
 const groupMemo = new WeakMap<readonly SectionRef[], Map<string, RenderGroup[]>>();
 function groups(item: RenderItem): RenderGroup[] {
@@ -143,7 +144,7 @@ function groups(item: RenderItem): RenderGroup[] {
     byKey = new Map();
     if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, byKey);
   }
-  const k = `${item.package}\u0000${item.version}\u0000${item.file_path ?? ''}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
+  const k = `${item.trusted ? 't' : 'u'}${item.package}\u0000${item.version}\u0000${item.file_path ?? ''}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
   let g = byKey.get(k);
   if (!g) {
     g = groupsOf(item);
