@@ -9,6 +9,7 @@ import { BUNDLE_BLOBS_MEMBER, decodeBundleBlobs } from './archive/bundle-blobs.j
 import type { ArchiveLimits } from './archive/limits.js';
 import { CtxpkgError } from './errors.js';
 import { fastParseDocument } from './json/fast.js';
+import { fastParseBytes } from './json/fast-bytes.js';
 import { parseJsonDocument, parseStrictJson, RawNumber, type JsonValue } from './json/parse.js';
 import { decodeUtf8Strict } from './json/utf8.js';
 import { utf8ByteLength } from './json/text.js';
@@ -27,9 +28,9 @@ export const MAX_PACKAGE_BYTES = 10 * 1024 * 1024;
 /** The decoded parts of a package, independent of its container form. */
 export interface PackageParts {
   form: 'json' | 'zip';
-  /** The manifest value's text exactly as stored. */
+  /** The manifest value's text, as stored or (JSON bundle read by the byte fast path) compacted. */
   manifestText: string;
-  /** The content value's text exactly as stored (integrity covers its compacted form). */
+  /** The content value's text, as stored or already compacted (`contentCompacted`); integrity covers its compacted form. */
   contentText: string;
   /** Strict parse of the manifest (numbers as `RawNumber`, or plain when `plainNumbers`). */
   manifestRaw: JsonValue;
@@ -37,8 +38,10 @@ export interface PackageParts {
   contentRaw: JsonValue;
   /** True when the parts came from the fast parser (plain numbers, integer literals guaranteed). */
   plainNumbers: boolean;
-  /** The UTF-8 bytes of `contentText`, when already at hand (a view into the file). */
+  /** The UTF-8 bytes of `contentText`, when already at hand (a view into the file or its compacted copy). */
   contentBytes?: Uint8Array;
+  /** True when `contentBytes` are already compacted (`compactJsonBytes`): the integrity hashes them as they are. */
+  contentCompacted?: boolean;
   /** Blob bytes by blob_ref (`sha256-<hex>`), hash-checked: the ZIP form's, or a JSON bundle's `blobs` member. */
   blobs?: Map<string, Uint8Array>;
 }
@@ -64,10 +67,41 @@ function structure(message: string, hint?: string): CtxpkgError {
  * `parts.blobs` is set only when the member is present). Strict parse rules: `json/parse.ts`.
  */
 export function decodeJsonBundle(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): PackageParts {
-  const text = decodeUtf8Strict(bytes);
-  const fast = fastParseDocument(text, INTEGER_KEYS, { fromUtf8: true });
-  const doc = fast ?? parseJsonDocument(text, { rawNumbers: true });
-  const root = doc.value;
+  // The byte fast path (json/fast-bytes.ts) validates and compacts in one pass and parses the
+  // compacted text; anything it does not take goes to the text path below, which decodes
+  // strictly and gives the precise error.
+  const fb = fastParseBytes(bytes, INTEGER_KEYS);
+  if (!fb) return decodeJsonBundleText(bytes, limits);
+  const root = fb.value;
+  checkBundleRoot(root);
+  const c = fb.compactSpans.get('content')!;
+  const m = fb.compactSpans.get('manifest')!;
+  const mIn = fb.inputSpans.get('manifest')!;
+  const cIn = fb.inputSpans.get('content')!;
+  const contentBytes = fb.compact.subarray(c.start, c.end);
+  const bSpan = fb.compactSpans.get(BUNDLE_BLOBS_MEMBER);
+  // The blob limits count the member texts as stored (spec/archive.md §6), not compacted.
+  const blobs =
+    root[BUNDLE_BLOBS_MEMBER] !== undefined
+      ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], mIn.end - mIn.start + (cIn.end - cIn.start), limits, bSpan ? UTF8.decode(fb.compact.subarray(bSpan.start, bSpan.end)) : undefined)
+      : undefined;
+  const parts = {
+    form: 'json' as const,
+    manifestText: UTF8.decode(fb.compact.subarray(m.start, m.end)),
+    manifestRaw: root.manifest,
+    contentRaw: root.content,
+    plainNumbers: true,
+    contentBytes,
+    contentCompacted: true,
+    ...(blobs ? { blobs } : {}),
+  };
+  let contentText: string | undefined;
+  Object.defineProperty(parts, 'contentText', { enumerable: true, get: () => (contentText ??= UTF8.decode(contentBytes)) });
+  return parts as PackageParts;
+}
+
+/** The root checks of a JSON bundle (members `manifest`, `content`, optionally `blobs`). */
+function checkBundleRoot(root: JsonValue): asserts root is { [k: string]: JsonValue; manifest: { [k: string]: JsonValue }; content: { [k: string]: JsonValue } } {
   if (!isObject(root)) throw structure('a .ctxpkg JSON bundle must be an object {"manifest": …, "content": …}');
   for (const k of Object.keys(root)) {
     if (k !== 'manifest' && k !== 'content' && k !== BUNDLE_BLOBS_MEMBER) {
@@ -76,6 +110,15 @@ export function decodeJsonBundle(bytes: Uint8Array, limits?: Partial<ArchiveLimi
   }
   if (!isObject(root.manifest)) throw structure('the bundle has no "manifest" object');
   if (!isObject(root.content)) throw structure('the bundle has no "content" object');
+}
+
+/** `decodeJsonBundle` through the decoded text: strict UTF-8, then the text fast path or the strict parser. */
+function decodeJsonBundleText(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): PackageParts {
+  const text = decodeUtf8Strict(bytes);
+  const fast = fastParseDocument(text, INTEGER_KEYS, { fromUtf8: true });
+  const doc = fast ?? parseJsonDocument(text, { rawNumbers: true });
+  const root = doc.value;
+  checkBundleRoot(root);
   const m = doc.memberSpans.get('manifest')!;
   const c = doc.memberSpans.get('content')!;
   // Byte offsets of the content value: count UTF-8 bytes of the text around it (the manifest

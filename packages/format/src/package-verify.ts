@@ -12,7 +12,7 @@ import { checkBlobRefs } from './archive/blobs.js';
 import { explicitValueIssues } from './conformance.js';
 import { contentRuleIssues, decodeContent, type PackageContent } from './content.js';
 import type { ErrorCode, Issue } from './errors.js';
-import { compareIntegrity, computeIntegrityOfContentBytes } from './integrity.js';
+import { compareIntegrity, computeIntegrity, computeIntegrityOfContentBytes } from './integrity.js';
 import { RawNumber } from './json/parse.js';
 import { utf8 } from './hash.js';
 import { compactJsonBytes } from './json/text.js';
@@ -107,7 +107,7 @@ export async function verifyParts(parts: PackageParts, opts: VerifyOptions = {})
   const integ = raw.integrity && typeof raw.integrity === 'object' ? (raw.integrity as Record<string, unknown>) : undefined;
   const contentBytes = parts.contentBytes ?? utf8(parts.contentText);
   if (name !== undefined && version !== undefined && integ) {
-    const computed = computeIntegrityOfContentBytes(name, version, contentBytes);
+    const computed = parts.contentCompacted ? computeIntegrity(name, version, contentBytes) : computeIntegrityOfContentBytes(name, version, contentBytes);
     const claimed = {
       content_hash: integ.content_hash,
       sha256: integ.sha256,
@@ -159,19 +159,20 @@ export async function verifyParts(parts: PackageParts, opts: VerifyOptions = {})
     contentBytes,
     ...(signer ? { signer } : {}),
   };
-  return withLazyContentText(result, contentBytes);
+  return withLazyContentText(result, contentBytes, parts.contentCompacted);
 }
 
 /**
  * Add an enumerable, memoized `contentText` getter that compacts and decodes `contentBytes` on
- * first use (a 10 MiB package would otherwise hold a second copy that most callers never need).
+ * first use (a 10 MiB package would otherwise hold a second copy that most callers never need);
+ * `compacted`: the bytes are compacted already (`PackageParts.contentCompacted`).
  */
-export function withLazyContentText<T extends object>(target: T, contentBytes: Uint8Array): T & { readonly contentText: string } {
+export function withLazyContentText<T extends object>(target: T, contentBytes: Uint8Array, compacted = false): T & { readonly contentText: string } {
   let text: string | undefined;
   Object.defineProperty(target, 'contentText', {
     enumerable: true,
     configurable: true,
-    get: () => (text ??= UTF8.decode(compactJsonBytes(contentBytes))),
+    get: () => (text ??= UTF8.decode(compacted ? contentBytes : compactJsonBytes(contentBytes))),
   });
   return target as T & { readonly contentText: string };
 }

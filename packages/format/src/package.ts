@@ -127,5 +127,5 @@ export async function readPackage(bytes: Uint8Array, opts: ReadPackageOptions = 
     checks: verdict.checks,
     ...(parts.blobs ? { blobs: parts.blobs } : {}),
   };
-  return withLazyContentText(pkg, verdict.contentBytes);
+  return withLazyContentText(pkg, verdict.contentBytes, parts.contentCompacted);
 }

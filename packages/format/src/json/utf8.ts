@@ -11,7 +11,7 @@ import { CtxpkgError } from '../errors.js';
 export function decodeUtf8Strict(bytes: Uint8Array): string {
   // A lenient decoder is much faster; a second, fatal pass is needed only when its output
   // contains U+FFFD (a real U+FFFD in the text, or a replaced invalid sequence).
-  const text = lenientDecode(bytes);
+  const text = decodeUtf8Lenient(bytes);
   if (!text.includes('\ufffd')) return text;
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -25,11 +25,11 @@ const LENIENT = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 type NodeBuffer = { from(b: ArrayBufferLike, off: number, len: number): { utf8Slice?: (s: number, e: number) => string; toString(enc: string): string } };
 
 /**
- * Node's Buffer decodes UTF-8 several times faster than its TextDecoder (10 MiB: ~15 ms vs
- * ~100 ms). Probed like the SHA-256 backend (`process.getBuiltinModule`, no I/O); elsewhere the
+ * UTF-8 bytes to text, invalid sequences replaced with U+FFFD and a BOM kept (no error). Node's
+ * Buffer decodes UTF-8 several times faster than its TextDecoder (10 MiB: ~15 ms vs ~100 ms). Probed like the SHA-256 backend (`process.getBuiltinModule`, no I/O); elsewhere the
  * WHATWG decoder is used. Both keep a BOM and replace invalid sequences with U+FFFD.
  */
-const lenientDecode: (bytes: Uint8Array) => string = (() => {
+export const decodeUtf8Lenient: (bytes: Uint8Array) => string = (() => {
   try {
     const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
     const Buffer = typeof get === 'function' ? (get('node:buffer') as { Buffer?: NodeBuffer }).Buffer : undefined;

@@ -1,0 +1,146 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fastParseBytes } from './fast-bytes.js';
+import { parseJsonDocument, MAX_JSON_DEPTH, RawNumber, type JsonValue } from './parse.js';
+import { compactJsonBytes } from './text.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+function plain(v: JsonValue): unknown {
+  if (v instanceof RawNumber) return v.value;
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+/**
+ * The byte fast path replaces UTF-8 decoding plus the strict parser in `rawNumbers` mode: it must
+ * accept only what those accept, with equal values; its compacted bytes are `compactJsonBytes` of
+ * the input, and each root member's spans cut out that member (compacted, and as written).
+ */
+let accepted = 0;
+function agrees(text: string, integerKeys: ReadonlySet<string> = new Set()): void {
+  const bytes = enc(text);
+  const fast = fastParseBytes(bytes, integerKeys);
+  let strict: ReturnType<typeof parseJsonDocument> | undefined;
+  try {
+    strict = parseJsonDocument(text, { rawNumbers: true });
+  } catch {
+    strict = undefined;
+  }
+  if (fast === undefined) return; // the caller takes the text path
+  accepted++;
+  expect(strict).toBeDefined();
+  expect(fast.value).toEqual(plain(strict!.value));
+  expect(dec(fast.compact)).toBe(dec(compactJsonBytes(bytes)));
+  expect([...fast.compactSpans.keys()]).toEqual([...strict!.memberSpans.keys()]);
+  for (const [k, s] of strict!.memberSpans) {
+    const written = text.slice(s.start, s.end);
+    const c = fast.compactSpans.get(k)!;
+    const w = fast.inputSpans.get(k)!;
+    expect(dec(fast.compact.subarray(c.start, c.end))).toBe(dec(compactJsonBytes(enc(written))));
+    expect(dec(bytes.subarray(w.start, w.end))).toBe(written);
+  }
+}
+
+describe('fastParseBytes', () => {
+  it('agrees with the strict parser on random JSON, pretty or compact', () => {
+    accepted = 0;
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 6 }), fc.boolean(), (j, pretty) => {
+        const text = pretty ? JSON.stringify(JSON.parse(j), null, 2) : j;
+        agrees(text);
+        agrees(`{"manifest":${text},\n "content": {"x": ${text}}, "n": 1 }`);
+      }),
+      { numRuns: 400 },
+    );
+    // Most random JSON is ordinary: the fast path must take it, not refer it on.
+    expect(accepted).toBeGreaterThan(400);
+  });
+
+  it('finds string ends across escaped quotes and backslashes; duplicates behind them are still refused', () => {
+    const tricky = fc.array(fc.constantFrom('\\', '"', 'a', 'é', '\n', ' ', '😀', '\\"'), { maxLength: 8 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(tricky, tricky, fc.integer(), (k, v, n) => {
+        const K = JSON.stringify(k);
+        const V = JSON.stringify(v);
+        agrees(`{"manifest":{${K}: ${V},"n":${n}},\n  "content":{"s":${V},"t":[${V}, ${K}]}}`);
+        expect(fastParseBytes(enc(`{"a":${V},"b":{"x":${V},"y":${K},"x":${n}}}`))).toBeUndefined();
+        expect(fastParseBytes(enc(`{${K}:${V},${K}:${V}}`))).toBeUndefined();
+      }),
+      { numRuns: 400 },
+    );
+    expect(fastParseBytes(enc('{"a":"\\\\","a":1}'))).toBeUndefined();
+    expect(fastParseBytes(enc('{"a":"\\\\"","b":1}'))).toBeUndefined();
+    expect(fastParseBytes(enc('{"a":"\\"","b":1}'))!.value).toEqual({ a: '"', b: 1 });
+    expect(fastParseBytes(enc('{"a":"x\\'))).toBeUndefined();
+    expect(fastParseBytes(enc('{"a":"x\\"'))).toBeUndefined(); // the last quote is escaped: unterminated
+    expect(fastParseBytes(enc('{"a":"\\\\","b":"\\"x"}'))!.value).toEqual({ a: '\\', b: '"x' });
+  });
+
+  it('keeps whitespace inside strings and drops it outside', () => {
+    const r = fastParseBytes(enc('{ "manifest" : { "a b" : " x\\n y " } ,\r\n\t"content":[ 1 , -2.5e3 , true ] }'))!;
+    expect(dec(r.compact)).toBe('{"manifest":{"a b":" x\\n y "},"content":[1,-2.5e3,true]}');
+    expect(r.value).toEqual({ manifest: { 'a b': ' x\n y ' }, content: [1, -2500, true] });
+  });
+
+  it('never joins two tokens that whitespace kept apart', () => {
+    // Each is invalid JSON that compacting naively would make valid.
+    for (const t of ['[1 2]', '{"a":tr ue}', '[- 1]', '[1 .5]', '[1 e5]', '{"a":nu ll}', '[1\n2]', '[true false]']) {
+      expect(() => JSON.parse(t), t).toThrow();
+      expect(fastParseBytes(enc(t)), t).toBeUndefined();
+    }
+  });
+
+  it('refers every hostile or unusual input to the slower path', () => {
+    const cases = [
+      '{"a":1,"a":2}',
+      '{"x":{"k":1,"k":1}}',
+      '{"__proto__":{}}',
+      '{"a":{"constructor":1}}',
+      '{"prototype":[]}',
+      '"\\ud800"',
+      '{"k":"a\\udc00"}',
+      '{"k":"a\\ud800\\u0041"}',
+      '{"k":"a\\u12"}',
+      '\ufeff{}',
+      '{} x',
+      '{"a":1e400}',
+      '{"a":1E-301}',
+      '{"k\\u0065y":1}',
+      '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1),
+      '{"a":',
+      '{"a":1}}',
+      '{"a":\u00a01}',
+      '{"a":é}',
+      '{"a":"\ufffd"}',
+      '',
+    ];
+    for (const t of cases) expect(fastParseBytes(enc(t)), JSON.stringify(t.slice(0, 40))).toBeUndefined();
+    // Invalid UTF-8 inside a string, and a stray byte ≥ 0x80 outside one.
+    expect(fastParseBytes(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d]))).toBeUndefined();
+    expect(fastParseBytes(new Uint8Array([0x5b, 0xc3, 0x20, 0xa9, 0x5d]))).toBeUndefined();
+    // The nesting limit itself is accepted.
+    expect(fastParseBytes(enc('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH)))).toBeDefined();
+  });
+
+  it('sends a fraction or exponent in an integer field to the slower path, and nothing else', () => {
+    const keys = new Set(['line_start']);
+    expect(fastParseBytes(enc('{"line_start":1.0}'), keys)).toBeUndefined();
+    expect(fastParseBytes(enc('{"line_start": 1e2}'), keys)).toBeUndefined();
+    expect(fastParseBytes(enc('{"line_start":12}'), keys)).toBeDefined();
+    expect(fastParseBytes(enc('{"weight":1.0}'), keys)).toBeDefined();
+  });
+
+  it('detects duplicates in objects with many keys', () => {
+    const many = Array.from({ length: 100 }, (_, i) => `"k${i}":${i}`).join(',');
+    expect(fastParseBytes(enc(`{${many}}`))).toBeDefined();
+    expect(fastParseBytes(enc(`{${many},"k57":1}`))).toBeUndefined();
+    expect(fastParseBytes(enc(`{${many},"k5":1}`))).toBeUndefined();
+    expect(fastParseBytes(enc(`{"k0":{${many}},"x":{${many}}}`))).toBeDefined();
+    const few = Array.from({ length: 31 }, (_, i) => `"k${i}":${i}`).join(',');
+    expect(fastParseBytes(enc(`{${few},"k0":1}`))).toBeUndefined();
+    expect(fastParseBytes(enc(`{${few},"k31":1,"k30":1}`))).toBeUndefined();
+  });
+});
