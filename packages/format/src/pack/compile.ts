@@ -478,10 +478,24 @@ export function compilePack(input: PackInput): CompiledPack {
   // sized form is shared too, and remembered per candidate (select.ts asks several times).
   const sized = new Map<readonly { key: string; text: string }[], { plain: Array<{ key: string; bytes: number }>; fenced: Array<{ key: string; bytes: number }> }>();
   const groupsOfH: Array<Array<{ key: string; bytes: number }> | undefined> = new Array(live.length);
+  let lastGroups: { plain: Array<{ key: string; bytes: number }>; fenced: Array<{ key: string; bytes: number }> } | undefined;
+  let lastSections: readonly SectionRef[] | undefined;
+  let lastPackage = '';
+  let lastVersion = '';
+  let lastFile: string | undefined;
+  let lastTrusted = false;
   const groupsAt = (h: number): Array<{ key: string; bytes: number }> => {
     const known = groupsOfH[h];
     if (known) return known;
     const it = items[h] ?? bareOf(h, true);
+    // A renderer's groups depend only on the heading path, package, version, file, trust and the
+    // pack's stated scope (render.ts: package, source file and heading headers): a candidate
+    // equal to the one before in all of them (the usual case, nodes come sorted by id) gets its
+    // groups without asking the renderer (whose memo key is a string built per call).
+    const trusted = it.trusted === true;
+    if (lastGroups && it.sections === lastSections && it.package === lastPackage && it.version === lastVersion && it.file_path === lastFile && trusted === lastTrusted) {
+      return (groupsOfH[h] = trusted ? lastGroups.plain : lastGroups.fenced);
+    }
     const rgs = renderer.groups(it);
     let s = sized.get(rgs);
     if (!s) {
@@ -493,7 +507,13 @@ export function compilePack(input: PackInput): CompiledPack {
       s = { plain, fenced: fenceGroup.bytes === 0 ? plain : [fenceGroup, ...plain] };
       sized.set(rgs, s);
     }
-    return (groupsOfH[h] = it.trusted ? s.plain : s.fenced);
+    lastGroups = s;
+    lastSections = it.sections;
+    lastPackage = it.package;
+    lastVersion = it.version;
+    lastFile = it.file_path;
+    lastTrusted = trusted;
+    return (groupsOfH[h] = trusted ? s.plain : s.fenced);
   };
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
