@@ -6,6 +6,7 @@
  * hash covers) never has to be recovered by scanning.
  */
 import { concatBytes } from '../bytes.js';
+import { hasLoneSurrogate } from './strings.js';
 
 const encoder = new TextEncoder();
 
@@ -207,6 +208,24 @@ export class ByteSink {
     const lit = JSON.stringify(s);
     this.p.utf8(lit);
     this.c?.utf8(lit);
+  }
+
+  /**
+   * `string(s)` when `s` is well-formed UTF-16 (true); false, writing nothing, when it has a lone
+   * surrogate (which serde cannot write). The check costs nothing extra for a short string.
+   */
+  wellFormedString(s: string): boolean {
+    if (s.length < 256) {
+      const p = this.p;
+      p.reserve(s.length * 6 + 2);
+      const start = p.length;
+      if (!p.jsonString(s)) return false;
+      this.c?.copyRange(p.bytes, start, p.length);
+      return true;
+    }
+    if (hasLoneSurrogate(s)) return false;
+    this.string(s);
+    return true;
   }
 
   /** Newline and indentation for `level` (pretty output only). */

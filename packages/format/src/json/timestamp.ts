@@ -116,17 +116,6 @@ export function isValidTimestamp(text: string): boolean {
   return p !== undefined && p.epochSeconds >= -62167219200 && p.epochSeconds <= 253402300799;
 }
 
-/** Already in the reference spelling: UTC `Z`, no fraction or a 3/6/9-digit non-redundant one. */
-const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(?:\d{3}|\d{6}|\d{9}))?Z$/;
-
-function isCanonicalSpelling(text: string): boolean {
-  if (!CANONICAL.test(text)) return false;
-  const frac = text.length > 20 ? text.slice(20, -1) : '';
-  if (frac === '') return true;
-  // the shortest exact width: no trailing group of three zeros, and not all zeros
-  return !/^0+$/.test(frac) && !frac.endsWith('000');
-}
-
 /**
  * The reference's spelling of a timestamp given as RFC 3339 text or a `Date`.
  * Throws `E_CONTENT` (or `code`) naming `what` when the text is not a valid timestamp.
@@ -140,11 +129,16 @@ export function normalizeTimestamp(value: string | Date, what = 'timestamp', cod
     return out;
   }
   const p = typeof value === 'string' ? parseTimestamp(value) : undefined;
-  if (p && isCanonicalSpelling(value as string)) return value as string;
   // A UTC text with an upper-case `T` and `Z` keeps its date and time digits (years 0000–9999 by
   // construction): only the fraction is respelled, e.g. `…05.000Z` (Date#toISOString) → `…05Z`.
+  // It is already in the reference spelling exactly when respelling leaves it as it is (the
+  // fraction is absent or the shortest exact 3, 6 or 9 digits).
   const text = value as string;
   const utc = p !== undefined && text.charCodeAt(10) === 0x54 && text.charCodeAt(text.length - 1) === 0x5a;
+  if (utc && text.length === 20 + (p.nanos === 0 ? 0 : p.nanos % 1_000_000 === 0 ? 4 : p.nanos % 1_000 === 0 ? 7 : 10)) {
+    const frac = fractionText(p.nanos);
+    if (frac === '' || text.endsWith(frac + 'Z')) return text;
+  }
   const out = utc ? text.slice(0, 19) + fractionText(p.nanos) + 'Z' : p && formatTimestamp(p);
   if (!out) {
     throw new CtxpkgError(code, `${what} is not an RFC 3339 timestamp: ${JSON.stringify(value)}`, {

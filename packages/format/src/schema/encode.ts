@@ -10,7 +10,7 @@
  */
 import { CtxpkgError } from '../errors.js';
 import { formatF32, formatF64 } from '../json/numbers.js';
-import { formatJsonString, hasLoneSurrogate } from '../json/strings.js';
+import { formatJsonString } from '../json/strings.js';
 import { normalizeTimestamp } from '../json/timestamp.js';
 import { ByteSink } from '../json/bytesink.js';
 import { BOOL, CUSTOM, DATETIME, ENUM, F32, F64, INTEGER, kindOf, STRING, STRUCT, VEC, type CustomType, type EncodeContext, type FieldType, type StructTable } from './types.js';
@@ -43,8 +43,7 @@ function writeKind(kind: number, type: FieldType, v: unknown, t: EncodeTarget, l
   switch (kind) {
     case STRING:
       if (typeof v !== 'string') fail(at(container, key), 'expected a string');
-      if (hasLoneSurrogate(v)) formatJsonString(v, at(container, key)); // throws E_INVALID_JSON
-      sink.string(v);
+      if (!sink.wellFormedString(v)) formatJsonString(v, at(container, key)); // throws E_INVALID_JSON
       return;
     case BOOL:
       if (typeof v !== 'boolean') fail(at(container, key), 'expected a boolean');
@@ -85,9 +84,19 @@ function writeKind(kind: number, type: FieldType, v: unknown, t: EncodeTarget, l
       const next = ',' + sep;
       const elem = (type as { vec: FieldType }).vec;
       const ek = kindOf(elem);
-      for (let i = 0; i < v.length; i++) {
-        if (i > 0) sink.token(next, ',');
-        writeKind(ek, elem, v[i], t, level + 1, inner);
+      if (ek === STRUCT) {
+        // one layout lookup for the whole list
+        const table = (elem as { struct: StructTable }).struct;
+        const lay = layout(table, level + 1);
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) sink.token(next, ',');
+          writeStructWith(table, lay, v[i], t, level + 1, inner);
+        }
+      } else {
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) sink.token(next, ',');
+          writeKind(ek, elem, v[i], t, level + 1, inner);
+        }
       }
       sink.token(indent(level) + ']', ']');
       return;
@@ -101,10 +110,14 @@ function writeKind(kind: number, type: FieldType, v: unknown, t: EncodeTarget, l
 
 /** Write a struct: fields in table order, applying the null/skip rules. */
 export function writeStruct(table: StructTable, v: unknown, t: EncodeTarget, level: number, path: string): void {
+  writeStructWith(table, layout(table, level), v, t, level, path);
+}
+
+/** `writeStruct` with `layout(table, level)` already looked up. */
+function writeStructWith(table: StructTable, lay: Layout, v: unknown, t: EncodeTarget, level: number, path: string): void {
   const sink = t.sink;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(path, `expected an object (${table.name})`);
   const obj = v as Record<string, unknown>;
-  const lay = layout(table, level);
   const fields = table.fields;
   let first = true;
   for (let i = 0; i < fields.length; i++) {
