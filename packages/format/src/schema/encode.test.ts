@@ -8,7 +8,7 @@ const node = { id: 'n', type: 't', content: 'räksmörgås "q"\t', activation: 0
 describe('writeStruct', () => {
   it('writes the pretty and the compact text in one pass, in table order', () => {
     const sink = new ByteSink(true, true);
-    writeStruct(CONTEXT_NODE, { confidence: 0.9, ...node }, { sink, ctx: { roundF64: true, pretty: true } }, 1, 'n');
+    writeStruct(CONTEXT_NODE, { ...node }, { sink, ctx: { roundF64: true, pretty: true } }, 1, 'n');
     const dec = new TextDecoder();
     const compact = '{"id":"n","type":"t","content":"räksmörgås \\"q\\"\\t","activation":0.5,"created_at":"2026-01-01T00:00:00Z","confidence":0.9}';
     expect(dec.decode(sink.compact())).toBe(compact);
