@@ -72,27 +72,43 @@ export function decodeJsonBundle(bytes: Uint8Array, limits?: Partial<ArchiveLimi
   // strictly and gives the precise error.
   const fb = fastParseBytes(bytes, INTEGER_KEYS);
   if (!fb) return decodeJsonBundleText(bytes, limits);
-  const root = fb.value;
-  checkBundleRoot(root);
-  const c = fb.compactSpans.get('content')!;
-  const m = fb.compactSpans.get('manifest')!;
+  checkBundleRoot(fb.value);
+  const span = (k: string) => fb.compactSpans.get(k);
+  const bytesOf = (sp: { start: number; end: number }) => fb.compact.subarray(sp.start, sp.end);
   const mIn = fb.inputSpans.get('manifest')!;
   const cIn = fb.inputSpans.get('content')!;
-  const contentBytes = fb.compact.subarray(c.start, c.end);
-  const bSpan = fb.compactSpans.get(BUNDLE_BLOBS_MEMBER);
-  // The blob limits count the member texts as stored (spec/archive.md §6), not compacted.
-  const blobs =
-    root[BUNDLE_BLOBS_MEMBER] !== undefined
-      ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], mIn.end - mIn.start + (cIn.end - cIn.start), limits, bSpan ? UTF8.decode(fb.compact.subarray(bSpan.start, bSpan.end)) : undefined)
-      : undefined;
+  const bSpan = span(BUNDLE_BLOBS_MEMBER);
+  return bundleParts(fb.value, {
+    manifestBytes: bytesOf(span('manifest')!),
+    contentBytes: bytesOf(span('content')!),
+    // The blob limits count the member texts as stored (spec/archive.md §6), not compacted.
+    storedTextBytes: mIn.end - mIn.start + (cIn.end - cIn.start),
+    blobsText: bSpan ? UTF8.decode(bytesOf(bSpan)) : undefined,
+    plainNumbers: true,
+    contentCompacted: true,
+  }, limits);
+}
+
+/**
+ * The parts of a checked bundle root: the member texts as UTF-8 views, the blobs decoded under
+ * `limits` (`storedTextBytes`: the manifest and content texts' size as stored; `blobsText`: the
+ * blobs member's text), the content text decoded on first access.
+ */
+function bundleParts(
+  root: { [k: string]: JsonValue; manifest: { [k: string]: JsonValue }; content: { [k: string]: JsonValue } },
+  t: { manifestBytes: Uint8Array; contentBytes: Uint8Array; storedTextBytes: number; blobsText: string | undefined; plainNumbers: boolean; contentCompacted: boolean },
+  limits: Partial<ArchiveLimits> | undefined,
+): PackageParts {
+  const blobs = root[BUNDLE_BLOBS_MEMBER] !== undefined ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], t.storedTextBytes, limits, t.blobsText) : undefined;
+  const contentBytes = t.contentBytes;
   const parts = {
     form: 'json' as const,
-    manifestText: UTF8.decode(fb.compact.subarray(m.start, m.end)),
+    manifestText: UTF8.decode(t.manifestBytes),
     manifestRaw: root.manifest,
     contentRaw: root.content,
-    plainNumbers: true,
+    plainNumbers: t.plainNumbers,
     contentBytes,
-    contentCompacted: true,
+    ...(t.contentCompacted ? { contentCompacted: true } : {}),
     ...(blobs ? { blobs } : {}),
   };
   let contentText: string | undefined;
@@ -129,24 +145,15 @@ function decodeJsonBundleText(bytes: Uint8Array, limits?: Partial<ArchiveLimits>
   const cEnd = bytes.length - utf8ByteLength(text, c.end, text.length);
   const mStart = utf8ByteLength(text, 0, m.start);
   const mEnd = mStart + utf8ByteLength(text, m.start, m.end);
-  const contentBytes = bytes.subarray(cStart, cEnd);
   const bSpan = doc.memberSpans.get(BUNDLE_BLOBS_MEMBER);
-  const blobs =
-    root[BUNDLE_BLOBS_MEMBER] !== undefined
-      ? decodeBundleBlobs(root[BUNDLE_BLOBS_MEMBER], mEnd - mStart + contentBytes.length, limits, bSpan ? text.slice(bSpan.start, bSpan.end) : undefined)
-      : undefined;
-  const parts = {
-    form: 'json' as const,
-    manifestText: UTF8.decode(bytes.subarray(mStart, mEnd)),
-    manifestRaw: root.manifest,
-    contentRaw: root.content,
+  return bundleParts(root, {
+    manifestBytes: bytes.subarray(mStart, mEnd),
+    contentBytes: bytes.subarray(cStart, cEnd),
+    storedTextBytes: mEnd - mStart + (cEnd - cStart),
+    blobsText: bSpan ? text.slice(bSpan.start, bSpan.end) : undefined,
     plainNumbers: fast !== undefined,
-    contentBytes,
-    ...(blobs ? { blobs } : {}),
-  };
-  let contentText: string | undefined;
-  Object.defineProperty(parts, 'contentText', { enumerable: true, get: () => (contentText ??= UTF8.decode(contentBytes)) });
-  return parts as PackageParts;
+    contentCompacted: false,
+  }, limits);
 }
 
 /**

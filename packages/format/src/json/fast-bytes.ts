@@ -38,7 +38,6 @@ export interface CompactParsedBytes {
 }
 
 const ENCODER = new TextEncoder();
-const LENIENT = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const FORBIDDEN = [...FORBIDDEN_KEYS].map((k) => ENCODER.encode(k));
 
 /**
@@ -125,7 +124,7 @@ class ByteKeySet {
   /** Add the key `b[start, end)`; false when it was already there. */
   add(b: Uint8Array, start: number, end: number): boolean {
     if (this.set) {
-      const key = LENIENT.decode(b.subarray(start, end));
+      const key = decodeUtf8Lenient(b.subarray(start, end));
       if (this.set.has(key)) return false;
       this.set.add(key);
       return true;
@@ -149,7 +148,7 @@ class ByteKeySet {
     this.count = count + 1;
     if (count + 1 >= 32) {
       const set = new Set<string>();
-      for (let k = 0; k <= count; k++) set.add(LENIENT.decode(b.subarray(starts[k]!, ends[k])));
+      for (let k = 0; k <= count; k++) set.add(decodeUtf8Lenient(b.subarray(starts[k]!, ends[k])));
       this.set = set;
     }
     return true;
@@ -234,7 +233,7 @@ export function fastParseBytes(bytes: Uint8Array, integerKeys: ReadonlySet<strin
         lastKeyStart = ks;
         lastKeyEnd = ke;
         if (depth === 1) {
-          rootKey = LENIENT.decode(bytes.subarray(ks, ke));
+          rootKey = decodeUtf8Lenient(bytes.subarray(ks, ke));
           rootStart = -1;
         }
       } else if (depth === 1 && afterColon) {
