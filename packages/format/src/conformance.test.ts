@@ -131,3 +131,39 @@ describe('graph rules and summary', () => {
     expect(graphSummary({ format: 'ctxpkg-graph-v2', nodes: [], edges: [] })).toEqual({ node_count: 0, edge_count: 0, node_types: [], activation_mean: 0 });
   });
 });
+
+describe('duplicate edges and edge ends (level 2) against a direct reading of the rule', () => {
+  /** The rule as written: every edge after the first of its (from, to, type), ends by node or qualified id. */
+  function direct(g: ContextGraph): string[] {
+    const ids = new Set(g.nodes.map((n) => n.id));
+    const seen = new Set<string>();
+    const out: string[] = [];
+    const q = (s: string) => /^@[a-z0-9-]+\/[a-z0-9-]+#./.test(s);
+    g.edges.forEach((e, i) => {
+      const f = ids.has(e.from);
+      const t = ids.has(e.to);
+      if (!f && !q(e.from)) out.push(`content.context_graph.edges[${i}].from`);
+      if (!t && !q(e.to)) out.push(`content.context_graph.edges[${i}].to`);
+      if (!f && !t && q(e.from) && q(e.to)) out.push(`content.context_graph.edges[${i}]`);
+      const k = JSON.stringify([e.from, e.to, e.type]);
+      if (seen.has(k)) out.push(`content.context_graph.edges[${i}]`);
+      seen.add(k);
+    });
+    return out;
+  }
+
+  it('agrees on random graphs, small groups and large ones', () => {
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    for (let round = 0; round < 300; round++) {
+      const n = 1 + rnd(12);
+      const nodes = Array.from({ length: n }, (_, i) => ({ id: `n${i % (1 + rnd(n))}`, type: 't', content: 'c', activation: 1 }));
+      const ends = [...nodes.map((x) => x.id), '@acme/m#x', '@acme/m#y', 'missing'];
+      // a hub node with many edges exercises the large-group path (more than 16 edges from one node)
+      const m = rnd(3) === 0 ? 40 + rnd(40) : rnd(25);
+      const edges = Array.from({ length: m }, () => ({ from: rnd(4) === 0 ? ends[0]! : ends[rnd(ends.length)]!, to: ends[rnd(ends.length)]!, type: ['a', 'b'][rnd(2)]!, weight: 1 }));
+      const g: ContextGraph = { format: 'ctxpkg-graph-v2', nodes, edges };
+      expect(codes(2, g).slice(0, 100)).toEqual(direct(g).slice(0, 100));
+    }
+  });
+});

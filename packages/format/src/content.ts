@@ -8,7 +8,7 @@ import type { ContextGraph } from './graph-types.js';
 import type { Manifest } from './manifest.js';
 import { conformanceIssues } from './conformance.js';
 import { documentIssues } from './documents.js';
-import { graphIssues } from './graph.js';
+import { graphIssues, nodeIndexOf } from './graph.js';
 import { decodeStruct, INVALID, newDecodeContext } from './schema/decode.js';
 import { PACKAGE_CONTENT } from './schema/content-tables.js';
 
@@ -198,10 +198,12 @@ export interface ContentRuleOptions {
  */
 export function contentRuleIssues(content: PackageContent, manifest: Pick<Manifest, 'kind' | 'conformance_level'>, opts: ContentRuleOptions = {}): Issue[] {
   const issues = kindIssues(manifest.kind, content);
-  if (content.context_graph) issues.push(...graphIssues(content.context_graph));
+  // one node index for the graph and conformance rules
+  const index = content.context_graph ? nodeIndexOf(content.context_graph.nodes) : undefined;
+  if (content.context_graph) issues.push(...graphIssues(content.context_graph, index));
   if (manifest.conformance_level !== undefined && !opts.skipConformance) {
     const rawGraph = (opts.raw as { context_graph?: unknown } | undefined)?.context_graph;
-    issues.push(...conformanceIssues(manifest.conformance_level, content.context_graph, rawGraph));
+    issues.push(...conformanceIssues(manifest.conformance_level, content.context_graph, rawGraph, index));
   }
   if (content.documents) issues.push(...documentIssues(content.documents).issues);
   return issues;

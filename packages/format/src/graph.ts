@@ -13,24 +13,43 @@ import { parseTimestamp } from './json/timestamp.js';
 /** The only graph format this version reads and writes. */
 export const GRAPH_FORMAT_V2 = 'ctxpkg-graph-v2';
 
-/** Structural problems of a graph (paths under `content.context_graph`). */
-export function graphIssues(g: ContextGraph): Issue[] {
+/**
+ * Node id → index of the first node with that id in `nodes` (a later node repeating an id is a
+ * duplicate, which `graphIssues` reports). Built once per rule run and shared by `graphIssues` and
+ * `conformanceIssues` (`contentRuleIssues`), which both need it.
+ */
+export function nodeIndexOf(nodes: readonly { id: string }[]): Map<string, number> {
+  const index = new Map<string, number>();
+  // backwards, so the first node of a repeated id keeps its index
+  for (let i = nodes.length - 1; i >= 0; i--) index.set(nodes[i]!.id, i);
+  return index;
+}
+
+/**
+ * Structural problems of a graph (paths under `content.context_graph`, code `E_CONTENT`, at most
+ * 100). `index`: `nodeIndexOf(g.nodes)` when the caller has it.
+ */
+export function graphIssues(g: ContextGraph, index: ReadonlyMap<string, number> = nodeIndexOf(g.nodes)): Issue[] {
   const issues: Issue[] = [];
   const add = (path: string, message: string) =>
     issues.length < 100 && issues.push({ path: `content.context_graph${path}`, code: 'E_CONTENT', message });
   if (g.format !== GRAPH_FORMAT_V2) add('.format', `graph format must be "${GRAPH_FORMAT_V2}", got ${JSON.stringify(g.format)}`);
-  const ids = new Set<string>();
-  g.nodes.forEach((n, i) => {
-    const before = ids.size;
-    ids.add(n.id);
+  const nodes = g.nodes;
+  // The index holds one entry per distinct id: fewer entries than nodes means a repeated id,
+  // and every node after the first of its id is reported.
+  const repeats = index.size !== nodes.length;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
     if (n.id === '') add(`.nodes[${i}].id`, 'node id must not be empty');
-    else if (ids.size === before) add(`.nodes[${i}].id`, `duplicate node id ${JSON.stringify(n.id)}`);
+    else if (repeats && index.get(n.id) !== i) add(`.nodes[${i}].id`, `duplicate node id ${JSON.stringify(n.id)}`);
     if (n.type === '') add(`.nodes[${i}].type`, 'node type must not be empty');
-  });
-  g.edges.forEach((e, i) => {
+  }
+  const edges = g.edges;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]!;
     if (e.from === '' || e.to === '') add(`.edges[${i}]`, 'edge ends must not be empty');
     if (e.type === '') add(`.edges[${i}].type`, 'edge type must not be empty');
-  });
+  }
   return issues;
 }
 

@@ -8,7 +8,7 @@
 import { contentRuleIssues, decodeContent, type PackageContent } from './content.js';
 import { conformanceIssues } from './conformance.js';
 import { CtxpkgError, type Issue } from './errors.js';
-import { graphSummary } from './graph.js';
+import { graphSummary, nodeIndexOf } from './graph.js';
 import { utf8 } from './hash.js';
 import { computeIntegrityOfPieces } from './integrity.js';
 import { roundF64To15 } from './json/numbers.js';
@@ -110,7 +110,8 @@ function inferLevel(c: PackageContent): number | undefined {
   const g = c.context_graph;
   if (!g) return undefined;
   if (g.edges.length === 0) return 1;
-  for (const level of [3, 2]) if (conformanceIssues(level, g).length === 0) return level;
+  const index = nodeIndexOf(g.nodes);
+  for (const level of [3, 2]) if (conformanceIssues(level, g, undefined, index).length === 0) return level;
   return undefined;
 }
 

@@ -9,7 +9,7 @@ import type { ErrorCode } from '../errors.js';
 import { RawNumber } from '../json/parse.js';
 import { hasLoneSurrogate } from '../json/strings.js';
 import { isValidTimestamp, normalizeTimestamp } from '../json/timestamp.js';
-import { BOOL, DATETIME, ENUM, F32, F64, fieldKinds, INTEGER, kindOf, STRING, STRUCT, VEC, type CustomType, type DecodeContext, type FieldSpec, type FieldType, type StructTable } from './types.js';
+import { BOOL, CUSTOM as CUSTOM_KIND, DATETIME, ENUM, F32, F64, fieldKinds, INTEGER, kindOf, STRING, STRUCT, VEC, type CustomType, type DecodeContext, type FieldSpec, type FieldType, type StructTable } from './types.js';
 
 /** Marker returned for a value that could not be decoded (an issue was recorded). */
 export const INVALID: unique symbol = Symbol('invalid');
@@ -145,13 +145,20 @@ function decodeKind(kind: number, type: FieldType, v: unknown, ctx: DecodeContex
         const ek = kindOf(elem);
         let bad = false;
         for (let i = 0; i < v.length; i++) {
-          const d = decodeKind(ek, elem, v[i], ctx, here, i);
+          const x = v[i];
+          const d = decodeKind(ek, elem, x, ctx, here, i);
           if (d === INVALID) bad = true;
-          out[i] = d;
+          // in place, an element decoded as itself (a struct decoded in place) needs no store
+          if (out !== v || d !== x) out[i] = d;
         }
         return bad ? INVALID : out;
       }
-      if (kind === STRUCT) return decodeStruct((type as { struct: StructTable }).struct, v, ctx, at(parent, key));
+      if (kind === STRUCT) {
+        const table = (type as { struct: StructTable }).struct;
+        // the planned path first: it needs no path string (one per node of a large graph)
+        if (ctx.inPlace && ctx.plainNumbers && !ctx.normalize && v !== null && typeof v === 'object' && decodePlanned(table, v as Record<string, unknown>)) return v;
+        return decodeStruct(table, v, ctx, at(parent, key));
+      }
       return (type as { custom: CustomType }).custom.decode(v, ctx, at(parent, key));
   }
   report(ctx, at(parent, key), `expected ${typeof type === 'string' ? type : 'enum' in type ? 'a string' : 'vec' in type ? 'an array' : 'a value'}, got ${describe(v)}`);
@@ -171,6 +178,7 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
     return INVALID;
   }
   const src = v as Record<string, unknown>;
+  if (ctx.inPlace && ctx.plainNumbers && !ctx.normalize && decodePlanned(table, src)) return src;
   // In place (reading a tree we own): defaults are added to the parsed object itself, which
   // saves a copy of every node of a large package. A table that refuses unknown fields (a valid
   // object has no other fields) is copied on write: the source object itself when decoding
@@ -228,6 +236,151 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
     }
   }
   return bad ? INVALID : out;
+}
+
+/**
+ * The plan of one key sequence of a scalar-only table (`decodePlanned`): the source's keys in
+ * enumeration order, the field index of each, and the fields absent from it that decoding fills
+ * in (`nullable` → null, `default` → its default), in table order.
+ */
+interface KeyPlan {
+  keys: string[];
+  fields: number[];
+  fills: number[];
+}
+
+/** Per table: whether every field is a scalar kind, the kind and type of each field, key → field index, and the plans seen (the last used first). */
+interface TablePlans {
+  scalar: boolean;
+  kinds: readonly number[];
+  types: readonly FieldType[];
+  index: Map<string, number>;
+  plans: KeyPlan[];
+}
+
+/** Plans kept per table: a writer's objects of one table come in a few key sequences (an edge with or without `coactivations`). */
+const MAX_PLANS = 8;
+
+const PLANS = new WeakMap<StructTable, TablePlans>();
+
+function tablePlans(table: StructTable): TablePlans {
+  let t = PLANS.get(table);
+  if (!t) {
+    const kinds = fieldKinds(table);
+    t = {
+      scalar: kinds.every((k) => k !== VEC && k !== STRUCT && k !== CUSTOM_KIND),
+      kinds,
+      types: table.fields.map((f) => f.type),
+      index: new Map(table.fields.map((f, i) => [f.key, i])),
+      plans: [],
+    };
+    PLANS.set(table, t);
+  }
+  return t;
+}
+
+/** The plan of `src`'s own keys (in enumeration order), or undefined when the generic path must decode it (an unknown key of a table that refuses them, a missing required field, an inherited key). */
+function buildPlan(table: StructTable, t: TablePlans, src: Record<string, unknown>): KeyPlan | undefined {
+  const keys: string[] = [];
+  const fields: number[] = [];
+  const present = new Uint8Array(table.fields.length);
+  for (const k in src) {
+    if (!Object.prototype.hasOwnProperty.call(src, k)) return undefined;
+    const fi = t.index.get(k);
+    if (fi === undefined) {
+      if (table.unknownFields === 'error') return undefined;
+      continue;
+    }
+    keys.push(k);
+    fields.push(fi);
+    present[fi] = 1;
+  }
+  const fills: number[] = [];
+  for (let i = 0; i < table.fields.length; i++) {
+    if (present[i]) continue;
+    const p = table.fields[i]!.presence;
+    if (p === 'required') return undefined;
+    if (p === 'nullable' || p === 'default') fills.push(i);
+  }
+  return { keys, fields, fills };
+}
+
+/**
+ * In-place decoding of an object of a scalar-only table (e.g. a graph node or edge) read through
+ * the fast parser (plain numbers, integer literals guaranteed): the object's own keys are compared
+ * with the last key sequence seen for `table` (objects of one writer share it), so only the fields
+ * present are checked, and the absent ones are filled in by the plan. Answers true when `src` is
+ * now decoded — exactly what `decodeStruct`'s generic path would make of it; false, leaving `src`
+ * untouched, for anything it does not settle (a null, an unknown key, a value of the wrong type
+ * or out of range, a missing field): the generic path then decodes it and reports the problems.
+ * Tables with vectors, structs or custom fields always take the generic path.
+ */
+function decodePlanned(table: StructTable, src: Record<string, unknown>): boolean {
+  const t = tablePlans(table);
+  if (!t.scalar || Object.getPrototypeOf(src) !== Object.prototype) return false;
+  const plans = t.plans;
+  let plan: KeyPlan | undefined;
+  for (let p = 0; p < plans.length; p++) {
+    const r = checkPlan(plans[p]!, t, src);
+    if (r < 0) return false;
+    if (r === 0) continue;
+    plan = plans[p]!;
+    // the plan last used first
+    plans[p] = plans[0]!;
+    plans[0] = plan;
+    break;
+  }
+  if (plan === undefined) {
+    plan = buildPlan(table, t, src);
+    if (plan === undefined || checkPlan(plan, t, src) !== 1) return false;
+    plans.unshift(plan);
+    if (plans.length > MAX_PLANS) plans.pop();
+  }
+  const fields = table.fields;
+  for (const i of plan.fills) {
+    const f = fields[i]!;
+    src[f.key] = f.presence === 'nullable' ? null : f.default!();
+  }
+  return true;
+}
+
+/**
+ * `src` against `plan` in one walk over its keys (a `for…in`, whose loads V8 serves from the
+ * enumeration cache): 1 when it enumerates exactly the plan's keys and every value decodes as
+ * itself, 0 when its keys differ, -1 when a value needs the generic path.
+ */
+function checkPlan(plan: KeyPlan, t: TablePlans, src: Record<string, unknown>): number {
+  const { keys, fields } = plan;
+  const { kinds, types } = t;
+  let j = 0;
+  for (const k in src) {
+    if (keys[j] !== k) return 0;
+    const i = fields[j++]!;
+    if (!scalarOk(kinds[i]!, types[i]!, src[k])) return -1;
+  }
+  return j === keys.length ? 1 : 0;
+}
+
+/** True when the plain (reading, non-normalizing) decoding of the scalar `v` is `v` itself without a problem. */
+function scalarOk(kind: number, type: FieldType, v: unknown): boolean {
+  switch (kind) {
+    case STRING:
+      return typeof v === 'string';
+    case BOOL:
+      return typeof v === 'boolean';
+    case INTEGER:
+      return typeof v === 'number' && Number.isInteger(v) && v >= 0 && !Object.is(v, -0) && v <= (type === 'u32' ? U32_MAX : Number.MAX_SAFE_INTEGER);
+    case F64:
+      return typeof v === 'number' && Number.isFinite(v);
+    case F32:
+      return typeof v === 'number' && Number.isFinite(Math.fround(v));
+    case DATETIME:
+      return typeof v === 'string' && isValidTimestamp(v);
+    case ENUM:
+      return typeof v === 'string' && (type as Extract<FieldType, { enum: readonly string[] }>).enum.includes(v);
+    default:
+      return false;
+  }
 }
 
 /**
