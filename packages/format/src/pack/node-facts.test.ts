@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../secrets.js';
+import { redactSecrets, secretKinds } from '../secrets.js';
 import { compilePack } from './compile.js';
 import { NodeFacts, nodeSecrets } from './node-facts.js';
 import { graph, node, NOW } from './__tests__/graph.js';
@@ -29,6 +30,23 @@ describe('node facts', () => {
     expect(nodeOmissionHash(meta)).toBe(sha('clean text'));
     expect(nodeSecretKinds(node('@a/x', 'c', { category: `cat ${LEAK}` }))).toEqual(['github_token']);
     expect(nodeSecretKinds(node('@a/x', `key-${LEAK}`))).toEqual(['github_token']);
+  });
+
+  it('metadata cleared line by line gives the answer of the joined scan (an operator opening a line reads the line before)', () => {
+    const value = 'AbCdEfGh0123456789/+AbCdEfGh0123456789/+';
+    // The key ends the id; its operator and value open the category: one finding across the LF.
+    const across = node('@a/x', 'aws_secret_access_key', { category: `  = ${value}` });
+    expect(nodeSecretKinds(across)).toEqual(secretKinds(nodeSecrets(across)));
+    expect(nodeSecretKinds(across)).toContain('aws_secret_access_key');
+    const pieces = ['token', 'aws_secret_key', 'api_key', ' ', '\n', '\t', ':', '=', '"', "'", 'AGENTS.md', 'x', '/', 'ghp_', value, 'sk-', 'Basic ', 'hunter2-Pass', '://u:pw@h'];
+    const text = fc.array(fc.constantFrom(...pieces), { maxLength: 6 }).map((xs) => xs.join(''));
+    fc.assert(
+      fc.property(text, text, fc.option(text, { nil: undefined }), fc.option(text, { nil: undefined }), (local, content, category, file) => {
+        const n = node('@a/x', local === '' ? 'k' : local, { content, ...(category !== undefined ? { category } : {}), ...(file !== undefined ? { file_path: file } : {}) });
+        expect(new NodeFacts([n]).secretKinds(0)).toEqual(secretKinds(nodeSecrets(n)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('recomputes when a remembered node is changed in place (never a stale answer)', () => {

@@ -12,14 +12,44 @@
  */
 import type { MergedNode } from '../graph-types.js';
 import { sha256Hex } from '../hash.js';
-import { redactSecrets, scanSecrets, secretKinds, type SecretFinding } from '../secrets.js';
+import { redactSecrets, scanSecrets, secretKinds, surelyClean, type SecretFinding } from '../secrets.js';
 import { forceOf } from './order.js';
 
 const NONE: readonly string[] = Object.freeze([]);
+const NO_FINDINGS: readonly SecretFinding[] = Object.freeze([]);
 
 /** The metadata line scanned with a node: id, category and file path joined by LF. */
 function metaText(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>): string {
   return `${n.id}\n${n.category ?? ''}\n${n.file_path ?? ''}`;
+}
+
+/** JavaScript `\s` by character code (the secret gate's whitespace, secret-gate.ts). */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** True when the first character of `s` that is not whitespace is `:` or `=` (an operator the gate would read with the line before). */
+function opensWithOperator(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!isSpace(c)) return c === 58 || c === 61;
+  }
+  return false;
+}
+
+/**
+ * True when `scanSecrets(metaText(n))` certainly finds nothing, without building that text: the
+ * secret gate (`surelyClean`) rules out each of the three lines on its own, and no line after the
+ * first opens (after whitespace) with `:` or `=`. That is the gate's verdict on the joined text:
+ * a literal hint or a token run never spans the LF between lines, and an operator's key is read
+ * backwards over whitespace (LF included) only when nothing but whitespace precedes it on its
+ * line (secret-gate.ts `GATE_ASSIGN`). Anything else is scanned joined, as before.
+ */
+function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>): boolean {
+  const category = n.category ?? '';
+  const path = n.file_path ?? '';
+  return surelyClean(n.id) && surelyClean(category) && surelyClean(path);
 }
 
 /**
@@ -77,8 +107,10 @@ export class NodeFacts {
   private at(i: number): MergedNode {
     const n = this.nodes[i] as MergedNode;
     if (this.kinds[i] !== undefined && this.content[i] === n.content && this.id[i] === n.id && this.category[i] === n.category && this.path[i] === n.file_path) return n;
-    const inContent = scanSecrets(n.content);
-    const inMeta = scanSecrets(metaText(n));
+    // Most nodes are clean: one gate pass per text proves it, with no findings array or joined
+    // metadata text built (the full scan runs only when the gate cannot rule a rule out).
+    const inContent = surelyClean(n.content) ? NO_FINDINGS : scanSecrets(n.content);
+    const inMeta = metaSurelyClean(n) ? NO_FINDINGS : scanSecrets(metaText(n));
     this.kinds[i] = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
     this.contentSecret[i] = inContent.length > 0 ? 1 : 0;
     this.content[i] = n.content;
