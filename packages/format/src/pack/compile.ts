@@ -235,7 +235,7 @@ export function compilePack(input: PackInput): CompiledPack {
   nodes.forEach((n, i) => {
     if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.include && !input.include(n))) return;
     itemCount++;
-    const isPinned = pinned.has(n.id);
+    const isPinned = pinned.size > 0 && pinned.has(n.id);
     if (isPinned) pinnedItems++;
     if (input.pinnedOnly && !isPinned) return;
     eligible.push(i);
@@ -333,7 +333,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const sectionIdx = new Uint8Array(live.length);
   const perSection = new Int32Array(SECTIONS.length);
   live.forEach((n, h) => {
-    const isPinned = pinned.has(n.id);
+    const isPinned = pinned.size > 0 && pinned.has(n.id);
     const p = piece[h];
     keys.pinned[h] = isPinned ? 1 : 0;
     if (focus) keys.focus[h] = p && p.k > 0 ? (keys.focus[p.first] as number) : focusScore(focus, n, scopeAt(h), focus.kind === 'query' ? headingText(sectionsAt(h)) : '');
@@ -519,25 +519,57 @@ export function compilePack(input: PackInput): CompiledPack {
   // bytes are left, instead of walking the rest of a large graph.
   // Notes (spec/pack.md §8 "Partial sections"): the innermost heading section of each candidate
   // and how many candidates each section has.
-  const noteKey: Array<string | undefined> = new Array(live.length);
-  const noteMembers = new Map<string, number>();
+  // Each note is a slot (its key `<package>\u0000<section id>`, members, section and package):
+  // candidates are mapped to slots through their heading path (one shared array per innermost
+  // section, sections.ts) and package, so the key string is built and hashed once per note, not
+  // once per candidate.
+  const noteSlot = new Int32Array(live.length).fill(-1);
+  const slotKey: string[] = [];
+  const slotMembers: number[] = [];
   // The innermost section of each note: its heading label names it in the note's command.
-  const noteSection = new Map<string, string>();
+  const slotSection: string[] = [];
+  const slotPackage: string[] = [];
+  const slotOf = new Map<string, number>();
   if (renderer.partialNote) {
+    // The slot of the package last seen with each heading path (usually its only one).
+    const byPath = new Map<readonly SectionRef[], { pkg: string; slot: number }>();
     for (let h = 0; h < live.length; h++) {
-      const n = live[h] as MergedNode;
       const path = sectionsAt(h);
       const inner = path[path.length - 1];
       if (inner === undefined) continue;
-      const key = `${n.package}\u0000${inner.id}`;
-      noteKey[h] = key;
-      noteMembers.set(key, (noteMembers.get(key) ?? 0) + 1);
-      noteSection.set(key, inner.id);
+      const pkg = (live[h] as MergedNode).package;
+      const seen = byPath.get(path);
+      let slot: number;
+      if (seen !== undefined && seen.pkg === pkg) slot = seen.slot;
+      else {
+        const key = `${pkg}\u0000${inner.id}`;
+        let s = slotOf.get(key);
+        if (s === undefined) {
+          slotOf.set(key, (s = slotKey.length));
+          slotKey.push(key);
+          slotMembers.push(0);
+          slotSection.push(inner.id);
+          slotPackage.push(pkg);
+        }
+        slot = s;
+        if (seen !== undefined) {
+          seen.pkg = pkg;
+          seen.slot = s;
+        } else byPath.set(path, { pkg, slot: s });
+      }
+      noteSlot[h] = slot;
+      slotMembers[slot]++;
     }
   }
+  /** The note key of candidate `h` (undefined: in no heading section). */
+  const noteKeyAt = (h: number): string | undefined => {
+    const s = noteSlot[h] as number;
+    return s < 0 ? undefined : slotKey[s];
+  };
+  const membersOf = (key: string): number => slotMembers[slotOf.get(key) as number] as number;
   // A note's text depends only on its section and counts (a fixed piece per note, select.ts).
   const noteText = (key: string, taken: number, members: number): string =>
-    taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members, headings().label(noteSection.get(key) as string)) : '';
+    taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members, headings().label(slotSection[slotOf.get(key) as number] as string)) : '';
   // Pass 1c's packages: each package's non-pinned candidates and a lower bound of its need.
   let minBlock = Number.MAX_SAFE_INTEGER;
   const pkgIndex = new Map<string, number>();
@@ -545,17 +577,22 @@ export function compilePack(input: PackInput): CompiledPack {
   const pkgNeed: number[] = [];
   // Group headers counted in the needs (each once; the fence counted for the first package needing it).
   const needGroups = new Set<string>();
+  let lastName: string | undefined;
+  let lastIndex = 0;
   for (let h = 0; h < live.length; h++) {
     const b = boundOf(h, false);
     minBlock = Math.min(minBlock, b);
     if (keys.pinned[h]) continue;
     const name = (live[h] as MergedNode).package;
-    let i = pkgIndex.get(name);
+    // Candidates of one package are usually adjacent: the index of the last one is reused.
+    let i = name === lastName ? lastIndex : pkgIndex.get(name);
     if (i === undefined) {
       pkgIndex.set(name, (i = pkgMembers.length));
       pkgMembers.push(SECTIONS.map(() => []));
       pkgNeed.push(0);
     }
+    lastName = name;
+    lastIndex = i;
     ((pkgMembers[i] as number[][])[sectionIdx[h] as number] as number[]).push(h);
     pkgNeed[i] = (pkgNeed[i] as number) + b;
     const gs = groupsAt(h);
@@ -572,9 +609,10 @@ export function compilePack(input: PackInput): CompiledPack {
   // lost to the note's transient bytes, list-budget.test.ts). Only pass 1c (two or more
   // packages) reads the needs.
   if (pkgMembers.length > 1) {
-    for (const [key, members] of noteMembers) {
-      const i = members > 1 ? pkgIndex.get(key.slice(0, key.indexOf('\u0000'))) : undefined;
-      if (i !== undefined) pkgNeed[i] = (pkgNeed[i] as number) + utf8Length(noteText(key, members - 1, members));
+    for (let s = 0; s < slotKey.length; s++) {
+      const members = slotMembers[s] as number;
+      const i = members > 1 ? pkgIndex.get(slotPackage[s] as string) : undefined;
+      if (i !== undefined) pkgNeed[i] = (pkgNeed[i] as number) + utf8Length(noteText(slotKey[s] as string, members - 1, members));
     }
   }
   // Package order: by name (the index above follows the input's node order).
@@ -591,16 +629,17 @@ export function compilePack(input: PackInput): CompiledPack {
     if (p) after[h] = p.prev;
   }
   {
-    const bySection = new Map<string, number[]>();
+    const bySection: Array<number[] | undefined> = new Array(slotKey.length);
     for (let h = 0; h < live.length; h++) {
-      const key = noteKey[h];
-      if (key === undefined || keys.pinned[h] || (live[h] as MergedNode).line_start === undefined) continue;
-      const list = bySection.get(key);
+      const slot = noteSlot[h] as number;
+      if (slot < 0 || keys.pinned[h] || (live[h] as MergedNode).line_start === undefined) continue;
+      const list = bySection[slot];
       if (list) list.push(h);
-      else bySection.set(key, [h]);
+      else bySection[slot] = [h];
     }
     const lineAt = (h: number): number => lineOf(h) + (piece[h]?.start ?? 0);
-    for (const hs of bySection.values()) {
+    for (const hs of bySection) {
+      if (hs === undefined) continue;
       hs.sort((a, b) => lineAt(a) - lineAt(b) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id) || (piece[a]?.k ?? 0) - (piece[b]?.k ?? 0));
       let prev = -1;
       for (const h of hs) {
@@ -625,8 +664,8 @@ export function compilePack(input: PackInput): CompiledPack {
       after: (h) => after[h] as number,
       continuation: (h) => (piece[h]?.k ?? 0) > 0,
       noteAt: (h) => {
-        const key = noteKey[h];
-        return key === undefined ? undefined : { key, members: noteMembers.get(key) as number };
+        const s = noteSlot[h] as number;
+        return s < 0 ? undefined : { key: slotKey[s] as string, members: slotMembers[s] as number };
       },
       noteBytes: (key, taken, members) => utf8Length(noteText(key, taken, members)),
       packages: {
@@ -656,7 +695,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const reason = reasons[i];
     const at = inIdx[i] as number;
     if (reason) {
-      omissions.push(omissionOf(n, reason, pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? facts.secretKinds(at) : undefined));
+      omissions.push(omissionOf(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? facts.secretKinds(at) : undefined));
     } else if (!selected[handleOf[i] as number]) {
       nb++;
       omissions.push(omissionOf(n, 'byte_budget', false, facts.omissionHash(at)));
@@ -676,7 +715,7 @@ export function compilePack(input: PackInput): CompiledPack {
   // group header): taken counts per section first.
   const takenIn = new Map<string, number>();
   for (const h of chosen) {
-    const key = noteKey[h];
+    const key = noteKeyAt(h);
     if (key !== undefined) takenIn.set(key, (takenIn.get(key) ?? 0) + 1);
   }
   let pending: { key: string; into: string[]; text: string } | undefined;
@@ -685,7 +724,7 @@ export function compilePack(input: PackInput): CompiledPack {
   let blockCount = 0;
   for (const h of chosen) {
     const it = itemAt(h);
-    const key = noteKey[h];
+    const key = noteKeyAt(h);
     if (pending && pending.key !== key) {
       pending.into.push(pending.text);
       pending = undefined;
@@ -700,7 +739,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const b = blockAt(h);
     into.push(blockCount++ > 0 ? renderer.separator + b : b);
     if (key !== undefined && !pending) {
-      const text = noteText(key, takenIn.get(key) as number, noteMembers.get(key) as number);
+      const text = noteText(key, takenIn.get(key) as number, membersOf(key));
       if (text !== '') pending = { key, into, text };
     }
     const p = piece[h];
