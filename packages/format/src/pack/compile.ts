@@ -12,7 +12,7 @@ import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshness.js';
 import { itemOf } from './item.js';
-import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
+import { candidateKeys, handleComparator, LazyOrder, MergedOrder } from './lazy-order.js';
 import { factsFor } from './node-facts.js';
 import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
 import { listPieces } from './passage.js';
@@ -674,7 +674,8 @@ export function compilePack(input: PackInput): CompiledPack {
           (pkgMembers[i] as number[][]).forEach((hs, si) => {
             if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare));
           });
-          return { bySection, all: new LazyOrder(Int32Array.from((pkgMembers[i] as number[][]).flat()), compare) };
+          // All of the package's candidates in the total order: its section sequences merged.
+          return { bySection, all: new MergedOrder([...bySection.values()], compare) };
         }),
         need: pkgOrder.map((i) => pkgNeed[i] as number),
       },

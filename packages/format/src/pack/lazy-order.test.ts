@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidateKeys, handleComparator, LazyOrder } from './lazy-order.js';
+import { candidateKeys, handleComparator, LazyOrder, MergedOrder } from './lazy-order.js';
 import { compareKeys } from './order.js';
 import { node } from './__tests__/graph.js';
 
@@ -54,5 +54,32 @@ describe('LazyOrder', () => {
     expect(order.at(2)).toBeGreaterThanOrEqual(0);
     expect(order.materialized).toBe(3);
     expect(keys.activation[order.at(0)]).toBe(9999);
+  });
+
+  it('MergedOrder of disjoint parts reads as one LazyOrder over their union, however far it is read', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(row, fc.nat({ max: 3 })), { maxLength: 150 }), fc.nat({ max: 160 }), (rows, depth) => {
+        const nodes = rows.map(([r], i) => node(r.pkg, `n${i}`));
+        const keys = candidateKeys(nodes);
+        rows.forEach(([r], h) => {
+          keys.focus[h] = r.focus;
+          keys.rank[h] = r.rank;
+          keys.activation[h] = r.activation;
+          keys.big[h] = r.big ? 1 : 0;
+          keys.pos[h] = r.pos;
+        });
+        const cmp = handleComparator(keys);
+        const parts = [0, 1, 2, 3].map((p) => new LazyOrder(Int32Array.from(rows.flatMap(([, q], h) => (q === p ? [h] : []))), cmp));
+        const merged = new MergedOrder(parts, cmp);
+        const whole = new LazyOrder(Int32Array.from(rows, (_, h) => h), cmp);
+        expect(merged.length).toBe(rows.length);
+        const k = Math.min(depth, rows.length);
+        // A part read ahead (as the section passes do) does not change the merged order.
+        if (rows.length > 0) parts[rows[0]![1]]!.at(k);
+        expect(Array.from({ length: k }, (_, i) => merged.at(i))).toEqual(Array.from({ length: k }, (_, i) => whole.at(i)));
+        expect(Array.from({ length: rows.length + 1 }, (_, i) => merged.at(i))).toEqual([...Array.from({ length: rows.length }, (_, i) => whole.at(i)), -1]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -10,6 +10,7 @@
  * in its file, package, id.
  */
 import type { MergedNode } from '../graph-types.js';
+import type { OrderedSequence } from './select.js';
 
 /** Order keys of the candidates, one slot per handle. */
 export interface CandidateKeys {
@@ -67,6 +68,8 @@ export class LazyOrder {
   private readonly heap: Int32Array;
   private size: number;
   private readonly sorted: number[] = [];
+  /** Whether the heap is built (on the first `at`: a sequence never read costs no comparisons). */
+  private built = false;
 
   /** `handles` is taken over (reordered in place). */
   constructor(
@@ -75,7 +78,6 @@ export class LazyOrder {
   ) {
     this.heap = handles;
     this.size = handles.length;
-    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
   /** Number of handles in the sequence. */
@@ -90,6 +92,10 @@ export class LazyOrder {
 
   /** The handle at position `k` of the order, or -1 past the end. */
   at(k: number): number {
+    if (!this.built) {
+      this.built = true;
+      for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+    }
     while (this.sorted.length <= k && this.size > 0) this.sorted.push(this.pop());
     return k < this.sorted.length ? (this.sorted[k] as number) : -1;
   }
@@ -119,5 +125,45 @@ export class LazyOrder {
       i = c;
     }
     h[i] = x;
+  }
+}
+
+/**
+ * The union of disjoint sequences in the same total order, merged on demand: `at(k)` takes the
+ * smallest of the parts' next handles (the comparator is total, so the result is the order of
+ * the union — what a `LazyOrder` over all their handles would give, without a heap of its own).
+ */
+export class MergedOrder implements OrderedSequence {
+  readonly length: number;
+  private readonly cursor: Int32Array;
+  private readonly sorted: number[] = [];
+
+  constructor(
+    private readonly parts: readonly OrderedSequence[],
+    private readonly cmp: (a: number, b: number) => number,
+  ) {
+    let n = 0;
+    for (const p of parts) n += p.length;
+    this.length = n;
+    this.cursor = new Int32Array(parts.length);
+  }
+
+  /** The handle at position `k` of the order, or -1 past the end. */
+  at(k: number): number {
+    while (this.sorted.length <= k) {
+      let best = -1;
+      let from = -1;
+      for (let i = 0; i < this.parts.length; i++) {
+        const h = (this.parts[i] as OrderedSequence).at(this.cursor[i] as number);
+        if (h >= 0 && (best < 0 || this.cmp(h, best) < 0)) {
+          best = h;
+          from = i;
+        }
+      }
+      if (best < 0) break;
+      this.cursor[from]++;
+      this.sorted.push(best);
+    }
+    return k < this.sorted.length ? (this.sorted[k] as number) : -1;
   }
 }

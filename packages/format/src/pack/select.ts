@@ -273,8 +273,10 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     for (const s of present) {
       const seq = bySection.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
-      for (let k = 0, h = seq.at(0); h >= 0; h = seq.at(++k)) {
-        if (left < o.minBlockBytes || exhausted()) break;
+      // The stop test before each read: a sequence never read is never ordered (LazyOrder).
+      for (let k = 0; left >= o.minBlockBytes && !exhausted(); k++) {
+        const h = seq.at(k);
+        if (h < 0) break;
         if (selected[h]) continue;
         const bytes = costWithin(h, left);
         if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
@@ -296,8 +298,9 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     pk.sequences.forEach((seqs, i) => {
       // The package's section shares, then what they left of its share in its total order.
       let left = sectionShares(shares[i] as number, seqs.bySection);
-      for (let k = 0, h = seqs.all.at(0); h >= 0; h = seqs.all.at(++k)) {
-        if (left < o.minBlockBytes || exhausted()) break;
+      for (let k = 0; left >= o.minBlockBytes && !exhausted(); k++) {
+        const h = seqs.all.at(k);
+        if (h < 0) break;
         if (selected[h]) continue;
         const bytes = costWithin(h, left);
         if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
