@@ -211,7 +211,11 @@ export function compilePack(input: PackInput): CompiledPack {
   const nodes = graph.nodes;
   let structural = 0;
   const deliverable: MergedNode[] = [];
-  for (const n of nodes) {
+  // Indexed loops over the graph's arrays here and below: a compilation runs once per process
+  // (`ctxpkg render`), mostly before the optimizing compiler could remove a for…of iterator's
+  // result objects — 50k of them per pass.
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i] as MergedNode;
     if (STRUCTURAL_TYPES.has(n.type)) structural++;
     else deliverable.push(n);
   }
@@ -250,7 +254,8 @@ export function compilePack(input: PackInput): CompiledPack {
           { scopeOf: (n) => scopes.get(n.id), pathOf: (n) => sectionsOf(n.id), headings: headings() },
         )
       : undefined;
-  for (const i of eligible) {
+  for (let k = 0; k < eligible.length; k++) {
+    const i = eligible[k] as number;
     const n = nodes[i] as MergedNode;
     if (focused && !focused.has(n)) continue;
     inScope.push(n);

@@ -97,12 +97,14 @@ export function isOversize(textBytes: number, budgetBytes: number): boolean {
 }
 
 /** Security words (whole words or word starts, ASCII case-insensitive; linear: one alternation, no nesting). */
-const SECURITY = /\b(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|private[ _-]keys?|access[ _-]tokens?|personal data|pii\b|saniti[sz]\w*|injection|xss|csrf|vulnerab\w*|owasp|security|cve-\d)/i;
+export const SECURITY = /\b(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|private[ _-]keys?|access[ _-]tokens?|personal data|pii\b|saniti[sz]\w*|injection|xss|csrf|vulnerab\w*|owasp|security|cve-\d)/i;
 /** Imperatives that state a hard rule (linear: one alternation, no nesting). */
-const IMPERATIVE = /\b(?:never|always|must|mustn't|do not|don't|shall not|under no circumstances)\b/i;
-/** `SECURITY` or (group 1) `IMPERATIVE`, security first at each position (`forceOf`). */
-const EITHER = new RegExp(`${SECURITY.source}|(${IMPERATIVE.source})`, 'gi');
+export const IMPERATIVE = /\b(?:never|always|must|mustn't|do not|don't|shall not|under no circumstances)\b/i;
+/** `SECURITY` or `IMPERATIVE`, security first at each position (`forceOf`). */
+const EITHER = new RegExp(`${SECURITY.source}|${IMPERATIVE.source}`, 'i');
 const SECURITY_G = new RegExp(SECURITY.source, 'gi');
+/** `SECURITY` at exactly `lastIndex`. */
+const SECURITY_Y = new RegExp(SECURITY.source, 'iy');
 
 /**
  * Force of a rule's text (order key 3b): 2 when it speaks of security (credentials, secrets, API
@@ -113,14 +115,16 @@ const SECURITY_G = new RegExp(SECURITY.source, 'gi');
  */
 export function forceOf(text: string): number {
   const t = text.length > 2000 ? text.slice(0, 2000) : text;
-  // One scan for the first match of either: at each position the security words are tried
-  // first, so when an imperative matches first no security word starts at or before it, and only
-  // the rest of the text is searched for one (the same answer as testing both on the whole text).
-  EITHER.lastIndex = 0;
-  const m = EITHER.exec(t);
-  if (m === null) return 0;
-  if (m[1] === undefined) return 2;
-  SECURITY_G.lastIndex = m.index + 1;
+  // One scan for the first match of either (`search`: its position only, no match object): at
+  // each position the security words are tried first, so the match there is a security word when
+  // `SECURITY` matches at that very position; otherwise it is an imperative, no security word
+  // starts at or before it, and only the rest of the text is searched for one (the same answer as
+  // testing both on the whole text).
+  const at = t.search(EITHER);
+  if (at < 0) return 0;
+  SECURITY_Y.lastIndex = at;
+  if (SECURITY_Y.test(t)) return 2;
+  SECURITY_G.lastIndex = at + 1;
   return SECURITY_G.test(t) ? 2 : 1;
 }
 

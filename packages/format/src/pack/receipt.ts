@@ -86,7 +86,7 @@ export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boo
 /** Counts per reason with every reason present (zeros included), in `OMISSION_REASONS` order. */
 export function countByReason(omissions: readonly Pick<Omission, 'reason'>[]): Record<OmissionReason, number> {
   const out = Object.fromEntries(OMISSION_REASONS.map((r) => [r, 0])) as Record<OmissionReason, number>;
-  for (const o of omissions) out[o.reason]++;
+  for (let i = 0; i < omissions.length; i++) out[(omissions[i] as Pick<Omission, 'reason'>).reason]++;
   return out;
 }
 

@@ -189,7 +189,14 @@ const LIST_ITEM = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
  */
 /** True when no enclosing section of the item's file carries its provenance (the node writes its own). */
 function ownProvenance(item: RenderItem): boolean {
-  return !!item.file_path && !item.sections.some((s) => s.file_path === item.file_path && s.line_start !== undefined);
+  // A loop, not `some` with a closure: asked for the lower bound of every candidate.
+  if (!item.file_path) return false;
+  const sections = item.sections;
+  for (let i = 0; i < sections.length; i++) {
+    const s = sections[i] as SectionRef;
+    if (s.file_path === item.file_path && s.line_start !== undefined) return false;
+  }
+  return true;
 }
 
 function notesOf(item: RenderItem): string[] {

@@ -36,11 +36,16 @@ const MAX_DEPTH = 16;
  */
 export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: ReadonlyMap<string, readonly string[]>): (id: string) => readonly SectionRef[] {
   const byId = new Map<string, MergedNode>();
-  for (const n of graph.nodes) if (n.type === 'section') byId.set(n.id, n);
+  const { nodes, edges } = graph;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i] as MergedNode;
+    if (n.type === 'section') byId.set(n.id, n);
+  }
   // The container of each node: its smallest section parent, else its smallest other parent (a
   // nested list item of an older package sits in its parent item, which sits in a section).
   const parent = new Map<string, string>();
-  for (const e of graph.edges) {
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k] as MergedGraph['edges'][number];
     if (e.type !== 'contains' || e.from === e.to) continue;
     const cur = parent.get(e.to);
     const isSection = byId.has(e.from);
@@ -105,7 +110,9 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
  */
 export function sequenceResolver(graph: Pick<MergedGraph, 'edges'>): (id: string) => number {
   const prev = new Map<string, string>();
-  for (const e of graph.edges) {
+  const edges = graph.edges;
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k] as MergedGraph['edges'][number];
     if (e.type !== 'followed_by' || e.from === e.to) continue;
     const cur = prev.get(e.to);
     if (cur === undefined || e.from < cur) prev.set(e.to, e.from);
