@@ -190,6 +190,8 @@ export interface ContentRuleOptions {
   raw?: unknown;
   /** Skip the conformance check (the caller has just established the level itself). */
   skipConformance?: boolean;
+  /** `nodeIndexOf(content.context_graph.nodes)` when the caller has built it already. */
+  index?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -199,7 +201,7 @@ export interface ContentRuleOptions {
 export function contentRuleIssues(content: PackageContent, manifest: Pick<Manifest, 'kind' | 'conformance_level'>, opts: ContentRuleOptions = {}): Issue[] {
   const issues = kindIssues(manifest.kind, content);
   // one node index for the graph and conformance rules
-  const index = content.context_graph ? nodeIndexOf(content.context_graph.nodes) : undefined;
+  const index = content.context_graph ? (opts.index ?? nodeIndexOf(content.context_graph.nodes)) : undefined;
   if (content.context_graph) issues.push(...graphIssues(content.context_graph, index));
   if (manifest.conformance_level !== undefined && !opts.skipConformance) {
     const rawGraph = (opts.raw as { context_graph?: unknown } | undefined)?.context_graph;

@@ -106,11 +106,10 @@ function deriveStats(c: PackageContent): PackageStats {
   };
 }
 
-function inferLevel(c: PackageContent): number | undefined {
+function inferLevel(c: PackageContent, index: ReadonlyMap<string, number> | undefined): number | undefined {
   const g = c.context_graph;
   if (!g) return undefined;
   if (g.edges.length === 0) return 1;
-  const index = nodeIndexOf(g.nodes);
   for (const level of [3, 2]) if (conformanceIssues(level, g, undefined, index).length === 0) return level;
   return undefined;
 }
@@ -121,10 +120,13 @@ function dependencies(d: ManifestInput['dependencies']): Dependency[] {
   return Object.entries(d).map(([name, version_req]) => ({ name, version_req, optional: false }));
 }
 
-/** The manifest model for validated `content` (integrity and signature not yet set). */
-function manifestModel(m: ManifestInput, content: PackageContent): Record<string, unknown> {
+/**
+ * The manifest model for validated `content` (integrity and signature not yet set); `index`:
+ * `nodeIndexOf` the graph's nodes, when it has a graph.
+ */
+function manifestModel(m: ManifestInput, content: PackageContent, index: ReadonlyMap<string, number> | undefined): Record<string, unknown> {
   const kind = m.kind ?? 'context';
-  const level = m.conformance_level === null ? undefined : (m.conformance_level ?? inferLevel(content));
+  const level = m.conformance_level === null ? undefined : (m.conformance_level ?? inferLevel(content, index));
   const schema = m.schema_version ?? (kind !== 'context' || content.context_graph || level !== undefined ? 2 : 1);
   const g = content.context_graph;
   let summary = m.graph_summary === null ? undefined : m.graph_summary;
@@ -166,13 +168,15 @@ export function buildPackage(input: PackageInput, opts: WriteOptions = {}): Buil
   const dc = decodeContent(input.content, true);
   if (!dc.content) throw invalid(dc.issues, 'content');
   const content = dc.content;
+  // one node index for the level inference and the graph rules
+  const index = content.context_graph ? nodeIndexOf(content.context_graph.nodes) : undefined;
   const mctx = newDecodeContext('E_MANIFEST', true);
-  const decoded = decodeStruct(MANIFEST, manifestModel(input.manifest, content), mctx, 'manifest');
+  const decoded = decodeStruct(MANIFEST, manifestModel(input.manifest, content, index), mctx, 'manifest');
   if (decoded === INVALID) throw invalid(mctx.issues, 'manifest');
   const manifest = decoded as unknown as Manifest;
   const issues = [
     ...manifestRuleIssues(manifest, { allowUnscoped: opts.allowUnscoped ?? false, requireSemver: true }),
-    ...contentRuleIssues(content, manifest, { skipConformance: input.manifest.conformance_level === undefined && manifest.conformance_level !== undefined }),
+    ...contentRuleIssues(content, manifest, { skipConformance: input.manifest.conformance_level === undefined && manifest.conformance_level !== undefined, index }),
   ];
   if (issues.length) throw invalid(issues, 'package');
 
