@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeContent } from '../content.js';
+import { setPlannedDecoding } from './decode.js';
 
 const NODE_KEYS = ['id', 'type', 'content', 'activation', 'category', 'source', 'created_at', 'decay_half_life_days', 'blob_ref', 'file_path', 'line_start', 'line_end', 'confidence', 'supersedes', 'extra'];
 const EDGE_KEYS = ['from', 'to', 'type', 'weight', 'coactivations', 'metadata', 'extra'];
@@ -98,5 +99,71 @@ describe('planned in-place decoding (fast-parser reads)', () => {
     const d = decodeContent(raw, false, true, true);
     expect(d.content).toBeUndefined();
     expect(d.issues.map((i) => i.path)).toEqual(['content.context_graph.nodes[1].content']);
+  });
+});
+
+describe('planned copy-on-write decoding (the writer\'s models)', () => {
+  const writerValue = fc.oneof(
+    { weight: 4, arbitrary: value },
+    { weight: 2, arbitrary: fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.100000Z', '2026-01-01t00:00:00z', '2026-01-01T01:00:00+01:00') },
+    { weight: 1, arbitrary: fc.constantFrom(new Date(Date.UTC(2026, 0, 2)), new Date(Number.NaN), new Date(Date.UTC(10000, 0, 1))) },
+    { weight: 1, arbitrary: fc.constantFrom('\ud800', 'a\udc00b', undefined) },
+  );
+  const writerObject = (keys: string[], usual: string[]) =>
+    fc
+      .tuple(fc.subarray(keys), fc.boolean(), fc.array(writerValue, { minLength: keys.length, maxLength: keys.length }), fc.boolean(), fc.constantFrom('plain', 'plain', 'plain', 'hidden:source', 'hidden:activation', 'hidden:created_at', 'hidden:weight', 'inherited'))
+      .map(([picked, useUsual, vals, typed, shape]) => {
+        const ks = useUsual ? usual : picked;
+        const o: Record<string, unknown> = shape === 'inherited' ? Object.create({ category: 'inherited' }) : {};
+        ks.forEach((k, i) => (o[k] = typed ? plausible(k, i) : vals[i]));
+        // a known field held as a non-enumerable own property
+        if (shape.startsWith('hidden:')) {
+          const key = shape.slice(7);
+          Object.defineProperty(o, key, { value: key === 'activation' || key === 'weight' ? 0.25 : key === 'created_at' ? '2026-03-01T00:00:00.000Z' : 'hidden', enumerable: false });
+        }
+        return o;
+      });
+  const model = fc.record({
+    nodes: fc.array(writerObject(NODE_KEYS, ['id', 'type', 'content', 'activation', 'created_at']), { maxLength: 20 }),
+    edges: fc.array(writerObject(EDGE_KEYS, ['from', 'to', 'type', 'weight']), { maxLength: 20 }),
+  });
+
+  it('gives the generic path\'s model, problems and object identity', () => {
+    fc.assert(
+      fc.property(model, (g) => {
+        const raw = { context_graph: { format: 'ctxpkg-graph-v2', nodes: g.nodes, edges: g.edges } };
+        const planned = decodeContent(raw, true);
+        setPlannedDecoding(false);
+        let generic;
+        try {
+          generic = decodeContent(raw, true);
+        } finally {
+          setPlannedDecoding(true);
+        }
+        expect(planned.issues).toStrictEqual(generic.issues);
+        expect(planned.content === undefined).toBe(generic.content === undefined);
+        if (!planned.content) return;
+        const p = planned.content.context_graph!;
+        const q = generic.content!.context_graph!;
+        expect(p).toStrictEqual(q);
+        const pairs = [...p.nodes.map((n, i) => [n, q.nodes[i], g.nodes[i]]), ...p.edges.map((e, i) => [e, q.edges[i], g.edges[i]])];
+        for (const [a, b, src] of pairs) {
+          expect(Object.keys(a!)).toStrictEqual(Object.keys(b!));
+          // shared with the model exactly when the generic path shares it
+          expect(a === src).toBe(b === src);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('normalizes timestamps and fills defaults on a copy, leaving the model as it was', () => {
+    const node = { id: 'a', type: 't', content: 'x', created_at: '2026-01-01T00:00:00.000Z' };
+    const edge = { from: 'a', to: 'a', type: 't', weight: 0.5, coactivations: 1 };
+    const d = decodeContent({ context_graph: { format: 'ctxpkg-graph-v2', nodes: [node], edges: [edge] } }, true);
+    expect(d.issues).toEqual([]);
+    expect(d.content!.context_graph!.nodes[0]).toStrictEqual({ id: 'a', type: 't', content: 'x', created_at: '2026-01-01T00:00:00Z', activation: 1 });
+    expect(node).toStrictEqual({ id: 'a', type: 't', content: 'x', created_at: '2026-01-01T00:00:00.000Z' });
+    expect(d.content!.context_graph!.edges[0]).toBe(edge);
   });
 });

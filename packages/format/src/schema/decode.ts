@@ -156,7 +156,10 @@ function decodeKind(kind: number, type: FieldType, v: unknown, ctx: DecodeContex
       if (kind === STRUCT) {
         const table = (type as { struct: StructTable }).struct;
         // the planned path first: it needs no path string (one per node of a large graph)
-        if (ctx.inPlace && ctx.plainNumbers && !ctx.normalize && v !== null && typeof v === 'object' && decodePlanned(table, v as Record<string, unknown>)) return v;
+        if (v !== null && typeof v === 'object') {
+          const d = planned(table, v as Record<string, unknown>, ctx);
+          if (d !== undefined) return d;
+        }
         return decodeStruct(table, v, ctx, at(parent, key));
       }
       return (type as { custom: CustomType }).custom.decode(v, ctx, at(parent, key));
@@ -178,7 +181,8 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
     return INVALID;
   }
   const src = v as Record<string, unknown>;
-  if (ctx.inPlace && ctx.plainNumbers && !ctx.normalize && decodePlanned(table, src)) return src;
+  const d = planned(table, src, ctx);
+  if (d !== undefined) return d;
   // In place (reading a tree we own): defaults are added to the parsed object itself, which
   // saves a copy of every node of a large package. A table that refuses unknown fields (a valid
   // object has no other fields) is copied on write: the source object itself when decoding
@@ -240,12 +244,13 @@ export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext,
 
 /**
  * The plan of one key sequence of a scalar-only table (`decodePlanned`): the source's keys in
- * enumeration order, the field index of each, and the fields absent from it that decoding fills
- * in (`nullable` → null, `default` → its default), in table order.
+ * enumeration order, the field index of each, the fields absent from it, and those of them that
+ * decoding fills in (`nullable` → null, `default` → its default), in table order.
  */
 interface KeyPlan {
   keys: string[];
   fields: number[];
+  absent: number[];
   fills: number[];
 }
 
@@ -262,6 +267,16 @@ interface TablePlans {
 const MAX_PLANS = 8;
 
 const PLANS = new WeakMap<StructTable, TablePlans>();
+
+let plansOn = true;
+
+/**
+ * Turn planned decoding off (`false`) or on again: for tests that compare it with the generic
+ * path. On by default; the output is the same either way.
+ */
+export function setPlannedDecoding(on: boolean): void {
+  plansOn = on;
+}
 
 function tablePlans(table: StructTable): TablePlans {
   let t = PLANS.get(table);
@@ -295,34 +310,49 @@ function buildPlan(table: StructTable, t: TablePlans, src: Record<string, unknow
     fields.push(fi);
     present[fi] = 1;
   }
+  const absent: number[] = [];
   const fills: number[] = [];
   for (let i = 0; i < table.fields.length; i++) {
     if (present[i]) continue;
+    absent.push(i);
     const p = table.fields[i]!.presence;
     if (p === 'required') return undefined;
     if (p === 'nullable' || p === 'default') fills.push(i);
   }
-  return { keys, fields, fills };
+  return { keys, fields, absent, fills };
 }
 
 /**
- * In-place decoding of an object of a scalar-only table (e.g. a graph node or edge) read through
- * the fast parser (plain numbers, integer literals guaranteed): the object's own keys are compared
- * with the last key sequence seen for `table` (objects of one writer share it), so only the fields
- * present are checked, and the absent ones are filled in by the plan. Answers true when `src` is
- * now decoded — exactly what `decodeStruct`'s generic path would make of it; false, leaving `src`
- * untouched, for anything it does not settle (a null, an unknown key, a value of the wrong type
- * or out of range, a missing field): the generic path then decodes it and reports the problems.
- * Tables with vectors, structs or custom fields always take the generic path.
+ * `decodePlanned` where `ctx` allows it: reading in place through the fast parser (plain numbers,
+ * no normalizing), or writing (normalizing, copy on write) a table that refuses unknown fields.
  */
-function decodePlanned(table: StructTable, src: Record<string, unknown>): boolean {
+function planned(table: StructTable, src: Record<string, unknown>, ctx: DecodeContext): Record<string, unknown> | undefined {
+  if (!plansOn) return undefined;
+  if (ctx.inPlace) return ctx.plainNumbers && !ctx.normalize ? decodePlanned(table, src, false) : undefined;
+  return ctx.normalize && ctx.plainNumbers && table.unknownFields === 'error' ? decodePlanned(table, src, true) : undefined;
+}
+
+/**
+ * Planned decoding of an object of a scalar-only table (e.g. a graph node or edge): the object's
+ * own keys are compared with the key sequences last seen for `table` (objects of one writer share
+ * a few), so only the fields present are checked, and the absent ones are filled in by the plan.
+ * Reading (`cow` false, a tree from the fast parser: plain numbers, integer literals guaranteed):
+ * the defaults are added to `src` itself. Writing (`cow` true, a caller's model): timestamps are
+ * normalized, and `src` is returned as is when decoding changes nothing, else a copy with the
+ * changes (the generic path's copy on write). Answers the decoded object — exactly what
+ * `decodeStruct`'s generic path makes of `src` — or undefined, leaving `src` untouched, for
+ * anything it does not settle (a null or undefined value, an unknown or non-enumerable key, a
+ * value of the wrong type or out of range, a missing field): the generic path then decodes it and
+ * reports the problems. Tables with vectors, structs or custom fields always take the generic path.
+ */
+function decodePlanned(table: StructTable, src: Record<string, unknown>, cow: boolean): Record<string, unknown> | undefined {
   const t = tablePlans(table);
-  if (!t.scalar || Object.getPrototypeOf(src) !== Object.prototype) return false;
+  if (!t.scalar || Object.getPrototypeOf(src) !== Object.prototype) return undefined;
   const plans = t.plans;
   let plan: KeyPlan | undefined;
   for (let p = 0; p < plans.length; p++) {
-    const r = checkPlan(plans[p]!, t, src);
-    if (r < 0) return false;
+    const r = checkPlan(plans[p]!, t, src, cow);
+    if (r < 0) return undefined;
     if (r === 0) continue;
     plan = plans[p]!;
     // the plan last used first
@@ -332,31 +362,65 @@ function decodePlanned(table: StructTable, src: Record<string, unknown>): boolea
   }
   if (plan === undefined) {
     plan = buildPlan(table, t, src);
-    if (plan === undefined || checkPlan(plan, t, src) !== 1) return false;
+    if (plan === undefined || checkPlan(plan, t, src, cow) !== 1) return undefined;
     plans.unshift(plan);
     if (plans.length > MAX_PLANS) plans.pop();
   }
   const fields = table.fields;
+  let out = src;
+  if (cow) {
+    // a field the enumeration did not show may still be an own, non-enumerable property
+    for (const i of plan.absent) if (Object.prototype.hasOwnProperty.call(src, fields[i]!.key)) return undefined;
+    if (CHANGES.length === 0 && plan.fills.length === 0) return src;
+    out = { ...src };
+    for (let c = 0; c < CHANGES.length; c += 2) out[fields[CHANGES[c] as number]!.key] = CHANGES[c + 1];
+  }
   for (const i of plan.fills) {
     const f = fields[i]!;
-    src[f.key] = f.presence === 'nullable' ? null : f.default!();
+    out[f.key] = f.presence === 'nullable' ? null : f.default!();
   }
-  return true;
+  return out;
 }
 
 /**
- * `src` against `plan` in one walk over its keys (a `for…in`, whose loads V8 serves from the
- * enumeration cache): 1 when it enumerates exactly the plan's keys and every value decodes as
- * itself, 0 when its keys differ, -1 when a value needs the generic path.
+ * The values `checkPlan` decoded differently from the source (normalized timestamps), as pairs
+ * of field index and value; cleared by each call (plans decode no nested objects, so one buffer
+ * serves every call).
  */
-function checkPlan(plan: KeyPlan, t: TablePlans, src: Record<string, unknown>): number {
+const CHANGES: unknown[] = [];
+
+/**
+ * `src` against `plan` in one walk over its keys (a `for…in`, whose loads V8 serves from the
+ * enumeration cache): 1 when it enumerates exactly the plan's keys and every value decodes
+ * without a problem, 0 when its keys differ, -1 when a value needs the generic path. `normalize`
+ * (writing): values that decode to something else are listed in `CHANGES`.
+ */
+function checkPlan(plan: KeyPlan, t: TablePlans, src: Record<string, unknown>, normalize: boolean): number {
   const { keys, fields } = plan;
   const { kinds, types } = t;
+  CHANGES.length = 0;
   let j = 0;
   for (const k in src) {
     if (keys[j] !== k) return 0;
     const i = fields[j++]!;
-    if (!scalarOk(kinds[i]!, types[i]!, src[k])) return -1;
+    const v = src[k];
+    if (!normalize) {
+      if (!scalarOk(kinds[i]!, types[i]!, v)) return -1;
+      continue;
+    }
+    const kind = kinds[i]!;
+    if (kind === DATETIME) {
+      if (typeof v !== 'string' && !(v instanceof Date)) return -1;
+      let d: string;
+      try {
+        d = normalizeTimestamp(v);
+      } catch {
+        return -1;
+      }
+      if (d !== v) CHANGES.push(i, d);
+    } else if (kind === STRING) {
+      if (typeof v !== 'string' || hasLoneSurrogate(v)) return -1;
+    } else if (!scalarOk(kind, types[i]!, v)) return -1;
   }
   return j === keys.length ? 1 : 0;
 }
