@@ -156,10 +156,7 @@ function decodeKind(kind: number, type: FieldType, v: unknown, ctx: DecodeContex
       if (kind === STRUCT) {
         const table = (type as { struct: StructTable }).struct;
         // the planned path first: it needs no path string (one per node of a large graph)
-        if (v !== null && typeof v === 'object') {
-          const d = planned(table, v as Record<string, unknown>, ctx);
-          if (d !== undefined) return d;
-        }
+        if (isObjectValue(v)) return planned(table, v, ctx) ?? decodeFields(table, v, ctx, at(parent, key));
         return decodeStruct(table, v, ctx, at(parent, key));
       }
       return (type as { custom: CustomType }).custom.decode(v, ctx, at(parent, key));
@@ -176,13 +173,20 @@ function decodeKind(kind: number, type: FieldType, v: unknown, ctx: DecodeContex
  * unknown fields, a source object that is already exactly its model is returned as is.
  */
 export function decodeStruct(table: StructTable, v: unknown, ctx: DecodeContext, path: string): Record<string, unknown> | typeof INVALID {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof RawNumber || v instanceof Date) {
+  if (!isObjectValue(v)) {
     report(ctx, path, `expected an object (${table.name}), got ${describe(v)}`);
     return INVALID;
   }
-  const src = v as Record<string, unknown>;
-  const d = planned(table, src, ctx);
-  if (d !== undefined) return d;
+  return planned(table, v, ctx) ?? decodeFields(table, v, ctx, path);
+}
+
+/** True for a JSON object value (not null, an array, a raw number or a `Date`). */
+function isObjectValue(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawNumber) && !(v instanceof Date);
+}
+
+/** `decodeStruct` of an object value by the generic path (every field of `table` in turn). */
+function decodeFields(table: StructTable, src: Record<string, unknown>, ctx: DecodeContext, path: string): Record<string, unknown> | typeof INVALID {
   // In place (reading a tree we own): defaults are added to the parsed object itself, which
   // saves a copy of every node of a large package. A table that refuses unknown fields (a valid
   // object has no other fields) is copied on write: the source object itself when decoding
