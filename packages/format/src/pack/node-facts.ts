@@ -49,7 +49,7 @@ function opensWithOperator(s: string): boolean {
 function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>): boolean {
   const category = n.category ?? '';
   const path = n.file_path ?? '';
-  return surelyClean(n.id) && surelyClean(category) && surelyClean(path);
+  return surelyClean(n.id) && surelyClean(category) && surelyClean(path) && !opensWithOperator(category) && !opensWithOperator(path);
 }
 
 /**
