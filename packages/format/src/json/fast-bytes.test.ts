@@ -1,18 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fastParseBytes } from './fast-bytes.js';
-import { parseJsonDocument, MAX_JSON_DEPTH, RawNumber, type JsonValue } from './parse.js';
+import { parseJsonDocument, MAX_JSON_DEPTH } from './parse.js';
 import { compactJsonBytes } from './text.js';
+import { plain, REFUSED_BY_EVERY_FAST_PATH } from './__tests__/fast-cases.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
-
-function plain(v: JsonValue): unknown {
-  if (v instanceof RawNumber) return v.value;
-  if (Array.isArray(v)) return v.map(plain);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
-  return v;
-}
 
 /**
  * The byte fast path replaces UTF-8 decoding plus the strict parser in `rawNumbers` mode: it must
@@ -95,27 +89,14 @@ describe('fastParseBytes', () => {
 
   it('refers every hostile or unusual input to the slower path', () => {
     const cases = [
-      '{"a":1,"a":2}',
-      '{"x":{"k":1,"k":1}}',
-      '{"__proto__":{}}',
-      '{"a":{"constructor":1}}',
-      '{"prototype":[]}',
-      '"\\ud800"',
-      '{"k":"a\\udc00"}',
+      ...REFUSED_BY_EVERY_FAST_PATH,
       '{"k":"a\\ud800\\u0041"}',
       '{"k":"a\\u12"}',
-      '\ufeff{}',
-      '{} x',
-      '{"a":1e400}',
       '{"a":1E-301}',
-      '{"k\\u0065y":1}',
-      '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1),
-      '{"a":',
       '{"a":1}}',
       '{"a":\u00a01}',
       '{"a":é}',
       '{"a":"\ufffd"}',
-      '',
     ];
     for (const t of cases) expect(fastParseBytes(enc(t)), JSON.stringify(t.slice(0, 40))).toBeUndefined();
     // Invalid UTF-8 inside a string, and a stray byte ≥ 0x80 outside one.
