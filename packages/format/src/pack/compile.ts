@@ -386,18 +386,6 @@ export function compilePack(input: PackInput): CompiledPack {
     (members[si] as Int32Array)[fill[si]++] = h;
   }
   const pinnedOrder = Array.from(members[0] as Int32Array).sort(compare);
-  // Under a focus every candidate is one the focus names (above): all are taken in the total
-  // order (focus score first) before any section share.
-  let focusedOrder: OrderedSequence | undefined;
-  if (focused) {
-    const named: number[] = [];
-    for (let h = 0; h < live.length; h++) if (!keys.pinned[h]) named.push(h);
-    if (named.length > 0) focusedOrder = new LazyOrder(Int32Array.from(named), compare);
-  }
-  const sections = new Map<SectionName, LazyOrder>();
-  SECTIONS.forEach((s, si) => {
-    if (si > 0 && (perSection[si] as number) > 0) sections.set(s, new LazyOrder(members[si] as Int32Array, compare));
-  });
 
   // Items and blocks are built lazily: only candidates the selection looks at are rendered.
   const items: Array<RenderItem | undefined> = new Array(live.length);
@@ -584,9 +572,15 @@ export function compilePack(input: PackInput): CompiledPack {
   const needGroups = new Set<string>();
   let lastName: string | undefined;
   let lastIndex = 0;
+  // The selection's lower bound of each candidate's block (`lowerBoundAt`), known for all of them
+  // here: each sequence carries the smallest of its members' (select.ts "Early stop").
+  const lowerBound = new Int32Array(live.length);
+  const pkgMin: number[][] = [];
   for (let h = 0; h < live.length; h++) {
     const b = boundOf(h, false);
     minBlock = Math.min(minBlock, b);
+    const lb = boundOf(h, true);
+    lowerBound[h] = lb;
     if (keys.pinned[h]) continue;
     const name = (live[h] as MergedNode).package;
     // Candidates of one package are usually adjacent: the index of the last one is reused.
@@ -594,11 +588,15 @@ export function compilePack(input: PackInput): CompiledPack {
     if (i === undefined) {
       pkgIndex.set(name, (i = pkgMembers.length));
       pkgMembers.push(SECTIONS.map(() => []));
+      pkgMin.push(SECTIONS.map(() => Number.MAX_SAFE_INTEGER));
       pkgNeed.push(0);
     }
     lastName = name;
     lastIndex = i;
-    ((pkgMembers[i] as number[][])[sectionIdx[h] as number] as number[]).push(h);
+    const si = sectionIdx[h] as number;
+    ((pkgMembers[i] as number[][])[si] as number[]).push(h);
+    const mins = pkgMin[i] as number[];
+    if (lb < (mins[si] as number)) mins[si] = lb;
     pkgNeed[i] = (pkgNeed[i] as number) + b;
     const gs = groupsAt(h);
     for (let j = 0; j < gs.length; j++) {
@@ -655,6 +653,24 @@ export function compilePack(input: PackInput): CompiledPack {
     }
   }
   minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
+  /** The smallest `lowerBound` of `hs`. */
+  const minOf = (hs: ArrayLike<number>): number => {
+    let m = Number.MAX_SAFE_INTEGER;
+    for (let k = 0; k < hs.length; k++) m = Math.min(m, lowerBound[hs[k] as number] as number);
+    return m;
+  };
+  // Under a focus every candidate is one the focus names (above): all are taken in the total
+  // order (focus score first) before any section share.
+  let focusedOrder: OrderedSequence | undefined;
+  if (focused) {
+    const named: number[] = [];
+    for (let h = 0; h < live.length; h++) if (!keys.pinned[h]) named.push(h);
+    if (named.length > 0) focusedOrder = new LazyOrder(Int32Array.from(named), compare, minOf(named));
+  }
+  const sections = new Map<SectionName, LazyOrder>();
+  SECTIONS.forEach((s, si) => {
+    if (si > 0 && (perSection[si] as number) > 0) sections.set(s, new LazyOrder(members[si] as Int32Array, compare, minOf(members[si] as Int32Array)));
+  });
   const { selected } = selectWithinBudget(
     {
       count: live.length,
@@ -665,7 +681,7 @@ export function compilePack(input: PackInput): CompiledPack {
       sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,
       groupsAt,
       sizeAt: (h) => utf8Length(blockAt(h)),
-      lowerBoundAt: (h) => boundOf(h, true),
+      lowerBoundAt: (h) => lowerBound[h] as number,
       after: (h) => after[h] as number,
       continuation: (h) => (piece[h]?.k ?? 0) > 0,
       noteAt: (h) => {
@@ -677,7 +693,7 @@ export function compilePack(input: PackInput): CompiledPack {
         sequences: pkgOrder.map((i) => {
           const bySection = new Map<SectionName, OrderedSequence>();
           (pkgMembers[i] as number[][]).forEach((hs, si) => {
-            if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare));
+            if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare, (pkgMin[i] as number[])[si]));
           });
           // All of the package's candidates in the total order: its section sequences merged.
           return { bySection, all: new MergedOrder([...bySection.values()], compare) };

@@ -71,10 +71,14 @@ export class LazyOrder {
   /** Whether the heap is built (on the first `at`: a sequence never read costs no comparisons). */
   private built = false;
 
-  /** `handles` is taken over (reordered in place). */
+  /**
+   * `handles` is taken over (reordered in place). `minBound`: a lower bound of the selection's
+   * `lowerBoundAt` over these handles, if the caller knows one (`OrderedSequence.minBound`).
+   */
   constructor(
     handles: Int32Array,
     private readonly cmp: (a: number, b: number) => number,
+    readonly minBound?: number,
   ) {
     this.heap = handles;
     this.size = handles.length;
@@ -135,6 +139,8 @@ export class LazyOrder {
  */
 export class MergedOrder implements OrderedSequence {
   readonly length: number;
+  /** The smallest of the parts' `minBound`s (undefined when a part has none). */
+  readonly minBound?: number;
   private readonly cursor: Int32Array;
   private readonly sorted: number[] = [];
 
@@ -143,8 +149,13 @@ export class MergedOrder implements OrderedSequence {
     private readonly cmp: (a: number, b: number) => number,
   ) {
     let n = 0;
-    for (const p of parts) n += p.length;
+    let bound: number | undefined = Number.POSITIVE_INFINITY;
+    for (const p of parts) {
+      n += p.length;
+      bound = bound === undefined || p.minBound === undefined ? undefined : Math.min(bound, p.minBound);
+    }
     this.length = n;
+    if (bound !== undefined) this.minBound = bound;
     this.cursor = new Int32Array(parts.length);
   }
 

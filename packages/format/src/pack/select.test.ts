@@ -5,10 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isCtxpkgError } from '../errors.js';
 import { compilePack } from './compile.js';
+import { LazyOrder, MergedOrder } from './lazy-order.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import type { RenderItem } from './render.js';
+import { selectWithinBudget, setSelectEarlyStop, type OrderedSequence } from './select.js';
+import { SECTIONS, type SectionName } from './types.js';
 import { byteLen, graph, node, NOW } from './__tests__/graph.js';
 
 describe('selection: greedy skip, not greedy stop', () => {
@@ -137,5 +141,91 @@ describe('pinned-only packs (the AGENTS.md block) say what they selected', () =>
     const p = compilePack({ graph: g, maxBytes: 4096, now: NOW });
     expect(p.text).not.toContain('selection:');
     expect(p.text).toContain('\nnot shown: none\n');
+  });
+});
+
+type Row = { section: SectionName; pkg: number; size: number; slack: number; groups: readonly string[]; note?: number | undefined; after?: number | undefined; continuation: boolean; rank: number };
+
+describe('early stop (select.ts): the same selection as reading every sequence to its end', () => {
+  const cand = fc.record({
+    section: fc.constantFrom(...SECTIONS),
+    pkg: fc.nat({ max: 3 }),
+    size: fc.integer({ min: 1, max: 60 }),
+    slack: fc.constantFrom(0, 0, 0, 3, 20),
+    groups: fc.constantFrom<readonly string[]>([], [], [], ['g1'], ['g2', 'g3'], ['g1', 'g4']),
+    note: fc.option(fc.nat({ max: 4 }), { nil: undefined }),
+    after: fc.option(fc.nat({ max: 59 }), { nil: undefined }),
+    continuation: fc.boolean(),
+    rank: fc.nat({ max: 1000 }),
+  });
+  // Note bytes as the Markdown renderer's (grow with the count, refunded when complete) or arbitrary
+  // (0 for none and all, anything between): the stop must be exact for any of them.
+  const noteKinds = fc.constantFrom('md', 'odd');
+  it('selected flags and total are identical, for any budget, notes, chains, groups and packages', () => {
+    fc.assert(
+      fc.property(fc.array(cand, { minLength: 1, maxLength: 60 }), fc.integer({ min: 40, max: 1500 }), noteKinds, fc.boolean(), fc.nat({ max: 10 }), (rows, maxBytes, kind, withFocus, loosen) => {
+        const n = rows.length;
+        const R = (h: number): Row => rows[h] as Row;
+        const pinnedSet = new Set(rows.flatMap((r, h) => (r.section === 'pinned' ? [h] : [])));
+        const compare = (a: number, b: number): number => R(a).rank - R(b).rank || a - b;
+        const members = new Map<string, number>();
+        rows.forEach((r) => r.note !== undefined && members.set(`n${r.note}`, (members.get(`n${r.note}`) ?? 0) + 1));
+        const noteBytes = (key: string, taken: number, of: number): number => {
+          if (taken === 0 || taken === of) return 0;
+          return kind === 'md' ? 40 + String(taken).length + String(of).length : ((taken * 37 + key.length * 11) % 90) + 1;
+        };
+        const minOf = (hs: number[]): number => Math.max(0, Math.min(...hs.map((h) => R(h).size - R(h).slack)) - loosen);
+        const seq = (hs: number[]): LazyOrder => new LazyOrder(Int32Array.from(hs), compare, minOf(hs));
+        const bySection = (hs: number[]): Map<SectionName, OrderedSequence> => {
+          const m = new Map<SectionName, OrderedSequence>();
+          for (const s of SECTIONS) {
+            const of = hs.filter((h) => R(h).section === s);
+            if (s !== 'pinned' && of.length > 0) m.set(s, seq(of));
+          }
+          return m;
+        };
+        const run = (): ReturnType<typeof selectWithinBudget> | string => {
+          const free = rows.map((_, h) => h).filter((h) => !pinnedSet.has(h));
+          const pkgs = [0, 1, 2, 3].map((p) => free.filter((h) => R(h).pkg === p)).filter((hs) => hs.length > 0);
+          try {
+            return selectWithinBudget(
+              {
+                count: n,
+                pinned: [...pinnedSet].sort(compare),
+                ...(withFocus && free.length > 0 ? { focused: seq(free.filter((h) => h % 3 === 0).length > 0 ? free.filter((h) => h % 3 === 0) : free) } : {}),
+                sections: bySection(free),
+                compare,
+                sectionOf: (h) => R(h).section,
+                groupsAt: (h) => R(h).groups.map((key) => ({ key, bytes: key.length * 7 })),
+                sizeAt: (h) => R(h).size,
+                lowerBoundAt: (h) => R(h).size - R(h).slack,
+                after: (h) => {
+                  const a = R(h).after;
+                  return a !== undefined && a < h ? a : -1;
+                },
+                continuation: (h) => R(h).continuation && h > 0,
+                noteAt: (h) => {
+                  const k = R(h).note;
+                  return k === undefined ? undefined : { key: `n${k}`, members: members.get(`n${k}`) as number };
+                },
+                noteBytes,
+                packages: { sequences: pkgs.map((hs) => ({ bySection: bySection(hs), all: new MergedOrder([...bySection(hs).values()], compare) })), need: pkgs.map((hs) => hs.length * 50) },
+              },
+              { maxBytes, separatorSize: 1, frameSize: (nb) => 30 + String(nb).length, weights: { pinned: 0, gotchas: 3, conventions: 3, procedures: 2, facts: 2 }, minBlockBytes: 1 },
+            );
+          } catch (e) {
+            if (isCtxpkgError(e)) return e.code;
+            throw e;
+          }
+        };
+        const was = setSelectEarlyStop(false);
+        const full = run();
+        setSelectEarlyStop(true);
+        const early = run();
+        setSelectEarlyStop(was);
+        expect(early).toEqual(full);
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

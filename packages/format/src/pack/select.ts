@@ -53,6 +53,15 @@
  * order that may be produced lazily (`LazyOrder`), and the pool pass walks the total order by
  * merging the section sequences — so only the candidates a pass actually reaches are ordered,
  * and only those whose lower bound fits are rendered and measured.
+ *
+ * Early stop (exact): a pass over a sequence with a `minBound` stops reading it once the bytes it
+ * may still spend are fewer than `minBound + separator + noteFloor`, where `noteFloor` (≤ 0) is
+ * the smallest change of note bytes taking any candidate could make now (a note none of whose
+ * members is taken costs `noteBytes(key, 1, N) ≥ 0` more; an open note changes by
+ * `noteBytes(t + 1) − noteBytes(t)`, which is negative when it completes). Every later candidate
+ * costs at least that much (its block ≥ its bound ≥ `minBound`, group headers ≥ 0), and nothing
+ * changes while nothing is taken, so the rest of the pass would take nothing: stopping gives the
+ * same selection as reading to the end (property test in select.test.ts).
  */
 import { CtxpkgError } from '../errors.js';
 import { splitBudget } from './budget.js';
@@ -62,6 +71,11 @@ import { SECTIONS, type SectionName } from './types.js';
 export interface OrderedSequence {
   readonly length: number;
   at(k: number): number;
+  /**
+   * A lower bound of `lowerBoundAt(h)` over every handle `h` of the sequence (optional): a pass
+   * stops reading the sequence once a candidate of this size could not fit (see "Early stop").
+   */
+  readonly minBound?: number;
 }
 
 /** The candidates as handles `0 … count-1` (no per-candidate objects for large graphs). */
@@ -141,6 +155,78 @@ export interface SelectOptions {
 /** `costWithin`'s "does not fit" (a cost may be negative when it completes a note). */
 const NO = Number.NEGATIVE_INFINITY;
 
+let earlyStop = true;
+/**
+ * Turn the early stop (module docstring) off or on — for tests that compare the selection with
+ * and without it. Returns the previous setting.
+ */
+export function setSelectEarlyStop(on: boolean): boolean {
+  const was = earlyStop;
+  earlyStop = on;
+  return was;
+}
+
+/**
+ * The smallest of a changing set of keyed numbers (the next-member deltas of the open notes): a
+ * binary min-heap with lazy deletion — `set` pushes the key's new value, `min` drops entries
+ * whose value is no longer current. O(log n) per change.
+ */
+class KeyedMin {
+  private readonly current = new Map<string, number>();
+  private readonly values: number[] = [];
+  private readonly keys: string[] = [];
+
+  set(key: string, value: number | undefined): void {
+    if (value === undefined) {
+      this.current.delete(key);
+      return;
+    }
+    this.current.set(key, value);
+    let i = this.values.length;
+    this.values.push(value);
+    this.keys.push(key);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if ((this.values[p] as number) <= value) break;
+      this.values[i] = this.values[p] as number;
+      this.keys[i] = this.keys[p] as string;
+      i = p;
+    }
+    this.values[i] = value;
+    this.keys[i] = key;
+  }
+
+  /** The smallest current value (`Infinity` when empty). */
+  min(): number {
+    for (;;) {
+      if (this.values.length === 0) return Number.POSITIVE_INFINITY;
+      const v = this.values[0] as number;
+      if (this.current.get(this.keys[0] as string) === v) return v;
+      this.pop();
+    }
+  }
+
+  private pop(): void {
+    const lastV = this.values.pop() as number;
+    const lastK = this.keys.pop() as string;
+    const n = this.values.length;
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && (this.values[r] as number) < (this.values[l] as number) ? r : l;
+      if ((this.values[c] as number) >= lastV) break;
+      this.values[i] = this.values[c] as number;
+      this.keys[i] = this.keys[c] as string;
+      i = c;
+    }
+    this.values[i] = lastV;
+    this.keys[i] = lastK;
+  }
+}
+
 /**
  * Select candidates. Returns a flag per handle and the exact total size in bytes. Throws
  * `E_BUDGET` when the mandatory structure plus pinned nodes do not fit.
@@ -185,11 +271,15 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     return cands.noteBytes(n.key, t + 1, n.members) - cands.noteBytes(n.key, t, n.members);
   };
   const noteMembers = new Map<string, number>();
+  // The next-member delta of each open note (some but not all members taken), for the early stop.
+  const openDelta = new KeyedMin();
   const countNote = (h: number): void => {
     const n = cands.noteAt?.(h);
     if (!n) return;
-    noteTaken.set(n.key, (noteTaken.get(n.key) ?? 0) + 1);
+    const t = (noteTaken.get(n.key) ?? 0) + 1;
+    noteTaken.set(n.key, t);
     noteMembers.set(n.key, n.members);
+    if (earlyStop && cands.noteBytes) openDelta.set(n.key, t < n.members ? cands.noteBytes(n.key, t + 1, n.members) - cands.noteBytes(n.key, t, n.members) : undefined);
   };
   let blocks = 0;
   let body = 0;
@@ -249,10 +339,20 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   };
   /** Nothing more can fit: fewer bytes left than any block, even if the frame shrank fully. */
   const exhausted = (): boolean => o.maxBytes - total + (frame(nb) - frame(0)) < o.minBlockBytes;
+  /**
+   * Early stop (module docstring): true when no candidate of `seq` can cost `room` bytes or
+   * fewer now — its bound, the separator and the smallest note change (≤ 0) already exceed it.
+   */
+  const beyond = (room: number, seq: OrderedSequence | undefined): boolean => {
+    if (!earlyStop || seq === undefined || seq.minBound === undefined) return false;
+    return room < seq.minBound + (blocks > 0 ? o.separatorSize : 0) + Math.min(0, openDelta.min());
+  };
+  /** The most room any candidate can have in the focus and pool passes: the frame may shrink by one node's count. */
+  const roomMax = (): number => o.maxBytes - total + (nb > 0 ? Math.max(0, frame(nb) - frame(nb - 1)) : 0);
 
   // 1b. Focus pass.
   const focused = cands.focused;
-  for (let k = 0, h = focused ? focused.at(0) : -1; h >= 0; h = (focused as OrderedSequence).at(++k)) {
+  for (let k = 0, h = focused && !beyond(roomMax(), focused) ? focused.at(0) : -1; h >= 0; h = beyond(roomMax(), focused) ? -1 : (focused as OrderedSequence).at(++k)) {
     if (selected[h]) continue;
     if (exhausted()) break;
     const room = o.maxBytes - total - shrink(h);
@@ -274,7 +374,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       const seq = bySection.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
       // The stop test before each read: a sequence never read is never ordered (LazyOrder).
-      for (let k = 0; left >= o.minBlockBytes && !exhausted(); k++) {
+      for (let k = 0; left >= o.minBlockBytes && !exhausted() && !beyond(left, seq); k++) {
         const h = seq.at(k);
         if (h < 0) break;
         if (selected[h]) continue;
@@ -298,7 +398,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     pk.sequences.forEach((seqs, i) => {
       // The package's section shares, then what they left of its share in its total order.
       let left = sectionShares(shares[i] as number, seqs.bySection);
-      for (let k = 0; left >= o.minBlockBytes && !exhausted(); k++) {
+      for (let k = 0; left >= o.minBlockBytes && !exhausted() && !beyond(left, seqs.all); k++) {
         const h = seqs.all.at(k);
         if (h < 0) break;
         if (selected[h]) continue;
@@ -317,10 +417,15 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
 
   // 3. Pool pass over the total order (the sections merged), until a fixed point.
   const seqs = present.map((s) => cands.sections.get(s) as OrderedSequence);
+  // The pool pass reads all sections: its early stop uses the smallest of their bounds.
+  let poolBound: number | undefined = seqs.length > 0 ? Number.POSITIVE_INFINITY : undefined;
+  for (const q of seqs) poolBound = q.minBound === undefined || poolBound === undefined ? undefined : Math.min(poolBound, q.minBound);
+  const pool: OrderedSequence | undefined = poolBound === undefined ? undefined : { length: 0, at: () => -1, minBound: poolBound };
   for (let changed = true; changed; ) {
     changed = false;
     const cursor = seqs.map(() => 0);
     for (;;) {
+      if (beyond(roomMax(), pool)) break;
       let best = -1;
       let from = -1;
       for (let i = 0; i < seqs.length; i++) {
