@@ -47,6 +47,17 @@ describe('node facts', () => {
       }),
       { numRuns: 2000 },
     );
+    // Many nodes in one memo, categories and paths repeating from node to node (the verdict on
+    // the last category and path seen is remembered): each node's answer is still its own.
+    const few = fc.constantFrom('AGENTS.md', '  = ' + value, 'token:', 'docs/x.md', '', `k/${LEAK}`);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.option(few, { nil: undefined }), fc.option(few, { nil: undefined })), { maxLength: 12 }), (rows) => {
+        const nodes = rows.map(([local, category, file], i) => node('@a/x', `${local}${i}`, { content: 'x', ...(category !== undefined ? { category } : {}), ...(file !== undefined ? { file_path: file } : {}) }));
+        const facts = new NodeFacts(nodes);
+        nodes.forEach((n, i) => expect(facts.secretKinds(i)).toEqual(secretKinds(nodeSecrets(n))));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('recomputes when a remembered node is changed in place (never a stale answer)', () => {

@@ -46,10 +46,27 @@ function opensWithOperator(s: string): boolean {
  * backwards over whitespace (LF included) only when nothing but whitespace precedes it on its
  * line (secret-gate.ts `GATE_ASSIGN`). Anything else is scanned joined, as before.
  */
-function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>): boolean {
-  const category = n.category ?? '';
-  const path = n.file_path ?? '';
-  return surelyClean(n.id) && surelyClean(category) && surelyClean(path) && !opensWithOperator(category) && !opensWithOperator(path);
+function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>, memo: FieldMemo = new FieldMemo()): boolean {
+  return surelyClean(n.id) && memo.clean(0, n.category ?? '') && memo.clean(1, n.file_path ?? '');
+}
+
+/**
+ * The verdict `surelyClean(s) && !opensWithOperator(s)` on the category (slot 0) and the file
+ * path (slot 1), remembered for the value each slot saw last: consecutive nodes nearly always
+ * share both (same strings, compared by value), so the gate reads them once per run instead of
+ * once per node. Exact: the verdict is a function of the text alone.
+ */
+class FieldMemo {
+  private readonly text: [string | undefined, string | undefined] = [undefined, undefined];
+  private readonly verdict: [boolean, boolean] = [false, false];
+
+  clean(slot: 0 | 1, s: string): boolean {
+    if (this.text[slot] === s) return this.verdict[slot];
+    const v = surelyClean(s) && !opensWithOperator(s);
+    this.text[slot] = s;
+    this.verdict[slot] = v;
+    return v;
+  }
 }
 
 /**
@@ -78,6 +95,7 @@ export class NodeFacts {
   /** `forceOf(content)` and the content it was computed from (`undefined`: not computed yet). */
   private readonly forceText: Array<string | undefined>;
   private readonly forceValue: Uint8Array;
+  private readonly fields = new FieldMemo();
 
   constructor(readonly nodes: readonly MergedNode[]) {
     const n = nodes.length;
@@ -110,7 +128,7 @@ export class NodeFacts {
     // Most nodes are clean: one gate pass per text proves it, with no findings array or joined
     // metadata text built (the full scan runs only when the gate cannot rule a rule out).
     const inContent = surelyClean(n.content) ? NO_FINDINGS : scanSecrets(n.content);
-    const inMeta = metaSurelyClean(n) ? NO_FINDINGS : scanSecrets(metaText(n));
+    const inMeta = metaSurelyClean(n, this.fields) ? NO_FINDINGS : scanSecrets(metaText(n));
     this.kinds[i] = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
     this.contentSecret[i] = inContent.length > 0 ? 1 : 0;
     this.content[i] = n.content;
