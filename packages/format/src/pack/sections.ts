@@ -205,19 +205,35 @@ function sameGraph(f: Fingerprint, graph: Pick<MergedGraph, 'nodes' | 'edges'>):
   return true;
 }
 
-const structures = new WeakMap<readonly MergedNode[], { f: Fingerprint; s: GraphStructure }>();
+/** A node array seen once, whose structure was not remembered (see `graphStructure`). */
+const SEEN = 'seen' as const;
+const structures = new WeakMap<readonly MergedNode[], { f: Fingerprint; s: GraphStructure } | typeof SEEN>();
 
 /**
  * The structure of `graph` (see `GraphStructure`), remembered per node array while the graph's
  * structure is unchanged (checked on every call: one identity comparison per node and edge).
+ * Remembered from the second call with the same node array on: a graph compiled once (`ctxpkg
+ * render`) does not pay for the fingerprint (a copy of every node's id and type and every edge's
+ * ends) that only a later call could use; the MCP server and `ctxpkg sync` build it on their
+ * second compilation.
  */
 export function graphStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>): GraphStructure {
   const known = structures.get(graph.nodes);
-  if (known && sameGraph(known.f, graph)) return known.s;
+  if (known !== undefined && known !== SEEN && sameGraph(known.f, graph)) return known.s;
+  if (known === undefined) {
+    structures.set(graph.nodes, SEEN);
+    return buildStructure(graph, graph.nodes.map((n) => n.id));
+  }
   const f = fingerprintOf(graph);
+  const s = buildStructure(graph, f.ids);
+  structures.set(graph.nodes, { f, s });
+  return s;
+}
+
+/** The structure of `graph`; `ids[i]` is the id of `nodes[i]`. */
+function buildStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>, ids: readonly string[]): GraphStructure {
   const scopes = computeScopes(graph);
   const sectionsOf = sectionPathResolver(graph, scopes);
-  const ids = f.ids;
   const byIndex: Array<readonly SectionRef[] | undefined> = new Array(ids.length);
   const made = new Map<string, unknown>();
   const s: GraphStructure = {
@@ -229,6 +245,5 @@ export function graphStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Gra
       return made.get(key) as T;
     },
   };
-  structures.set(graph.nodes, { f, s });
   return s;
 }
