@@ -379,13 +379,9 @@ export function compilePack(input: PackInput): CompiledPack {
   for (const hs of byFile.values()) positionsInFile(live, hs, keys.pos);
   const lineOf = (h: number): number => lineKey(live[h] as MergedNode);
   const compare = handleComparator(keys);
-  const members = SECTIONS.map((_, si) => new Int32Array(perSection[si] as number));
-  const fill = new Int32Array(SECTIONS.length);
-  for (let h = 0; h < live.length; h++) {
-    const si = sectionIdx[h] as number;
-    (members[si] as Int32Array)[fill[si]++] = h;
-  }
-  const pinnedOrder = Array.from(members[0] as Int32Array).sort(compare);
+  const pinnedOrder: number[] = [];
+  if (perSection[0] as number) for (let h = 0; h < live.length; h++) if (sectionIdx[h] === 0) pinnedOrder.push(h);
+  pinnedOrder.sort(compare);
 
   // Items and blocks are built lazily: only candidates the selection looks at are rendered.
   const items: Array<RenderItem | undefined> = new Array(live.length);
@@ -465,7 +461,6 @@ export function compilePack(input: PackInput): CompiledPack {
     asPiece(bare, piece[h]);
     return bare;
   };
-  const boundOf = (h: number, withStructure: boolean): number => renderer.blockLowerBound(bareOf(h, withStructure));
   const groupBytes = new Map<string, number>();
   // The renderer shares one groups array per heading path, package and file (render-md.ts): its
   // sized form is shared too, and remembered per candidate (select.ts asks several times).
@@ -477,10 +472,11 @@ export function compilePack(input: PackInput): CompiledPack {
   let lastVersion = '';
   let lastFile: string | undefined;
   let lastTrusted = false;
-  const groupsAt = (h: number): Array<{ key: string; bytes: number }> => {
+  /** The sized groups of candidate `h`; `bare` may be given as `bareOf(h, true)` already made. */
+  const groupsAt = (h: number, bare?: RenderItem): Array<{ key: string; bytes: number }> => {
     const known = groupsOfH[h];
     if (known) return known;
-    const it = items[h] ?? bareOf(h, true);
+    const it = items[h] ?? bare ?? bareOf(h, true);
     // A renderer's groups depend only on the heading path, package, version, file, trust and the
     // pack's stated scope (render.ts: package, source file and heading headers): a candidate
     // equal to the one before in all of them (the usual case, nodes come sorted by id) gets its
@@ -577,11 +573,17 @@ export function compilePack(input: PackInput): CompiledPack {
   const lowerBound = new Int32Array(live.length);
   const pkgMin: number[][] = [];
   for (let h = 0; h < live.length; h++) {
-    const b = boundOf(h, false);
-    minBlock = Math.min(minBlock, b);
-    const lb = boundOf(h, true);
+    // One scratch item per candidate: with its heading path and scope for the selection's bound
+    // and the groups, then without them (`bareOf(h, false)`) for the need and `minBlock`.
+    const it = bareOf(h, true);
+    const lb = renderer.blockLowerBound(it);
     lowerBound[h] = lb;
-    if (keys.pinned[h]) continue;
+    const gs = keys.pinned[h] ? undefined : groupsAt(h, it);
+    it.sections = NO_SECTIONS;
+    it.scope = NO_SCOPE;
+    const b = renderer.blockLowerBound(it);
+    minBlock = Math.min(minBlock, b);
+    if (gs === undefined) continue;
     const name = (live[h] as MergedNode).package;
     // Candidates of one package are usually adjacent: the index of the last one is reused.
     let i = name === lastName ? lastIndex : pkgIndex.get(name);
@@ -598,7 +600,6 @@ export function compilePack(input: PackInput): CompiledPack {
     const mins = pkgMin[i] as number[];
     if (lb < (mins[si] as number)) mins[si] = lb;
     pkgNeed[i] = (pkgNeed[i] as number) + b;
-    const gs = groupsAt(h);
     for (let j = 0; j < gs.length; j++) {
       const g = gs[j] as { key: string; bytes: number };
       if (needGroups.has(g.key)) continue;
@@ -667,16 +668,33 @@ export function compilePack(input: PackInput): CompiledPack {
     for (let h = 0; h < live.length; h++) if (!keys.pinned[h]) named.push(h);
     if (named.length > 0) focusedOrder = new LazyOrder(Int32Array.from(named), compare, minOf(named));
   }
-  const sections = new Map<SectionName, LazyOrder>();
+  // Each package's candidates by section (pass 1c), in the total order; a section's candidates
+  // of all packages (passes 2 and 3) are those sequences merged, so the two passes share what
+  // either has ordered and no second heap over all candidates is built.
+  const pkgSequences = pkgOrder.map((i) => {
+    const bySection = new Map<SectionName, OrderedSequence>();
+    (pkgMembers[i] as number[][]).forEach((hs, si) => {
+      if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare, (pkgMin[i] as number[])[si]));
+    });
+    // All of the package's candidates in the total order: its section sequences merged.
+    return { bySection, all: new MergedOrder([...bySection.values()], compare) };
+  });
+  const sections = new Map<SectionName, OrderedSequence>();
   SECTIONS.forEach((s, si) => {
-    if (si > 0 && (perSection[si] as number) > 0) sections.set(s, new LazyOrder(members[si] as Int32Array, compare, minOf(members[si] as Int32Array)));
+    if (si === 0 || (perSection[si] as number) === 0) return;
+    const parts: OrderedSequence[] = [];
+    for (const p of pkgSequences) {
+      const q = p.bySection.get(s);
+      if (q) parts.push(q);
+    }
+    sections.set(s, new MergedOrder(parts, compare));
   });
   const { selected } = selectWithinBudget(
     {
       count: live.length,
       pinned: pinnedOrder,
       ...(focusedOrder ? { focused: focusedOrder } : {}),
-      sections: sections as ReadonlyMap<SectionName, OrderedSequence>,
+      sections,
       compare,
       sectionOf: (h) => SECTIONS[sectionIdx[h] as number] as SectionName,
       groupsAt,
@@ -690,14 +708,7 @@ export function compilePack(input: PackInput): CompiledPack {
       },
       noteBytes: (key, taken, members) => utf8Length(noteText(key, taken, members)),
       packages: {
-        sequences: pkgOrder.map((i) => {
-          const bySection = new Map<SectionName, OrderedSequence>();
-          (pkgMembers[i] as number[][]).forEach((hs, si) => {
-            if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare, (pkgMin[i] as number[])[si]));
-          });
-          // All of the package's candidates in the total order: its section sequences merged.
-          return { bySection, all: new MergedOrder([...bySection.values()], compare) };
-        }),
+        sequences: pkgSequences,
         need: pkgOrder.map((i) => pkgNeed[i] as number),
       },
     },

@@ -136,12 +136,21 @@ export class LazyOrder {
  * The union of disjoint sequences in the same total order, merged on demand: `at(k)` takes the
  * smallest of the parts' next handles (the comparator is total, so the result is the order of
  * the union — what a `LazyOrder` over all their handles would give, without a heap of its own).
+ * The parts' next handles sit in a binary heap, so a read costs O(log parts) comparisons (a
+ * section's sequence merges one part per package).
  */
 export class MergedOrder implements OrderedSequence {
   readonly length: number;
   /** The smallest of the parts' `minBound`s (undefined when a part has none). */
   readonly minBound?: number;
+  /** Next position to read in each part. */
   private readonly cursor: Int32Array;
+  /** Each part's next handle (-1: exhausted). */
+  private readonly head: Int32Array;
+  /** Indices of the parts with a next handle, a min-heap by that handle. */
+  private readonly heap: Int32Array;
+  private size = 0;
+  private started = false;
   private readonly sorted: number[] = [];
 
   constructor(
@@ -157,24 +166,51 @@ export class MergedOrder implements OrderedSequence {
     this.length = n;
     if (bound !== undefined) this.minBound = bound;
     this.cursor = new Int32Array(parts.length);
+    this.head = new Int32Array(parts.length);
+    this.heap = new Int32Array(parts.length);
   }
 
   /** The handle at position `k` of the order, or -1 past the end. */
   at(k: number): number {
-    while (this.sorted.length <= k) {
-      let best = -1;
-      let from = -1;
+    if (!this.started) {
+      // Read the parts' first handles only when the merge is first read.
+      this.started = true;
       for (let i = 0; i < this.parts.length; i++) {
-        const h = (this.parts[i] as OrderedSequence).at(this.cursor[i] as number);
-        if (h >= 0 && (best < 0 || this.cmp(h, best) < 0)) {
-          best = h;
-          from = i;
-        }
+        const h = (this.parts[i] as OrderedSequence).at(0);
+        this.head[i] = h;
+        if (h >= 0) this.heap[this.size++] = i;
       }
-      if (best < 0) break;
-      this.cursor[from]++;
-      this.sorted.push(best);
+      for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+    }
+    while (this.sorted.length <= k && this.size > 0) {
+      const i = this.heap[0] as number;
+      this.sorted.push(this.head[i] as number);
+      const next = (this.parts[i] as OrderedSequence).at(++this.cursor[i]);
+      this.head[i] = next;
+      if (next < 0) {
+        this.size--;
+        if (this.size > 0) this.heap[0] = this.heap[this.size] as number;
+      }
+      if (this.size > 0) this.down(0);
     }
     return k < this.sorted.length ? (this.sorted[k] as number) : -1;
+  }
+
+  private down(at: number): void {
+    const heap = this.heap;
+    const head = this.head;
+    const n = this.size;
+    const x = heap[at] as number;
+    let i = at;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && this.cmp(head[heap[r] as number] as number, head[heap[l] as number] as number) < 0 ? r : l;
+      if (this.cmp(head[heap[c] as number] as number, head[x] as number) >= 0) break;
+      heap[i] = heap[c] as number;
+      i = c;
+    }
+    heap[i] = x;
   }
 }
