@@ -10,8 +10,11 @@
  * - `--help` loads no command module; `<cmd> --help` loads that command's module and, from the
  *   format core, at most the small leaf modules in `LIGHT_FORMAT` — never its index, the package
  *   reader, the pack compiler, or a third-party library beyond commander.
- * - `render` loads the pack compiler (`@ctxpkg/format/pack`) and what it needs, not the format
- *   core's index (issue 16 item 3).
+ * - `render` loads the pack compiler's own modules (`@ctxpkg/format/pack/compile`) and what they
+ *   need, not the format core's index nor the pack index (issue 16 item 3); a plain render of an
+ *   ASCII graph loads no library beyond commander: not unhomoglyph (its table is the generated
+ *   `confusables-table.ts`, parsed on the first non-ASCII line), not RE2JS (loaded by the first
+ *   glob matched: `--focus`), not `@noble/hashes` (Node hashes natively), no search or MCP code.
  * - A command that does real work (`verify <file>`) does load the format core: the recorder
  *   sees what the assertions above say is absent.
  */
@@ -173,7 +176,23 @@ describe('start-up module graph of bin.ts', () => {
     const outside = format.filter((f) => !f.startsWith(`${FORMAT}pack/`) && !LIGHT_FORMAT.test(f));
     // The pack compiler's own dependencies (hashing, the secret screen) and the lockfile reader (trust).
     expect(outside).toEqual([`${FORMAT}hash.ts`, `${FORMAT}hex.ts`, `${FORMAT}lockfile.ts`, `${FORMAT}lockfile/check.ts`, `${FORMAT}secret-gate.ts`, `${FORMAT}secret-heuristics.ts`, `${FORMAT}secret-scanners.ts`, `${FORMAT}secrets.ts`]);
-    expect(libraries(l)).toEqual(['@noble/hashes', 'commander', 're2js', 'unhomoglyph']);
+  });
+
+  it('a plain `ctxpkg render` of an ASCII graph loads no heavy library, no pack index and no search code (issue 16 item 3)', async () => {
+    const l = await load(['render', '--now', '2026-01-01T00:00:00Z', '--out', 'pack.md'], project, env());
+    expect(l.code, l.stderr).toBe(0);
+    expect(readFileSync(join(project, '.ctxpkg', 'graph', 'merged.json'), 'utf8')).toMatch(/^[\x00-\x7f]*$/);
+    // unhomoglyph (a 100 KB table and a 6,311-way regular expression at import), RE2JS (263 KB),
+    // @noble/hashes: none is used by this render.
+    expect(libraries(l)).toEqual(['commander']);
+    const format = formatFiles(l);
+    for (const heavy of ['index.ts', 'pack/index.ts', 'pack/search.ts', 'pack/search-terms.ts', 'pack/search-tokens.ts', 'pack/answer.ts', 'pack/tiers.ts', 'hash-portable.ts']) {
+      expect(format).not.toContain(`${FORMAT}${heavy}`);
+    }
+    // A focus glob does load the glob engine, on first use: the recorder sees lazy loads too.
+    const focused = await load(['render', '--now', '2026-01-01T00:00:00Z', '--focus', 'src/**/*.ts', '--out', 'focus.md'], project, env());
+    expect(focused.code, focused.stderr).toBe(4); // E_NOT_FOUND: nothing is scoped; the glob was compiled first
+    expect(libraries(focused)).toContain('re2js');
   });
 
   it('the recorder sees the format core where a command really uses it (verify <file>)', async () => {

@@ -3,10 +3,10 @@
  * - `node`: the runtime's native digest, when the runtime hands out `node:crypto` synchronously
  *   (Node ≥ 20.16 `process.getBuiltinModule`). This is a feature probe only — no I/O, no import of
  *   `process` — and about 9× faster than the portable backend on 10 MiB (bench/format).
- * - `noble`: `@noble/hashes` (pure JS), used everywhere else (browsers, Deno, older Node).
+ * - `noble`: `@noble/hashes` (pure JS, hash-portable.ts), used everywhere else (browsers, Deno,
+ *   older Node). It is imported only there (top-level `await import`): loading it costs ~5 ms of
+ *   every CLI start-up that never uses it (issue 16 item 3).
  */
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from './hex.js';
 
 type NativeDigest = (data: Uint8Array | string) => string;
 type NativeHasher = { update(d: Uint8Array): unknown; digest(enc: 'hex'): string; digest(): Uint8Array };
@@ -46,21 +46,17 @@ function probeNative(): NativeDigest | undefined {
 
 const native = probeNative();
 const encoder = new TextEncoder();
+const portable = native ? undefined : await import('./hash-portable.js');
 
 /** Which backend `sha256Hex` uses in this runtime. */
 export const SHA256_BACKEND: 'node' | 'noble' = native ? 'node' : 'noble';
-
-/** Portable SHA-256 (lowercase hex) via @noble/hashes; strings are hashed as UTF-8. */
-export function sha256HexPortable(data: Uint8Array | string): string {
-  return bytesToHex(nobleSha256(typeof data === 'string' ? encoder.encode(data) : data));
-}
 
 /**
  * Lowercase hex SHA-256 of `data` (strings are hashed as their UTF-8 bytes). 64 characters.
  * Source of the encoding rule: FORMAT-FACTS §3.1 (`hex_encode` is lowercase).
  */
 export function sha256Hex(data: Uint8Array | string): string {
-  return native ? native(data) : sha256HexPortable(data);
+  return native ? native(data) : (portable as typeof import('./hash-portable.js')).sha256HexPortable(data);
 }
 
 /**
@@ -73,9 +69,7 @@ export function sha256Bytes(...parts: Uint8Array[]): Uint8Array {
     for (const p of parts) h.update(p);
     return new Uint8Array(h.digest()); // a plain copy, never a view of a pooled Buffer
   }
-  const h = nobleSha256.create();
-  for (const p of parts) h.update(p);
-  return h.digest();
+  return (portable as typeof import('./hash-portable.js')).sha256BytesPortable(parts);
 }
 
 /** A fresh incremental SHA-256 (same backend choice as `sha256Hex`). */
@@ -84,8 +78,7 @@ export function createSha256(): Sha256Stream {
     const h = nativeCreate();
     return { update: (d) => void h.update(d), digestHex: () => h.digest('hex') };
   }
-  const h = nobleSha256.create();
-  return { update: (d) => void h.update(d), digestHex: () => bytesToHex(h.digest()) };
+  return (portable as typeof import('./hash-portable.js')).createSha256Portable();
 }
 
 /** UTF-8 bytes of `text`. */

@@ -14,6 +14,7 @@ export * from './errors.js';
 export * from './graph-types.js';
 export * from './graph.js';
 export * from './hash.js';
+export * from './hash-portable.js';
 export * from './bytes.js';
 export * from './hex.js';
 export * from './integrity.js';

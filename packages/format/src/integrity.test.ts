@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { SHA256_BACKEND, sha256Hex, sha256HexPortable } from './hash.js';
+import { describe, expect, it, vi } from 'vitest';
+import { SHA256_BACKEND, sha256Hex } from './hash.js';
+import { sha256HexPortable } from './hash-portable.js';
 import { compareIntegrity, computeIntegrity, computeIntegrityOfContentBytes, packageSha256 } from './integrity.js';
 import { compactJsonText } from './json/text.js';
 
@@ -72,6 +73,31 @@ describe('sha256Hex', () => {
     }
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(['node', 'noble']).toContain(SHA256_BACKEND);
+  });
+
+  it('without a synchronous node:crypto, hash.ts loads the portable backend itself: the same digests, one-shot, by parts and streamed', async () => {
+    const proc = process as { getBuiltinModule?: unknown };
+    const saved = proc.getBuiltinModule;
+    proc.getBuiltinModule = undefined;
+    try {
+      vi.resetModules();
+      const h = await import('./hash.js');
+      expect(h.SHA256_BACKEND).toBe('noble');
+      const enc = new TextEncoder();
+      for (const s of ['', 'abc', 'é日本😀', 'x'.repeat(100000)]) {
+        expect(h.sha256Hex(s)).toBe(sha256Hex(s));
+        const bytes = enc.encode(s);
+        const half = bytes.length >> 1;
+        expect(Buffer.from(h.sha256Bytes(bytes.subarray(0, half), bytes.subarray(half))).toString('hex')).toBe(sha256Hex(s));
+        const stream = h.createSha256();
+        stream.update(bytes.subarray(0, half));
+        stream.update(bytes.subarray(half));
+        expect(stream.digestHex()).toBe(sha256Hex(s));
+      }
+    } finally {
+      proc.getBuiltinModule = saved;
+      vi.resetModules();
+    }
   });
 });
 

@@ -8,7 +8,7 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
-import { BYTES_PER_TOKEN } from '@ctxpkg/format/pack/types';
+import { BYTES_PER_TOKEN, TOKEN_NOTE } from '@ctxpkg/format/pack/types';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 
@@ -29,7 +29,11 @@ export function parseCount(flag: string, value: string): number {
 
 /** Compile and write the pack and its receipt. */
 export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<CommandResult> {
-  const { bytesForTokens, checkByteBudget, compilePack, estimateTokens, receiptText, TOKEN_NOTE } = await import('@ctxpkg/format/pack');
+  // The compiler's own modules, not the pack index (search, answers, …): a plain render loads
+  // only what it runs (issue 16 item 3; test/startup-graph.test.ts).
+  const { compilePack } = await import('@ctxpkg/format/pack/compile');
+  const { bytesForTokens, checkByteBudget, estimateTokens } = await import('@ctxpkg/format/pack/budget');
+  const { receiptText } = await import('@ctxpkg/format/pack/receipt');
   const { loadProjectContext } = await import('../targets/context.js');
   const { writeFileAtomic } = await import('../fsutil.js');
   if (opts.maxBytes !== undefined && opts.maxTokens !== undefined) {

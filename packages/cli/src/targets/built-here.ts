@@ -24,7 +24,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MergedGraph } from '@ctxpkg/format';
-import { packagesBuiltHere, type WorkspaceReader } from '@ctxpkg/format/pack';
+import { packagesBuiltHere } from '@ctxpkg/format/pack/freshness';
+import type { WorkspaceReader } from '@ctxpkg/format/pack/types';
 import type { CliDeps } from '../deps.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { openSealed, sealKey, sealText } from '../install/seal.js';

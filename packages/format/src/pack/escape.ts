@@ -13,14 +13,15 @@
  *   own markers — the pack's `UNTRUSTED CONTEXT` banner or footer, or a managed-block marker
  *   `<!-- ctxpkg:begin/end … -->` — in any case, spacing or punctuation, in fullwidth or
  *   mathematical letters, or with confusable letters from other scripts (compared by the Unicode
- *   confusables skeleton, `unhomoglyph`, after NFKC), is prefixed with `[escaped] `, so it can
- *   never equal or imitate a marker line.
+ *   confusables skeleton — unhomoglyph's map, the generated `confusables-table.ts`, parsed on the
+ *   first non-ASCII line — after NFKC), is prefixed with `[escaped] `, so it can never equal or
+ *   imitate a marker line.
  * - Fences: content is fenced with tildes, one more than the longest run of `~` or backticks at
  *   the start of any of its lines (at least 4), so no line of the content can close the fence.
  *
  * Every rule here runs in linear time in the text.
  */
-import unhomoglyph from 'unhomoglyph';
+import { CONFUSABLES_JSON } from './confusables-table.js';
 import { INVISIBLE_RANGES } from './invisible-table.js';
 
 const cls = INVISIBLE_RANGES.map(([a, b]) => (a === b ? `\\u{${a.toString(16)}}` : `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`)).join('');
@@ -57,14 +58,41 @@ export function hasBidiControl(text: string): boolean {
   return BIDI.test(text);
 }
 
+/** The confusables map (code point → prototype text), built on the first non-ASCII line. */
+let confusables: Map<string, string> | undefined;
+
+/**
+ * `text` with every code point that is a key of the confusables map (the generated
+ * `confusables-table.ts`, unhomoglyph's `data.json`) replaced by its prototype; other code units
+ * are kept. The same result as `unhomoglyph(text)` — whose one regular expression alternates the
+ * keys, all single code points — in one linear pass (`confusables.test.ts` compares them).
+ */
+export function confusablesSkeleton(text: string): string {
+  confusables ??= new Map(Object.entries(JSON.parse(CONFUSABLES_JSON) as Record<string, string>));
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    const n = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    const to = confusables.get(n === 1 ? (text[i] as string) : text.slice(i, i + 2));
+    if (to !== undefined) {
+      out += text.slice(from, i) + to;
+      from = i + n;
+    }
+    i += n;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 /**
  * The comparison key of a line: NFKC, invisible characters dropped, confusable letters mapped
- * to their Unicode confusables prototype, lowercase, letters and digits only.
+ * to their Unicode confusables prototype (`confusablesSkeleton`), lowercase, letters and digits
+ * only.
  */
 export function markerSkeleton(line: string): string {
   // eslint-disable-next-line no-control-regex
   const ascii = /^[\x00-\x7f]*$/.test(line);
-  const base = ascii ? line : unhomoglyph(line.normalize('NFKC').replace(HIDDEN, ''));
+  const base = ascii ? line : confusablesSkeleton(line.normalize('NFKC').replace(HIDDEN, ''));
   // Digits that stand in for letters (C0NTEXT, UNTRU5TED): none of the marker words has a digit.
   return base.toLowerCase().replace(/[^a-z0-9]+/g, '').replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's');
 }

@@ -4,8 +4,8 @@
  * quantifiers) and the pathological inputs of the issue complete (a backtracking matcher takes
  * hours on them; the test timeout is the only clock here, bench/glob measures time).
  */
-import { describe, expect, it } from 'vitest';
-import { compileGlob, escapeGlob, globProblem, GLOB_LIMITS, tryCompileGlob } from './glob.js';
+import { describe, expect, it, vi } from 'vitest';
+import { compileGlob, escapeGlob, globProblem, GLOB_ENGINE_LOADING, GLOB_LIMITS, tryCompileGlob } from './glob.js';
 
 const T: Array<[string, string[], string[]]> = [
   // glob, matching paths, non-matching paths
@@ -58,6 +58,28 @@ describe('compileGlob: the dialect', () => {
       expect(g.test(dir), dir).toBe(true);
       expect(g.test(`${dir}/f.md`), dir).toBe(true);
       expect(g.test('src/x/f.md'), dir).toBe(false);
+    }
+  });
+
+  it('answers the same whichever way the engine is loaded: on first use (Node) or with the module (no synchronous require)', async () => {
+    expect(GLOB_ENGINE_LOADING).toBe('lazy');
+    const proc = process as { getBuiltinModule?: unknown };
+    const saved = proc.getBuiltinModule;
+    proc.getBuiltinModule = undefined;
+    let eager: typeof import('./glob.js');
+    try {
+      vi.resetModules();
+      eager = await import('./glob.js');
+    } finally {
+      proc.getBuiltinModule = saved;
+      vi.resetModules();
+    }
+    expect(eager.GLOB_ENGINE_LOADING).toBe('eager');
+    for (const [glob, yes, no] of T) {
+      const a = compileGlob(glob);
+      const b = eager.compileGlob(glob);
+      expect([glob, b.literal, b.prefix, b.programSize]).toEqual([glob, a.literal, a.prefix, a.programSize]);
+      for (const p of [...yes, ...no]) expect([glob, p, b.test(p)]).toEqual([glob, p, a.test(p)]);
     }
   });
 

@@ -23,8 +23,38 @@
  * Refused (`E_GLOB`, `globProblem`): empty or blank; longer than 512 characters; braces nested
  * deeper than 16; control characters; absolute (`/…`); a `..` segment; a reversed range `[z-a]`.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { CtxpkgError } from '../errors.js';
+
+/**
+ * `require` relative to this module where the runtime hands one out synchronously (Node ≥ 20.16
+ * `process.getBuiltinModule('node:module')`) — a feature probe like hash.ts's, no I/O. There RE2JS
+ * (263 KB of JavaScript, ~8 ms to load) is loaded by the first glob that needs it, so a render,
+ * sync or MCP start-up that matches no glob never loads it (issue 16 item 3); elsewhere it is
+ * imported with this module.
+ */
+function probeRequire(): ((id: string) => unknown) | undefined {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const get = proc?.getBuiltinModule;
+    if (typeof get !== 'function') return undefined;
+    const mod = get('node:module') as { createRequire?: (url: string) => (id: string) => unknown } | undefined;
+    return typeof mod?.createRequire === 'function' ? mod.createRequire(import.meta.url) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const requireSync = probeRequire();
+let engine: typeof RE2JS | undefined = requireSync ? undefined : (await import('re2js')).RE2JS;
+
+/** The RE2JS class, loaded on first use (see `probeRequire`). */
+function re2(): typeof RE2JS {
+  return (engine ??= (requireSync as (id: string) => { RE2JS: typeof RE2JS })('re2js').RE2JS);
+}
+
+/** Which way this runtime loads the glob engine: on first use (`lazy`) or with this module (`eager`). */
+export const GLOB_ENGINE_LOADING: 'lazy' | 'eager' = requireSync ? 'lazy' : 'eager';
 
 /** The bounds every glob is held to (characters = UTF-16 code units). */
 export const GLOB_LIMITS = {
@@ -261,7 +291,8 @@ export function compileGlob(glob: string): CompiledGlob {
   if (tr.literal) {
     return { glob, literal: true, prefix: text, programSize: text.length, test: (path) => path === text };
   }
-  const re = RE2JS.compile(tr.re, RE2JS.DOTALL);
+  const RE2 = re2();
+  const re = RE2.compile(tr.re, RE2.DOTALL);
   return { glob, literal: false, prefix: text, programSize: re.programSize(), test: (path) => path.length <= GLOB_LIMITS.maxPathLength && re.matches(path) };
 }
 
