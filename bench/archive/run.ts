@@ -2,28 +2,36 @@
  * Bench: read + verify a 100 MiB-uncompressed ZIP-form package with 10,000 blobs
  * (issue 7 item 6, spec/archive.md §6).
  *
- *   npm run bench:archive   (env BENCH_MIB / BENCH_BLOBS resize it, BENCH_RUNS sets the runs per
- *                            mode, BENCH_SAVE=<file> keeps a copy of the generated archive)
+ *   npm run bench:archive   (env BENCH_MIB / BENCH_BLOBS resize it, BENCH_RUNS / BENCH_ROUNDS set
+ *                            the child processes and the timed rounds in each, BENCH_SAVE=<file>
+ *                            keeps a copy of the generated archive, BENCH_LOAD=<file> reads that
+ *                            copy instead of building one)
  *
- * Measured, each in a fresh child process (so every peak-RSS figure is its own):
+ * Measured:
  *   floor     raw inflate (node:zlib inflateRawSync) + SHA-256 (node:crypto) of every entry,
  *             offsets parsed beforehand — the least any reader must do with the same data;
  *   package   `readPackage` (format core): every archive check, CRC-32, blob hashes, strict JSON
  *             parse, integrity, Ed25519 signature, blob references; blobs kept in memory;
  *   stream    `readArchive({ keepBlobs: false })` + `checkBlobRefs`: the same archive checks with
  *             each blob hashed and dropped — the memory-bounded path.
- * Figures: MB/s over uncompressed bytes (MB = 10^6 bytes), time ratio vs the floor for a warm
- * pass (targets, issue 16 item 4: readPackage ≤ 1.8× quiet, ≤ 2× loaded; the cold first pass is
- * shown too), the warm pass's CPU time, the callgrind instruction ratio of one cold pass (valgrind
- * installed; bench/measure.ts: loading the archive subtracted); peak live memory of the cold pass (heap +
- * ArrayBuffers after a forced GC, sampled at each 8 MiB event-loop yield, above the start of the
- * pass) — the streaming path must stay under the documented bound STREAM_PEAK_BOUND_MIB — and each
- * child's peak RSS (dominated by start-up and uncollected garbage; shown for completeness).
+ * Speed (the targets): `BENCH_RUNS` child processes (default 3), each running `BENCH_ROUNDS`
+ * rounds (default 5) after one uncounted round; a round runs the three modes once each, in an
+ * order that rotates from round to round, each pass after a forced GC, so the floor and the
+ * subjects share the machine's load, the JIT state and the GC state as closely as they can. The
+ * ratio is the median over all rounds of each round's subject/floor ratio (wall and CPU time);
+ * the spread of the floor's own times is printed, to show how much the machine moved. Targets
+ * (issue 16 item 4): readPackage ≤ 1.8× quiet, ≤ 2× loaded.
+ * Memory and the cold pass: one fresh child process per mode and run, one cold pass each — peak
+ * live memory (heap + ArrayBuffers after a forced GC, sampled at each 8 MiB event-loop yield,
+ * above the start of the pass; the streaming path must stay under the documented bound
+ * STREAM_PEAK_BOUND_MIB), each child's peak RSS (dominated by start-up and uncollected garbage;
+ * shown for completeness) and the cold pass's time. Instructions: the callgrind ratio of one
+ * cold pass (valgrind installed; bench/measure.ts: loading the archive subtracted).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
@@ -38,7 +46,7 @@ import {
   type ArchiveLimits,
 } from '@ctxpkg/format';
 import { scanZip } from '../../packages/format/src/archive/zip-scan.js';
-import { sized, smokeBanner, verdict } from '../smoke.js';
+import { SMOKE, sized, smokeBanner, verdict } from '../smoke.js';
 import { callgrindOn, cgCommands, cgMode, instructionLine, instructionRatio } from '../measure.js';
 
 const MiB = 1024 * 1024;
@@ -46,6 +54,7 @@ const MiB = 1024 * 1024;
 const TOTAL_MIB = sized(Number(process.env.BENCH_MIB ?? 100), 1);
 const BLOBS = sized(Number(process.env.BENCH_BLOBS ?? 10_000), 20);
 const RUNS = sized(Number(process.env.BENCH_RUNS ?? 3), 1);
+const ROUNDS = sized(Number(process.env.BENCH_ROUNDS ?? 5), 1);
 /**
  * Documented bound on the streaming path's peak live memory above its start (input loaded): the
  * manifest and content texts and their parse (~10 MiB for 10k nodes), one blob (≤ maxEntryBytes,
@@ -61,18 +70,22 @@ const LIMITS: Partial<ArchiveLimits> = {
 };
 
 type Mode = 'floor' | 'package' | 'stream';
-interface Sample {
-  /** Warm pass, milliseconds. */
-  ms: number;
-  /** Warm pass, CPU milliseconds (user + system of the child, GC threads included). */
-  cpuMs: number;
+const MODES: readonly Mode[] = ['floor', 'package', 'stream'];
+/** One cold pass in a fresh process (memory and cold-time figures). */
+interface ColdSample {
   /** Cold (first) pass, milliseconds. */
   coldMs: number;
   /** Peak live memory (heap + ArrayBuffers after GC) above the baseline during the cold pass, MiB. */
   liveMiB: number;
   peakMiB: number;
-  bytes: number;
 }
+/** One timed pass of a round: wall and CPU milliseconds (user + system, GC threads included). */
+interface Pass {
+  ms: number;
+  cpuMs: number;
+}
+/** The timed rounds of one child: per round, each mode's pass. */
+type Rounds = Array<Record<Mode, Pass>>;
 
 /** Deterministic, moderately compressible text (words from a vocabulary; deflates ~3:1). */
 function blobText(i: number, size: number): Uint8Array {
@@ -92,7 +105,7 @@ function blobText(i: number, size: number): Uint8Array {
   return out;
 }
 
-async function buildArchive(): Promise<{ zip: Uint8Array; uncompressed: number }> {
+async function buildArchive(): Promise<Uint8Array> {
   const per = Math.floor((TOTAL_MIB * MiB) / BLOBS);
   const blobs = new Map<string, Uint8Array>();
   const nodes: Array<{ id: string; type: string; content: string; activation: number; blob_ref: string }> = [];
@@ -109,10 +122,7 @@ async function buildArchive(): Promise<{ zip: Uint8Array; uncompressed: number }
     },
     { seed: new Uint8Array(32).fill(0x2a) },
   );
-  const zip = await jsonBundleToArchive(json, { blobs, limits: LIMITS });
-  let uncompressed = 0;
-  for (const e of scanZip(zip, resolveLimits(LIMITS)).entries) uncompressed += e.uncompressedSize;
-  return { zip, uncompressed };
+  return jsonBundleToArchive(json, { blobs, limits: LIMITS });
 }
 
 /** One pass of `mode` over the archive; returns the uncompressed bytes it covered. */
@@ -143,13 +153,17 @@ async function pass(mode: Mode, zip: Uint8Array, entries: ReturnType<typeof scan
   return bytes;
 }
 
-/**
- * One measurement in this (child) process: a cold pass (its peak RSS growth over the baseline
- * with the archive loaded is the memory figure), then a warm pass (its time is the speed figure).
- */
-async function measure(mode: Mode, file: string): Promise<Sample> {
+async function loadInput(file: string): Promise<{ zip: Uint8Array; entries: ReturnType<typeof scanZip>['entries'] }> {
   const zip = new Uint8Array(readFileSync(file));
-  const entries = scanZip(zip, resolveLimits(LIMITS)).entries;
+  return { zip, entries: scanZip(zip, resolveLimits(LIMITS)).entries };
+}
+
+/**
+ * The cold pass of `mode` in this (child) process: its time, its peak live memory above the
+ * baseline with the archive loaded, and the process's peak RSS.
+ */
+async function measureCold(mode: Mode, file: string): Promise<ColdSample> {
+  const { zip, entries } = await loadInput(file);
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   // Live memory: heap + ArrayBuffers right after a forced GC, sampled at every event-loop yield of
@@ -169,22 +183,43 @@ async function measure(mode: Mode, file: string): Promise<Sample> {
   // The process's peak RSS so far: start-up (identical in every mode), the archive bytes, and
   // the cold pass. Modes are compared by their difference to the floor's peak.
   const peakMiB = (process.resourceUsage().maxRSS * 1024) / MiB;
-  gc?.();
-  const c1 = process.cpuUsage();
-  const t1 = performance.now();
-  const bytes = await pass(mode, zip, entries);
-  const ms = performance.now() - t1;
-  const c = process.cpuUsage(c1);
-  return { ms, cpuMs: (c.user + c.system) / 1000, coldMs, peakMiB, liveMiB: livePeak / MiB, bytes };
+  return { coldMs, peakMiB, liveMiB: livePeak / MiB };
 }
 
-function child(mode: Mode, file: string): Sample {
+/**
+ * `rounds` timed rounds in this (child) process after one uncounted round (so every mode's code
+ * is compiled and warm): each round runs every mode once, in an order rotated by `offset + round`,
+ * each pass after a forced GC — a change in the machine's load hits the floor and the subjects
+ * of a round alike.
+ */
+async function measureRounds(file: string, rounds: number, offset: number): Promise<Rounds> {
+  const { zip, entries } = await loadInput(file);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const out: Rounds = [];
+  for (let r = -1; r < rounds; r++) {
+    const round = {} as Record<Mode, Pass>;
+    for (let k = 0; k < MODES.length; k++) {
+      const mode = MODES[(offset + r + 1 + k) % MODES.length]!;
+      gc?.();
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await pass(mode, zip, entries);
+      const ms = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      round[mode] = { ms, cpuMs: (c.user + c.system) / 1000 };
+    }
+    if (r >= 0) out.push(round);
+  }
+  return out;
+}
+
+function child<T>(args: string[]): T {
   const self = fileURLToPath(import.meta.url);
-  const out = execFileSync(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', self, '--child', mode, file], {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', self, ...args], {
     maxBuffer: 1 << 20,
     env: process.env,
   });
-  return JSON.parse(out.toString()) as Sample;
+  return JSON.parse(out.toString()) as T;
 }
 
 function signed(x: number): string {
@@ -206,46 +241,72 @@ async function main(): Promise<void> {
     if (cg !== 'base') await pass(cg as Mode, zip, entries);
     return;
   }
-  if (process.argv[2] === '--child') {
-    process.stdout.write(JSON.stringify(await measure(process.argv[3] as Mode, process.argv[4]!)));
+  if (process.argv[2] === '--cold') {
+    process.stdout.write(JSON.stringify(await measureCold(process.argv[3] as Mode, process.argv[4]!)));
+    return;
+  }
+  if (process.argv[2] === '--rounds') {
+    process.stdout.write(JSON.stringify(await measureRounds(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]))));
     return;
   }
   smokeBanner('archive');
   const dir = mkdtempSync(join(tmpdir(), 'ctxpkg-bench-archive-'));
   try {
     const t0 = performance.now();
-    const { zip, uncompressed } = await buildArchive();
     const file = join(dir, 'large.ctxpkg');
-    writeFileSync(file, zip);
-    if (process.env.BENCH_SAVE) writeFileSync(process.env.BENCH_SAVE, zip);
-    console.log(`archive: ${BLOBS} blobs, ${(uncompressed / MiB).toFixed(1)} MiB uncompressed, ${(zip.length / MiB).toFixed(1)} MiB on disk (built and self-checked in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-    const results: Record<Mode, Sample[]> = { floor: [], package: [], stream: [] };
-    for (let run = 0; run < RUNS; run++) {
-      for (const mode of ['floor', 'package', 'stream'] as const) results[mode].push(child(mode, file));
+    let zip: Uint8Array;
+    if (process.env.BENCH_LOAD && !SMOKE) {
+      zip = new Uint8Array(readFileSync(process.env.BENCH_LOAD));
+    } else {
+      zip = await buildArchive();
+      if (process.env.BENCH_SAVE) writeFileSync(process.env.BENCH_SAVE, zip);
     }
-    const floorMs = median(results.floor.map((s) => s.ms));
-    console.log(`runs: ${RUNS} child processes per mode, median of the warm pass; MB = 10^6 bytes of uncompressed data`);
+    writeFileSync(file, zip);
+    let uncompressed = 0;
+    let blobCount = 0;
+    const names = new TextDecoder();
+    for (const e of scanZip(zip, resolveLimits(LIMITS)).entries) {
+      uncompressed += e.uncompressedSize;
+      if (names.decode(e.nameBytes).startsWith('blobs/sha256-')) blobCount++;
+    }
+    console.log(
+      `archive: ${blobCount} blobs, ${(uncompressed / MiB).toFixed(1)} MiB uncompressed, ${(zip.length / MiB).toFixed(1)} MiB on disk ` +
+        `(${process.env.BENCH_LOAD && !SMOKE ? `read from ${process.env.BENCH_LOAD}` : 'built and self-checked'} in ${((performance.now() - t0) / 1000).toFixed(1)} s); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+    );
+    const cold: Record<Mode, ColdSample[]> = { floor: [], package: [], stream: [] };
+    const rounds: Rounds = [];
+    for (let run = 0; run < RUNS; run++) {
+      for (const mode of MODES) cold[mode].push(child<ColdSample>(['--cold', mode, file]));
+      rounds.push(...child<Rounds>(['--rounds', file, String(ROUNDS), String(run)]));
+    }
+    const floorMs = rounds.map((r) => r.floor.ms);
+    console.log(
+      `speed: ${rounds.length} rounds (${RUNS} child processes × ${ROUNDS}, after one uncounted round each), every mode once per round in rotating order, a forced GC before each pass; ` +
+        `ratios are medians of the per-round ratios; MB = 10^6 bytes of uncompressed data`,
+    );
+    console.log(`floor spread: ${Math.min(...floorMs).toFixed(0)}–${Math.max(...floorMs).toFixed(0)} ms wall across rounds`);
     console.log('live: peak of heap + ArrayBuffers after a forced GC at each 8 MiB yield of the cold pass, above the start of the pass');
     console.log("rss: the child's peak RSS (start-up, the archive bytes, garbage before collection included)");
-    for (const mode of ['floor', 'package', 'stream'] as const) {
-      const ms = median(results[mode].map((s) => s.ms));
-      const cpu = median(results[mode].map((s) => s.cpuMs));
-      const cold = median(results[mode].map((s) => s.coldMs));
-      const live = Math.max(...results[mode].map((s) => s.liveMiB));
-      const rss = Math.max(...results[mode].map((s) => s.peakMiB));
+    const ratioOf = (mode: Mode, key: keyof Pass): number => median(rounds.map((r) => r[mode][key] / r.floor[key]));
+    for (const mode of MODES) {
+      const ms = median(rounds.map((r) => r[mode].ms));
+      const cpu = median(rounds.map((r) => r[mode].cpuMs));
+      const coldMs = median(cold[mode].map((s) => s.coldMs));
+      const live = Math.max(...cold[mode].map((s) => s.liveMiB));
+      const rss = Math.max(...cold[mode].map((s) => s.peakMiB));
       const mbs = uncompressed / 1e6 / (ms / 1000);
       console.log(
-        `${mode.padEnd(8)} ${ms.toFixed(0).padStart(6)} ms  ${mbs.toFixed(1).padStart(7)} MB/s  ${(ms / floorMs).toFixed(2)}× floor  ` +
-          `(cold ${cold.toFixed(0)} ms, ${(cold / median(results.floor.map((s) => s.coldMs))).toFixed(2)}×)  ` +
-          `cpu ${cpu.toFixed(0)} ms (${(cpu / median(results.floor.map((s) => s.cpuMs))).toFixed(2)}×)  live ${signed(live)} MiB  rss ${rss.toFixed(0)} MiB`,
+        `${mode.padEnd(8)} ${ms.toFixed(0).padStart(6)} ms  ${mbs.toFixed(1).padStart(7)} MB/s  ${ratioOf(mode, 'ms').toFixed(2)}× floor  ` +
+          `cpu ${cpu.toFixed(0)} ms (${ratioOf(mode, 'cpuMs').toFixed(2)}×)  ` +
+          `(cold ${coldMs.toFixed(0)} ms, ${(coldMs / median(cold.floor.map((s) => s.coldMs))).toFixed(2)}×)  live ${signed(live)} MiB  rss ${rss.toFixed(0)} MiB`,
       );
     }
-    const ratio = median(results.package.map((s) => s.ms)) / floorMs;
-    const streamRatio = median(results.stream.map((s) => s.ms)) / floorMs;
-    const streamLive = Math.max(...results.stream.map((s) => s.liveMiB));
+    const ratio = ratioOf('package', 'ms');
+    const streamRatio = ratioOf('stream', 'ms');
+    const streamLive = Math.max(...cold.stream.map((s) => s.liveMiB));
     console.log(
-      `targets: readPackage ≤ 1.80× floor quiet ${verdict(ratio <= 1.8, 'met', 'MISSED')}, ≤ 2.00× loaded ${verdict(ratio <= 2, 'met', 'MISSED')} (${ratio.toFixed(2)}× wall); ` +
-        `stream ≤ 2.00× ${verdict(streamRatio <= 2, 'met', 'MISSED')} (${streamRatio.toFixed(2)}×)`,
+      `targets: readPackage ≤ 1.80× floor quiet ${verdict(ratio <= 1.8, 'met', 'MISSED')}, ≤ 2.00× loaded ${verdict(ratio <= 2, 'met', 'MISSED')} ` +
+        `(${ratio.toFixed(2)}× wall, ${ratioOf('package', 'cpuMs').toFixed(2)}× CPU); stream ≤ 2.00× ${verdict(streamRatio <= 2, 'met', 'MISSED')} (${streamRatio.toFixed(2)}×)`,
     );
     const self = fileURLToPath(import.meta.url);
     const cgP = callgrindOn() ? instructionRatio(cgCommands(self, { subject: 'package' }, [file])) : undefined;
