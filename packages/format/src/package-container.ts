@@ -170,9 +170,21 @@ export async function decodePackageParts(bytes: Uint8Array, opts: ContainerOptio
   }
   if (!isZipBytes(bytes)) return decodeJsonBundle(bytes, opts.archiveLimits);
   const parts = await readArchiveParts(bytes, opts.archiveLimits);
-  const manifestRaw = parseStrictJson(parts.manifestText, { rawNumbers: true });
-  const contentRaw = parseStrictJson(parts.contentText, { rawNumbers: true });
+  // The byte fast path (json/fast-bytes.ts) on both entries: it accepts only what the strict
+  // parser accepts, with the same values, and hands over the compacted content that the
+  // integrity covers. When it declines either entry, both take the strict parser, which gives
+  // the precise error (one `plainNumbers` for both parts).
+  const fm = fastParseBytes(parts.manifestBytes, INTEGER_KEYS);
+  const fc = fm ? fastParseBytes(parts.contentBytes, INTEGER_KEYS) : undefined;
+  const manifestRaw = fm && fc ? fm.value : parseStrictJson(parts.manifestText, { rawNumbers: true });
+  const contentRaw = fm && fc ? fc.value : parseStrictJson(parts.contentText, { rawNumbers: true });
   if (!isObject(manifestRaw)) throw structure('the archive manifest must be a JSON object');
   if (!isObject(contentRaw)) throw structure('the archive content must be a JSON object');
-  return { form: 'zip', manifestText: parts.manifestText, contentText: parts.contentText, manifestRaw, contentRaw, plainNumbers: false, blobs: parts.blobs };
+  const common = { form: 'zip' as const, manifestRaw, contentRaw, blobs: parts.blobs };
+  const out: Omit<PackageParts, 'manifestText' | 'contentText'> =
+    fm && fc ? { ...common, plainNumbers: true, contentBytes: fc.compact, contentCompacted: true } : { ...common, plainNumbers: false, contentBytes: parts.contentBytes };
+  // The texts as the archive's getters: decoded only if asked for.
+  Object.defineProperty(out, 'manifestText', { enumerable: true, get: () => parts.manifestText });
+  Object.defineProperty(out, 'contentText', { enumerable: true, get: () => parts.contentText });
+  return out as PackageParts;
 }

@@ -85,7 +85,7 @@ export async function verifyParts(parts: PackageParts, opts: VerifyOptions = {})
   // Blobs of either form (a JSON bundle only when it has a `blobs` member, spec/archive.md §4.4).
   if (parts.blobs && dc.content) {
     try {
-      checkBlobRefs(dc.content.context_graph, parts.blobs.keys());
+      checkBlobRefs(dc.content.context_graph, parts.blobs);
     } catch (e) {
       issues.push(...(((e as { details?: { issues?: Issue[] } }).details?.issues) ?? [{ path: 'blobs', code: 'E_BLOB', message: (e as Error).message }]));
     }

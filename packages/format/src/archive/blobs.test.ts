@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkBlobRefs, collectBlobRefs, verifyBlobs } from './blobs.js';
 import { BLOB, BLOB_REF } from './__tests__/fixtures.js';
@@ -40,5 +41,47 @@ describe('verifyBlobs', () => {
   it('checkBlobRefs compares names only', () => {
     expect(() => checkBlobRefs(graph(BLOB_REF), [BLOB_REF])).not.toThrow();
     expect(issuesOf(() => checkBlobRefs(graph(BLOB_REF), [])).length).toBe(1);
+  });
+
+  it('checkBlobRefs takes names as an iterable, a set or a map, with the same answer (property)', () => {
+    const ref = (i: number) => 'sha256-' + i.toString(16).padStart(64, '0');
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 7 }), { maxLength: 10 }), fc.uniqueArray(fc.integer({ min: 0, max: 7 }), { maxLength: 8 }), (refs, names) => {
+        const g = graph(...refs.map(ref));
+        const list = names.map(ref);
+        const outcome = (n: Iterable<string>) => {
+          try {
+            checkBlobRefs(g, n);
+            return [];
+          } catch (e) {
+            return (e as { details: { issues: unknown[] } }).details.issues;
+          }
+        };
+        const expected = outcome(list);
+        expect(outcome(new Set(list))).toEqual(expected);
+        expect(outcome(new Map(list.map((n) => [n, 1])) as unknown as Iterable<string>)).toEqual(expected);
+        // As written: missing refs in node order, then the unreferenced names sorted.
+        const distinct = [...new Set(refs.map(ref))];
+        const want = [
+          ...distinct.filter((r) => !list.includes(r)).map((r) => `blobs/${r} missing`),
+          ...[...list].sort().filter((n) => !distinct.includes(n)).map((n) => `blobs/${n} unreferenced`),
+        ];
+        expect(expected.map((i) => `${(i as { path: string }).path} ${/missing/.test((i as { message: string }).message) ? 'missing' : 'unreferenced'}`)).toEqual(want);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('checkBlobRefs lists missing blobs in node order, then unreferenced ones sorted by name', () => {
+    const ref = (c: string) => 'sha256-' + c.repeat(64);
+    const issues = issuesOf(() => checkBlobRefs(graph(ref('9'), BLOB_REF, ref('1')), [ref('e'), BLOB_REF, ref('0'), ref('b')]));
+    expect(issues.map((i) => i.path)).toEqual([`blobs/${ref('9')}`, `blobs/${ref('1')}`, `blobs/${ref('0')}`, `blobs/${ref('b')}`, `blobs/${ref('e')}`]);
+    expect(issues.map((i) => i.message.split(' ').slice(2).join(' '))).toEqual([
+      'is referenced but missing',
+      'is referenced but missing',
+      'is not referenced by any node',
+      'is not referenced by any node',
+      'is not referenced by any node',
+    ]);
   });
 });

@@ -14,43 +14,55 @@ export interface BlobRefGraph {
 }
 
 /**
- * The blob_refs of `graph` (undefined/null graph → none), in node order, deduplicated.
+ * The blob_refs of `graph` (undefined/null graph, or `nodes` not an array → none), in node order, deduplicated.
  * Issues (`E_BLOB`) for a `blob_ref` that is not `sha256-<64 lowercase hex>` go to `issues`.
  */
 export function collectBlobRefs(graph: BlobRefGraph | null | undefined, issues: Issue[] = []): string[] {
   const refs: string[] = [];
   const seen = new Set<string>();
-  (graph?.nodes ?? []).forEach((node, i) => {
-    const ref = node?.blob_ref;
-    if (ref === undefined || ref === null) return;
+  const nodes = Array.isArray(graph?.nodes) ? graph.nodes : [];
+  for (let i = 0; i < nodes.length; i++) {
+    const ref = nodes[i]?.blob_ref;
+    if (ref === undefined || ref === null) continue;
     if (typeof ref !== 'string' || !BLOB_REF_RE.test(ref)) {
       const path = `content.context_graph.nodes[${i}].blob_ref`;
       issues.push({ path, code: 'E_BLOB', message: `blob_ref ${JSON.stringify(ref)} is not sha256-<64 lowercase hex>` });
-      return;
+      continue;
     }
     if (!seen.has(ref)) {
       seen.add(ref);
       refs.push(ref);
     }
-  });
+  }
   return refs;
 }
 
 /**
  * Check that the graph's blob_refs and the blob names are the same set (no missing, no extra).
  * Use when the blob hashes were already verified (e.g. `readArchive` with `keepBlobs: false`).
- * Throws `E_BLOB` listing every problem in `details.issues`.
+ * `blobNames`: the names, or a map or set keyed by them (looked up as it is, not copied).
+ * Throws `E_BLOB` listing every problem in `details.issues`: missing blobs in node order, then
+ * unreferenced blobs sorted by name.
  */
-export function checkBlobRefs(graph: BlobRefGraph | null | undefined, blobNames: Iterable<string>): void {
+export function checkBlobRefs(graph: BlobRefGraph | null | undefined, blobNames: Iterable<string> | ReadonlyMap<string, unknown> | ReadonlySet<string>): void {
   const issues: Issue[] = [];
   const refs = collectBlobRefs(graph, issues);
-  const names = new Set(blobNames);
-  const refSet = new Set(refs);
+  const names: ReadonlySet<string> | ReadonlyMap<string, unknown> =
+    blobNames instanceof Map || blobNames instanceof Set ? blobNames : new Set(blobNames as Iterable<string>);
+  let found = 0;
   for (const ref of refs) {
-    if (!names.has(ref)) issues.push({ path: `blobs/${ref}`, code: 'E_BLOB', message: `blob ${ref} is referenced but missing` });
+    if (names.has(ref)) found++;
+    else issues.push({ path: `blobs/${ref}`, code: 'E_BLOB', message: `blob ${ref} is referenced but missing` });
   }
-  for (const name of [...names].sort()) {
-    if (!refSet.has(name)) issues.push({ path: `blobs/${name}`, code: 'E_BLOB', message: `blob ${name} is not referenced by any node` });
+  // The refs are distinct: when every name was found among them, none is unreferenced.
+  if (found < names.size) {
+    const refSet = new Set(refs);
+    // The unreferenced names in sorted order: only they are sorted, not every name.
+    const unreferenced: string[] = [];
+    for (const name of names.keys()) if (!refSet.has(name)) unreferenced.push(name);
+    for (const name of unreferenced.sort()) {
+      issues.push({ path: `blobs/${name}`, code: 'E_BLOB', message: `blob ${name} is not referenced by any node` });
+    }
   }
   if (issues.length) throw errorFromIssues(issues);
 }
@@ -69,7 +81,7 @@ export function verifyBlobs(graph: BlobRefGraph | null | undefined, blobs: Reado
     }
   }
   try {
-    checkBlobRefs(graph, blobs.keys());
+    checkBlobRefs(graph, blobs);
   } catch (err) {
     const more = (err as { details?: { issues?: Issue[] } }).details?.issues ?? [];
     issues.push(...more);

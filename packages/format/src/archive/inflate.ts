@@ -6,7 +6,8 @@
  * no import of `process` or of node modules, no I/O):
  * - `node`: the runtime's zlib (`process.getBuiltinModule('node:zlib')`, Node ≥ 20.16),
  *   `inflateRawSync` with `maxOutputLength`: zlib stops as soon as its output passes the limit
- *   (at most one 16 KiB output chunk beyond it).
+ *   (at most one output chunk beyond it: one byte for a limit under 64 MiB, whose output goes
+ *   into one buffer of `limit + 1` bytes, else 16 KiB).
  * - `fflate`: pure JS (browsers, Deno, older Node): the compressed data is pushed in 512-byte
  *   pieces and the output counted per piece; it stops at the first piece whose output passes the
  *   limit (≤ 512 × 1032 bytes ≈ 516 KiB beyond it, deflate's ratio ceiling).
@@ -24,8 +25,19 @@ export interface RawInflater {
 }
 
 type NodeZlib = {
-  inflateRawSync(data: Uint8Array, opts: { maxOutputLength: number }): Uint8Array;
+  inflateRawSync(data: Uint8Array, opts: { maxOutputLength: number; chunkSize: number }): Uint8Array;
 };
+
+/**
+ * The largest output buffer the node backend sizes to the limit up front (bytes). Up to it, zlib
+ * inflates into one buffer of `limit + 1` bytes: the result is a view of it (no 16 KiB chunks
+ * joined by a copy, no chunk mostly unused behind a small entry that the caller keeps), and one
+ * byte more than allowed still fits, so output past the limit is seen (`maxOutputLength`).
+ * Above it, zlib's default chunks.
+ */
+const WHOLE_OUTPUT_MAX = 64 * 1024 * 1024;
+/** zlib's smallest chunk (`zlib.constants.Z_MIN_CHUNK`). */
+const MIN_CHUNK = 64;
 
 function probeNode(): RawInflater | undefined {
   try {
@@ -39,7 +51,8 @@ function probeNode(): RawInflater | undefined {
       inflate(data, limit) {
         try {
           // maxOutputLength must be ≥ 1; a 0-byte limit is checked on the result.
-          const out = zlib.inflateRawSync(data, { maxOutputLength: Math.max(1, limit) });
+          const chunkSize = limit < WHOLE_OUTPUT_MAX ? Math.max(MIN_CHUNK, limit + 1) : 16 * 1024;
+          const out = zlib.inflateRawSync(data, { maxOutputLength: Math.max(1, limit), chunkSize });
           if (out.length > limit) return { kind: 'over-limit' };
           return new Uint8Array(out.buffer, out.byteOffset, out.byteLength); // a plain view, not a Buffer
         } catch (err) {

@@ -61,7 +61,7 @@ class BytesReader extends yauzl.RandomAccessReader {
  * Walk the central directory with yauzl and compare each entry with our scan.
  * Rejects `E_ARCHIVE` on any yauzl error or disagreement.
  */
-export function crossCheckWithYauzl(bytes: Uint8Array, scanned: ScannedEntry[], names: Map<number, string>): Promise<void> {
+export function crossCheckWithYauzl(bytes: Uint8Array, scanned: ScannedEntry[], names: readonly string[]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
     let zipfile: yauzl.ZipFile | undefined;
@@ -85,7 +85,7 @@ export function crossCheckWithYauzl(bytes: Uint8Array, scanned: ScannedEntry[], 
           const scan = scanned[index];
           if (
             !scan ||
-            entry.fileName !== names.get(index) ||
+            entry.fileName !== names[index] ||
             entry.compressedSize !== scan.compressedSize ||
             entry.uncompressedSize !== scan.uncompressedSize ||
             entry.relativeOffsetOfLocalHeader !== scan.localHeaderOffset
@@ -136,14 +136,14 @@ function entryBytes(bytes: Uint8Array, e: ScannedEntry, name: string): Uint8Arra
 
 /**
  * Read the entries listed in `layout` (a subset of `scanned`, all entries in central-directory
- * order; `names` maps every entry index to its decoded name) and feed each one's final bytes to
+ * order; `names[i]` is entry i's decoded name) and feed each one's final bytes to
  * `consumerFor(entry)`. Throws (rejects) `E_ARCHIVE`, `E_ARCHIVE_SIZE_MISMATCH`, `E_TOO_LARGE`,
  * or what a consumer throws.
  */
 export async function readLayoutEntries(
   bytes: Uint8Array,
   scanned: ScannedEntry[],
-  names: Map<number, string>,
+  names: readonly string[],
   layout: LayoutEntry[],
   limits: ArchiveLimits,
   consumerFor: (entry: LayoutEntry) => EntryConsumer,

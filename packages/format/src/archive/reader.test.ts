@@ -6,6 +6,7 @@ import { BLOB, BLOB_REF, CONTENT_TEXT, MANIFEST_TEXT, baseArchive, expectCode } 
 import { buildZip, fileEntry, nameBytes, parseZip, type RawEntry } from './__tests__/zip-builder.js';
 
 const enc = new TextEncoder();
+const dec = new TextDecoder();
 
 /** `n` pseudo-random lowercase ASCII letters (valid UTF-8, deflates only ~1.6:1). */
 function letters(n: number): Uint8Array {
@@ -323,6 +324,15 @@ describe('structure checks', () => {
     await expectCode(readArchive(buildZip(entries)), 'E_ARCHIVE');
   });
 
+  it('a content entry that is not UTF-8 is refused as it is read, before a later bad blob: E_ARCHIVE', async () => {
+    const entries = parseZip(await baseArchive());
+    expect(dec.decode(entries[1]!.name)).toBe('content.json');
+    entries[1] = fileEntry('content.json', Uint8Array.of(0x7b, 0xed, 0xa0, 0x80, 0x7d)); // an encoded surrogate
+    entries[2] = { ...fileEntry(`blobs/${BLOB_REF}`, enc.encode('different bytes')) };
+    const err = await expectCode(readArchive(buildZip(entries)), 'E_ARCHIVE');
+    expect(err.message).toMatch(/content\.json is not valid UTF-8/);
+  });
+
   it('bytes after the end of a deflate stream cannot change what is read (spec §5: ignored, as by every inflater)', async () => {
     const entries = parseZip(await baseArchive());
     const d = deflateRawSync(enc.encode(CONTENT_TEXT));
@@ -343,8 +353,8 @@ describe('the yauzl cross-check', () => {
     const scanned = scanZip(zip, resolveLimits()).entries;
     const { names } = classifyEntries(scanned);
     await expect(crossCheckWithYauzl(zip, scanned, names)).resolves.toBeUndefined();
-    const wrong = new Map(names);
-    wrong.set(1, 'graph.json');
+    const wrong = [...names];
+    wrong[1] = 'graph.json';
     await expectCode(crossCheckWithYauzl(zip, scanned, wrong), 'E_ARCHIVE');
     await expectCode(crossCheckWithYauzl(zip, scanned.slice(0, 2), names), 'E_ARCHIVE');
   });

@@ -6,11 +6,25 @@
  */
 import { CtxpkgError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
+import { isWellFormedUtf8 } from '../json/utf8.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import { classifyEntries, type LayoutEntry } from './names.js';
 import type { EntryConsumer } from './read-entries.js';
 import { concatBytes } from '../bytes.js';
 import { scanZip } from './zip-scan.js';
+
+/**
+ * `m` with its keys in ascending code-unit order: `m` itself when they are already (the writer
+ * stores blobs sorted, so a package's blobs arrive in order), else a sorted copy.
+ */
+function sortedByKey<V>(m: Map<string, V>): Map<string, V> {
+  let prev: string | undefined;
+  for (const k of m.keys()) {
+    if (prev !== undefined && !(prev < k)) return new Map([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    prev = k;
+  }
+  return m;
+}
 
 /** The four ZIP signatures a package archive may start with: a local header, or (empty) an end record. */
 const LOCAL_MAGIC = [0x50, 0x4b, 0x03, 0x04];
@@ -24,12 +38,16 @@ export function isZipBytes(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && LOCAL_MAGIC.every((b, i) => bytes[i] === b);
 }
 
-/** What `readArchive` returns. Texts are the entries' UTF-8 decoded bytes, unchanged. */
+/** What `readArchive` returns. Texts are the entries' UTF-8 decoded bytes, unchanged (decoded on first access). */
 export interface ArchiveContents {
   /** `ctxpkg.json`: the manifest JSON text. */
   manifestText: string;
   /** `content.json`: the content JSON text (the integrity hashes cover its compacted form). */
   contentText: string;
+  /** The UTF-8 bytes of `manifestText` (the entry's decoded data). */
+  manifestBytes: Uint8Array;
+  /** The UTF-8 bytes of `contentText` (the entry's decoded data). */
+  contentBytes: Uint8Array;
   /** `rebuild.json` when present (informative; not covered by integrity or signature). */
   rebuildText?: string;
   /**
@@ -50,13 +68,36 @@ export interface ReadArchiveOptions {
   keepBlobs?: boolean;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const BLOB_PREFIX = 'sha256-';
 
-function decodeText(bytes: Uint8Array, name: string): string {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw new CtxpkgError('E_ARCHIVE', `${name} is not valid UTF-8`, { hint: 'JSON entries must be UTF-8 (spec/archive.md §2)' });
+/** Define `key` on `target` as an enumerable, memoized getter: the text of `bytes` (well-formed UTF-8, checked). */
+function lazyText(target: object, key: string, bytes: Uint8Array): void {
+  let text: string | undefined;
+  Object.defineProperty(target, key, { enumerable: true, configurable: true, get: () => (text ??= decoder.decode(bytes)) });
+}
+
+/**
+ * Collects one entry's chunks and hands the whole to `take` at the end (one chunk, the usual
+ * case for a deflated or stored entry, is handed over as it is).
+ */
+class EntryBytes implements EntryConsumer {
+  private first: Uint8Array | undefined;
+  private more: Uint8Array[] | undefined;
+  private size = 0;
+  constructor(
+    private readonly le: LayoutEntry,
+    private readonly take: (le: LayoutEntry, data: Uint8Array) => void,
+  ) {}
+  chunk(c: Uint8Array): void {
+    if (this.first === undefined) this.first = c;
+    else (this.more ??= [this.first]).push(c);
+    this.size += c.length;
+  }
+  end(): void {
+    const data = this.more ? concatBytes(this.more, this.size) : (this.first ?? new Uint8Array(0));
+    this.first = this.more = undefined;
+    this.take(this.le, data);
   }
 }
 
@@ -73,52 +114,51 @@ export async function readArchive(bytes: Uint8Array, options: ReadArchiveOptions
   const keepBlobs = options.keepBlobs ?? true;
   const scanned = scanZip(bytes, limits);
   const { layout, names } = classifyEntries(scanned.entries);
-  const texts = new Map<string, string>();
+  const textBytes = new Map<string, Uint8Array>();
   const blobBytes = new Map<string, Uint8Array>();
   const blobSizes = new Map<string, number>();
 
-  const consumerFor = (le: LayoutEntry): EntryConsumer => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    return {
-      chunk(c) {
-        chunks.push(c);
-        size += c.length;
-      },
-      end() {
-        const data = concatBytes(chunks, size);
-        chunks.length = 0;
-        if (le.kind === 'blob') {
-          const digest = `sha256-${sha256Hex(data)}`;
-          if (digest !== le.key) {
-            throw new CtxpkgError('E_BLOB', `${le.name}: content hash is ${digest}, not the name`, {
-              hint: 'a blob entry must be named after the SHA-256 of its (decoded) bytes (spec/archive.md §4)',
-              details: { entry: le.name, expected: le.key, found: digest },
-            });
-          }
-          blobSizes.set(le.key, size);
-          if (keepBlobs) blobBytes.set(le.key, data);
-        } else {
-          texts.set(le.kind, decodeText(data, le.name));
-        }
-      },
-    };
+  /** The final bytes of one entry: checked, then kept by kind. */
+  const take = (le: LayoutEntry, data: Uint8Array): void => {
+    if (le.kind === 'blob') {
+      const hex = sha256Hex(data);
+      // le.key is `sha256-` + 64 hex: compare without building the digest's name.
+      if (le.key.length !== BLOB_PREFIX.length + hex.length || !le.key.endsWith(hex)) {
+        const digest = `${BLOB_PREFIX}${hex}`;
+        throw new CtxpkgError('E_BLOB', `${le.name}: content hash is ${digest}, not the name`, {
+          hint: 'a blob entry must be named after the SHA-256 of its (decoded) bytes (spec/archive.md §4)',
+          details: { entry: le.name, expected: le.key, found: digest },
+        });
+      }
+      blobSizes.set(le.key, data.length);
+      if (keepBlobs) blobBytes.set(le.key, data);
+    } else {
+      // Checked here, in entry order, as the text is complete; decoded on first access.
+      if (!isWellFormedUtf8(data)) {
+        throw new CtxpkgError('E_ARCHIVE', `${le.name} is not valid UTF-8`, { hint: 'JSON entries must be UTF-8 (spec/archive.md §2)' });
+      }
+      textBytes.set(le.kind, data);
+    }
   };
+  const consumerFor = (le: LayoutEntry): EntryConsumer => new EntryBytes(le, take);
   // The entry reader (yauzl cross-check, inflate backends) loads on first use, so importing the
   // format core stays cheap for callers that never read a ZIP (bench/install).
   const { readLayoutEntries } = await import('./read-entries.js');
   await readLayoutEntries(bytes, scanned.entries, names, layout, limits, consumerFor);
 
-  const sortMap = <V>(m: Map<string, V>): Map<string, V> =>
-    new Map([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const rebuildText = texts.get('rebuild');
-  return {
-    manifestText: texts.get('manifest')!,
-    contentText: texts.get('content')!,
-    ...(rebuildText !== undefined ? { rebuildText } : {}),
-    blobs: sortMap(blobBytes),
-    blobSizes: sortMap(blobSizes),
+  const manifestBytes = textBytes.get('manifest')!;
+  const contentBytes = textBytes.get('content')!;
+  const rebuildBytes = textBytes.get('rebuild');
+  const result = {
+    manifestBytes,
+    contentBytes,
+    blobs: sortedByKey(blobBytes),
+    blobSizes: sortedByKey(blobSizes),
   };
+  lazyText(result, 'manifestText', manifestBytes);
+  lazyText(result, 'contentText', contentBytes);
+  if (rebuildBytes) lazyText(result, 'rebuildText', rebuildBytes);
+  return result as ArchiveContents;
 }
 
 /**
@@ -141,13 +181,14 @@ export function listArchiveBlobRefs(bytes: Uint8Array, limits?: Partial<ArchiveL
 
 /**
  * The archive layer's contract with the package reader (`readPackage`/`verifyPackage`): the raw
- * manifest JSON text, the raw content JSON text and the blobs (hash-checked) of a ZIP-form
- * package. See `readArchive` for checks, caps (`limits`, spec/archive.md §6) and error codes.
+ * manifest and content JSON texts and their UTF-8 bytes (as stored in the entries) and the blobs
+ * (hash-checked) of a ZIP-form package. See `readArchive` for checks, caps (`limits`,
+ * spec/archive.md §6) and error codes.
  */
 export async function readArchiveParts(
   bytes: Uint8Array,
   limits?: Partial<ArchiveLimits>,
-): Promise<{ manifestText: string; contentText: string; blobs: Map<string, Uint8Array> }> {
-  const r = await readArchive(bytes, { ...(limits ? { limits } : {}), keepBlobs: true });
-  return { manifestText: r.manifestText, contentText: r.contentText, blobs: r.blobs };
+): Promise<{ manifestText: string; contentText: string; manifestBytes: Uint8Array; contentBytes: Uint8Array; blobs: Map<string, Uint8Array> }> {
+  // The texts stay getters (decoded on first access): the package reader parses the bytes.
+  return readArchive(bytes, { ...(limits ? { limits } : {}), keepBlobs: true });
 }

@@ -41,3 +41,32 @@ export const decodeUtf8Lenient: (bytes: Uint8Array) => string = (() => {
   }
   return (bytes: Uint8Array) => LENIENT.decode(bytes);
 })();
+
+const FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * True when `bytes` are well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF, no truncated sequence) — exactly what a fatal `TextDecoder` accepts. Builds no
+ * string: the runtime's validator (`isUtf8` of `node:buffer`, Node ≥ 18.14, by feature probe as
+ * in `hash.ts`) where it exists, else a fatal decode whose result is dropped. Never throws.
+ */
+export const isWellFormedUtf8: (bytes: Uint8Array) => boolean = (() => {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    const isUtf8 = typeof get === 'function' ? (get('node:buffer') as { isUtf8?: (b: Uint8Array) => boolean }).isUtf8 : undefined;
+    if (typeof isUtf8 === 'function') return (bytes: Uint8Array) => bytes.length === 0 || isUtf8(bytes);
+  } catch {
+    /* fall through */
+  }
+  return isWellFormedUtf8Portable;
+})();
+
+/** `isWellFormedUtf8` through a fatal `TextDecoder` (the portable backend; exported for tests). */
+export function isWellFormedUtf8Portable(bytes: Uint8Array): boolean {
+  try {
+    FATAL.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
