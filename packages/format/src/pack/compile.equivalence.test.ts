@@ -1,7 +1,8 @@
 /**
  * The compiler's output is pinned on ~1,000 random inputs (`__tests__/random-packs.ts`): the
  * SHA-256 of each pack's text and receipt, recorded in `__tests__/random-packs.golden.json` by
- * the compiler as of commit f67816e (before the cold-render rework of issue 16 item 3). Any change
+ * the compiler as of commit f67816e (before the cold-render rework of issue 16 item 3), re-recorded
+ * when the budget overruns were fixed (38 cases had recorded E_INTERNAL; compile.budget.test.ts). Any change
  * to the selection, order, layout or receipt shows up here; a deliberate one must re-record the
  * file (`CTXPKG_RECORD_PACKS=1 npx vitest run packages/format/src/pack/compile.equivalence.test.ts`)
  * and say why in its commit.

@@ -744,24 +744,23 @@ export function compilePack(input: PackInput): CompiledPack {
   const parts: string[] = [];
   const opened = new Set<string>();
   const delivered: Delivered[] = [];
-  // A section delivered in part gets its note after its last delivered item (before the next
-  // group header): taken counts per section first.
+  // A section delivered in part gets its note once, right after its last delivered item (before
+  // the next group header): taken counts per section first, counted down as its items are
+  // written. Once per section, not once per run of its items: a section's items need not be
+  // contiguous in output order (those without a file path come in the file-less group), and the
+  // selection paid for one note per section (was: one per run, over the budget).
   const takenIn = new Map<string, number>();
   for (const h of chosen) {
     const key = noteKeyAt(h);
     if (key !== undefined) takenIn.set(key, (takenIn.get(key) ?? 0) + 1);
   }
-  let pending: { key: string; into: string[]; text: string } | undefined;
+  const toWrite = new Map(takenIn);
   // The blocks of a list node's items (delivered as one node in the receipt), by its first handle.
   const listOf = new Map<number, { record: Delivered; text: string; taken: number; of: number }>();
   let blockCount = 0;
   for (const h of chosen) {
     const it = itemAt(h);
     const key = noteKeyAt(h);
-    if (pending && pending.key !== key) {
-      pending.into.push(pending.text);
-      pending = undefined;
-    }
     const into = it.trusted ? trustedParts : parts;
     if (!it.trusted && parts.length === 0) into.push(fence.fenceOpen);
     for (const g of renderer.groups(it)) {
@@ -771,9 +770,13 @@ export function compilePack(input: PackInput): CompiledPack {
     }
     const b = blockAt(h);
     into.push(blockCount++ > 0 ? renderer.separator + b : b);
-    if (key !== undefined && !pending) {
-      const text = noteText(key, takenIn.get(key) as number, membersOf(key));
-      if (text !== '') pending = { key, into, text };
+    if (key !== undefined) {
+      const left = (toWrite.get(key) as number) - 1;
+      toWrite.set(key, left);
+      if (left === 0) {
+        const text = noteText(key, takenIn.get(key) as number, membersOf(key));
+        if (text !== '') into.push(text);
+      }
     }
     const p = piece[h];
     if (p && p.k > 0) {
@@ -795,7 +798,6 @@ export function compilePack(input: PackInput): CompiledPack {
     });
     if (p) listOf.set(h, { record: delivered[delivered.length - 1] as Delivered, text: b, taken: 1, of: p.of });
   }
-  if (pending) pending.into.push(pending.text);
   for (const list of listOf.values()) {
     list.record.delivered_hash = contentHash(list.text);
     if (list.taken < list.of) list.record.items = { delivered: list.taken, total: list.of };

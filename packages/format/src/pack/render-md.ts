@@ -158,7 +158,15 @@ function groupsOf(item: RenderItem): RenderGroup[] {
   const out: RenderGroup[] = [{ key: pkgKey, text: item.trusted ? `\n## Instructions from ${label(item)}\n` : `\n## ${label(item)}\n` }];
   const root = rootOf(item);
   const file = fileKey(item);
-  const keyOfFile = `${pkgKey}\u0000${file}`;
+  // The header's text depends on the item's root section (its title, provenance and scope), so
+  // the root is part of the key: a file whose nodes lie partly outside its root section (or in a
+  // heading without a parent, which then titles the file) gets one header per root, each a fixed
+  // string, and so does every heading below it (its level counts from the root). Keyed by the file
+  // alone, the first node in output order decided the text written while the selection had paid
+  // for the first one taken (the budget overran; spec/pack.md §4), and a heading without a parent
+  // lost its title under the file's. `\u0001` never starts a section id (ids start with their
+  // package name), so no heading key equals a file key.
+  const keyOfFile = root ? `${pkgKey}\u0000${file}\u0000\u0001${root.id}` : `${pkgKey}\u0000${file}`;
   if (file !== '' || root !== undefined) {
     const title = root && root.title !== '' ? root.title : item.file_path ?? '';
     const lines = [`\n### ${titleText(title)}`];
