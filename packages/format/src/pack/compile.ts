@@ -214,11 +214,19 @@ export function compilePack(input: PackInput): CompiledPack {
   // Indexed loops over the graph's arrays here and below: a compilation runs once per process
   // (`ctxpkg render`), mostly before the optimizing compiler could remove a for…of iterator's
   // result objects — 50k of them per pass.
-  for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i] as MergedNode;
-    if (STRUCTURAL_TYPES.has(n.type)) structural++;
-    else deliverable.push(n);
-  }
+  // Every loop over all nodes or candidates runs in a function of its own (`const pass = () =>
+  // {…}; pass()`, or a callback), never in this function's body: V8 optimizes a hot loop by
+  // on-stack replacement, which compiles the whole function around it — compilePack with every
+  // closure it inlines, once per such loop (bench:render 50k cold, one process: 4 compilations of
+  // 136–201 ms each on a loaded machine, about half the process's CPU above start-up).
+  const classify = (): void => {
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i] as MergedNode;
+      if (STRUCTURAL_TYPES.has(n.type)) structural++;
+      else deliverable.push(n);
+    }
+  };
+  classify();
   const { pinned, broken: brokenPins } = checkPins(policy.pins, graph, deliverable, input.pinTexts);
   const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
   const focusText = input.focus?.trim() ?? '';
@@ -254,13 +262,16 @@ export function compilePack(input: PackInput): CompiledPack {
           { scopeOf: (n) => scopes.get(n.id), pathOf: (n) => sectionsOf(n.id), headings: headings() },
         )
       : undefined;
-  for (let k = 0; k < eligible.length; k++) {
-    const i = eligible[k] as number;
-    const n = nodes[i] as MergedNode;
-    if (focused && !focused.has(n)) continue;
-    inScope.push(n);
-    inIdx.push(i);
-  }
+  const scoped = (): void => {
+    for (let k = 0; k < eligible.length; k++) {
+      const i = eligible[k] as number;
+      const n = nodes[i] as MergedNode;
+      if (focused && !focused.has(n)) continue;
+      inScope.push(n);
+      inIdx.push(i);
+    }
+  };
+  scoped();
 
   // Screening (§3). Freshness omits only under stale "omit": then every node is checked;
   // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
@@ -298,7 +309,7 @@ export function compilePack(input: PackInput): CompiledPack {
   // whole). The node's first candidate keeps its handle; the others are appended.
   const nodeCount = live.length;
   const piece: Array<Piece | undefined> = [];
-  if (format === 'md') {
+  const listNodes = (): void => {
     for (let h = 0; h < nodeCount; h++) {
       const n = live[h] as MergedNode;
       // UTF-8 takes at most three bytes per UTF-16 code unit: most nodes need no count.
@@ -318,7 +329,8 @@ export function compilePack(input: PackInput): CompiledPack {
         prev = ph;
       });
     }
-  }
+  };
+  if (format === 'md') listNodes();
 
   // Order keys (§5) and the candidates of each section, ordered lazily.
   const stated = input.statedScope && input.statedScope.length > 0 ? [...new Set(input.statedScope)].sort() : undefined;
@@ -519,7 +531,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const slotSection: string[] = [];
   const slotPackage: string[] = [];
   const slotOf = new Map<string, number>();
-  if (renderer.partialNote) {
+  const noteSlots = (): void => {
     // The slot of the package last seen with each heading path (usually its only one).
     const byPath = new Map<readonly SectionRef[], { pkg: string; slot: number }>();
     for (let h = 0; h < live.length; h++) {
@@ -549,7 +561,8 @@ export function compilePack(input: PackInput): CompiledPack {
       noteSlot[h] = slot;
       slotMembers[slot]++;
     }
-  }
+  };
+  if (renderer.partialNote) noteSlots();
   /** The note key of candidate `h` (undefined: in no heading section). */
   const noteKeyAt = (h: number): string | undefined => {
     const s = noteSlot[h] as number;
@@ -572,41 +585,44 @@ export function compilePack(input: PackInput): CompiledPack {
   // here: each sequence carries the smallest of its members' (select.ts "Early stop").
   const lowerBound = new Int32Array(live.length);
   const pkgMin: number[][] = [];
-  for (let h = 0; h < live.length; h++) {
-    // One scratch item per candidate: with its heading path and scope for the selection's bound
-    // and the groups, then without them (`bareOf(h, false)`) for the need and `minBlock`.
-    const it = bareOf(h, true);
-    const lb = renderer.blockLowerBound(it);
-    lowerBound[h] = lb;
-    const gs = keys.pinned[h] ? undefined : groupsAt(h, it);
-    it.sections = NO_SECTIONS;
-    it.scope = NO_SCOPE;
-    const b = renderer.blockLowerBound(it);
-    minBlock = Math.min(minBlock, b);
-    if (gs === undefined) continue;
-    const name = (live[h] as MergedNode).package;
-    // Candidates of one package are usually adjacent: the index of the last one is reused.
-    let i = name === lastName ? lastIndex : pkgIndex.get(name);
-    if (i === undefined) {
-      pkgIndex.set(name, (i = pkgMembers.length));
-      pkgMembers.push(SECTIONS.map(() => []));
-      pkgMin.push(SECTIONS.map(() => Number.MAX_SAFE_INTEGER));
-      pkgNeed.push(0);
+  const needs = (): void => {
+    for (let h = 0; h < live.length; h++) {
+      // One scratch item per candidate: with its heading path and scope for the selection's bound
+      // and the groups, then without them (`bareOf(h, false)`) for the need and `minBlock`.
+      const it = bareOf(h, true);
+      const lb = renderer.blockLowerBound(it);
+      lowerBound[h] = lb;
+      const gs = keys.pinned[h] ? undefined : groupsAt(h, it);
+      it.sections = NO_SECTIONS;
+      it.scope = NO_SCOPE;
+      const b = renderer.blockLowerBound(it);
+      minBlock = Math.min(minBlock, b);
+      if (gs === undefined) continue;
+      const name = (live[h] as MergedNode).package;
+      // Candidates of one package are usually adjacent: the index of the last one is reused.
+      let i = name === lastName ? lastIndex : pkgIndex.get(name);
+      if (i === undefined) {
+        pkgIndex.set(name, (i = pkgMembers.length));
+        pkgMembers.push(SECTIONS.map(() => []));
+        pkgMin.push(SECTIONS.map(() => Number.MAX_SAFE_INTEGER));
+        pkgNeed.push(0);
+      }
+      lastName = name;
+      lastIndex = i;
+      const si = sectionIdx[h] as number;
+      ((pkgMembers[i] as number[][])[si] as number[]).push(h);
+      const mins = pkgMin[i] as number[];
+      if (lb < (mins[si] as number)) mins[si] = lb;
+      pkgNeed[i] = (pkgNeed[i] as number) + b;
+      for (let j = 0; j < gs.length; j++) {
+        const g = gs[j] as { key: string; bytes: number };
+        if (needGroups.has(g.key)) continue;
+        needGroups.add(g.key);
+        pkgNeed[i] = (pkgNeed[i] as number) + g.bytes;
+      }
     }
-    lastName = name;
-    lastIndex = i;
-    const si = sectionIdx[h] as number;
-    ((pkgMembers[i] as number[][])[si] as number[]).push(h);
-    const mins = pkgMin[i] as number[];
-    if (lb < (mins[si] as number)) mins[si] = lb;
-    pkgNeed[i] = (pkgNeed[i] as number) + b;
-    for (let j = 0; j < gs.length; j++) {
-      const g = gs[j] as { key: string; bytes: number };
-      if (needGroups.has(g.key)) continue;
-      needGroups.add(g.key);
-      pkgNeed[i] = (pkgNeed[i] as number) + g.bytes;
-    }
-  }
+  };
+  needs();
   // A section of several items is taken one item at a time, and until its last one is taken it
   // carries its note: the need counts the largest note (all but one taken) once per section, so
   // a package whose share is its need can take a whole section (was: a trusted two-item section
@@ -628,11 +644,11 @@ export function compilePack(input: PackInput): CompiledPack {
   // Under a focus too: its candidates are what it names, and each of their sections is delivered
   // from its top. A list's items chain the same way.
   const after = new Int32Array(live.length).fill(-1);
-  for (let h = 0; h < live.length; h++) {
-    const p = piece[h];
-    if (p) after[h] = p.prev;
-  }
-  {
+  const chains = (): void => {
+    for (let h = 0; h < live.length; h++) {
+      const p = piece[h];
+      if (p) after[h] = p.prev;
+    }
     const bySection: Array<number[] | undefined> = new Array(slotKey.length);
     for (let h = 0; h < live.length; h++) {
       const slot = noteSlot[h] as number;
@@ -652,7 +668,8 @@ export function compilePack(input: PackInput): CompiledPack {
         prev = h;
       }
     }
-  }
+  };
+  chains();
   minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
   /** The smallest `lowerBound` of `hs`. */
   const minOf = (hs: ArrayLike<number>): number => {
@@ -738,7 +755,10 @@ export function compilePack(input: PackInput): CompiledPack {
   // Render in output order (package, source file, heading path, source line: render.ts
   // `compareOutput`), each group header once before its first item.
   const chosen: number[] = [];
-  for (let h = 0; h < live.length; h++) if (selected[h]) chosen.push(h);
+  const choose = (): void => {
+    for (let h = 0; h < live.length; h++) if (selected[h]) chosen.push(h);
+  };
+  choose();
   chosen.sort((a, b) => compareOutput(itemAt(a), itemAt(b)));
   const trustedParts: string[] = [];
   const parts: string[] = [];
