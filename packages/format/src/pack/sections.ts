@@ -43,13 +43,25 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
   }
   // The container of each node: its smallest section parent, else its smallest other parent (a
   // nested list item of an older package sits in its parent item, which sits in a section).
-  const parent = new Map<string, string>();
+  // Usually every node has one `contains` edge at most: then the map is filled with one `set`
+  // per edge, and only a graph where some node has several parents is read again with the rule.
+  let parent = new Map<string, string>();
+  let contains = 0;
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k] as MergedGraph['edges'][number];
     if (e.type !== 'contains' || e.from === e.to) continue;
-    const cur = parent.get(e.to);
-    const isSection = byId.has(e.from);
-    if (cur === undefined || (isSection && !byId.has(cur)) || (isSection === byId.has(cur) && e.from < cur)) parent.set(e.to, e.from);
+    contains++;
+    parent.set(e.to, e.from);
+  }
+  if (parent.size !== contains) {
+    parent = new Map<string, string>();
+    for (let k = 0; k < edges.length; k++) {
+      const e = edges[k] as MergedGraph['edges'][number];
+      if (e.type !== 'contains' || e.from === e.to) continue;
+      const cur = parent.get(e.to);
+      const isSection = byId.has(e.from);
+      if (cur === undefined || (isSection && !byId.has(cur)) || (isSection === byId.has(cur) && e.from < cur)) parent.set(e.to, e.from);
+    }
   }
   const refs = new Map<string, SectionRef>();
   const refOf = (id: string): SectionRef => {
@@ -95,9 +107,17 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
     }
     return chains.get(section) ?? EMPTY;
   };
+  // Consecutive nodes usually share their section: its chain is reused without a lookup.
+  let lastSection: string | undefined;
+  let lastChain: readonly SectionRef[] = EMPTY;
   return (id) => {
     const s = nearestSection(id);
-    return s === undefined ? EMPTY : chainOf(s);
+    if (s === undefined) return EMPTY;
+    if (s !== lastSection) {
+      lastChain = chainOf(s);
+      lastSection = s;
+    }
+    return lastChain;
   };
 }
 
