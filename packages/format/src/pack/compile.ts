@@ -243,6 +243,7 @@ export function compilePack(input: PackInput): CompiledPack {
   // Deliverable items of the selected packages, and how many of them are pinned (frame §8).
   let itemCount = 0;
   let pinnedItems = 0;
+  // Without a focus every eligible node is in scope: it goes there directly (no second pass).
   const eligible: number[] = [];
   nodes.forEach((n, i) => {
     if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.include && !input.include(n))) return;
@@ -250,7 +251,10 @@ export function compilePack(input: PackInput): CompiledPack {
     const isPinned = pinned.size > 0 && pinned.has(n.id);
     if (isPinned) pinnedItems++;
     if (input.pinnedOnly && !isPinned) return;
-    eligible.push(i);
+    if (focusText === '') {
+      inScope.push(n);
+      inIdx.push(i);
+    } else eligible.push(i);
   });
   // A focus selects what it names (focus.ts); the rest are not selected (E_NOT_FOUND: nothing).
   const focused =
@@ -271,7 +275,7 @@ export function compilePack(input: PackInput): CompiledPack {
       inIdx.push(i);
     }
   };
-  scoped();
+  if (focusText !== '') scoped();
 
   // Screening (§3). Freshness omits only under stale "omit": then every node is checked;
   // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
