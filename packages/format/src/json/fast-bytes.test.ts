@@ -73,6 +73,58 @@ describe('fastParseBytes', () => {
     expect(fastParseBytes(enc('{"a":"\\\\","b":"\\"x"}'))!.value).toEqual({ a: '\\', b: '"x' });
   });
 
+  it('gives the values of the strict parser for any Unicode text, keys included (non-ASCII is parsed through escapes)', () => {
+    accepted = 0;
+    const cp = fc.oneof(
+      fc.integer({ min: 0x20, max: 0x7e }),
+      fc.integer({ min: 0x80, max: 0x7ff }),
+      fc.integer({ min: 0x800, max: 0xffff }).filter((c) => c < 0xd800 || c > 0xdfff),
+      fc.integer({ min: 0x10000, max: 0x10ffff }),
+      fc.constantFrom(0x7f, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0x2028, 0x2029, 0xd7ff, 0xe000, 0xfeff, 0xfffe, 0xffff, 0x10000, 0x10ffff),
+    );
+    const text = fc.array(cp, { maxLength: 10 }).map((a) => String.fromCodePoint(...a));
+    fc.assert(
+      fc.property(fc.dictionary(text, fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 }), fc.boolean(), (obj, pretty) => {
+        const t = JSON.stringify({ manifest: obj, content: { list: Object.values(obj) } }, null, pretty ? 2 : undefined);
+        agrees(t);
+      }),
+      { numRuns: 600 },
+    );
+    expect(accepted).toBeGreaterThan(500);
+    // Escapes longer than the text's ASCII share leaves room for (the escaped copy grows).
+    for (const t of ['😀'.repeat(300), 'é'.repeat(500), `${'a'.repeat(40)}日本語${'😀'.repeat(50)}z`]) agrees(`{"manifest":{"${t}":"${t}"},"content":["${t}",1]}`);
+    expect(fastParseBytes(enc('{"k😀é":"日本語\u00e9😀","a":["\ud83d\ude00"]}'))!.value).toEqual({ 'k😀é': '日本語é😀', a: ['😀'] });
+  });
+
+  it('refers invalid UTF-8 and U+FFFD inside strings to the slower path, and takes every other byte sequence (property)', () => {
+    const edge = fc.constantFrom(0x41, 0x7e, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xbb, 0xbd, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff);
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    fc.assert(
+      fc.property(fc.array(edge, { minLength: 1, maxLength: 10 }), fc.boolean(), (seq, inKey) => {
+        const head = enc(inKey ? '{"manifest":{"' : '{"manifest":{"k":"');
+        const tail = enc(inKey ? '":1},"content":[]}' : '"},"content":[]}');
+        const bytes = new Uint8Array(head.length + seq.length + tail.length);
+        bytes.set(head);
+        bytes.set(seq, head.length);
+        bytes.set(tail, head.length + seq.length);
+        let decoded: string | undefined;
+        try {
+          decoded = strict.decode(bytes);
+        } catch {
+          decoded = undefined;
+        }
+        const fast = fastParseBytes(bytes);
+        if (decoded === undefined || decoded.includes('\ufffd')) expect(fast).toBeUndefined();
+        else {
+          expect(fast).toBeDefined();
+          expect(fast!.value).toEqual(JSON.parse(decoded));
+          expect(fast!.compact).toEqual(bytes);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('keeps whitespace inside strings and drops it outside', () => {
     const r = fastParseBytes(enc('{ "manifest" : { "a b" : " x\\n y " } ,\r\n\t"content":[ 1 , -2.5e3 , true ] }'))!;
     expect(dec(r.compact)).toBe('{"manifest":{"a b":" x\\n y "},"content":[1,-2.5e3,true]}');
