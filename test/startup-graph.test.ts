@@ -14,7 +14,8 @@
  *   need, not the format core's index nor the pack index (issue 16 item 3); a plain render of an
  *   ASCII graph loads no library beyond commander: not unhomoglyph (its table is the generated
  *   `confusables-table.ts`, parsed on the first non-ASCII line), not RE2JS (loaded by the first
- *   glob matched: `--focus`), not `@noble/hashes` (Node hashes natively), no search or MCP code.
+ *   glob matched: `--focus`), not `@noble/hashes` (Node hashes natively), no search or MCP code;
+ *   `sync` into AGENTS.md the same, and not `yaml` or `jsonc-parser` (loaded on first use).
  * - A command that does real work (`verify <file>`) does load the format core: the recorder
  *   sees what the assertions above say is absent.
  */
@@ -193,6 +194,17 @@ describe('start-up module graph of bin.ts', () => {
     const focused = await load(['render', '--now', '2026-01-01T00:00:00Z', '--focus', 'src/**/*.ts', '--out', 'focus.md'], project, env());
     expect(focused.code, focused.stderr).toBe(4); // E_NOT_FOUND: nothing is scoped; the glob was compiled first
     expect(libraries(focused)).toContain('re2js');
+  });
+
+  it('`ctxpkg sync` into AGENTS.md loads the same compiler modules, no format or pack index, and no yaml or jsonc-parser (issue 16 item 3)', async () => {
+    const l = await load(['sync', '--now', '2026-01-01T00:00:00Z'], project, env());
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).toMatch(/^(write|unchanged): AGENTS\.md$/m);
+    // yaml writes a path-scoped rule's globs unquoted, jsonc-parser reads MCP configs: neither runs here.
+    expect(libraries(l)).toEqual(['commander']);
+    const format = formatFiles(l);
+    expect(format).toContain(`${FORMAT}pack/compile.ts`);
+    for (const heavy of ['index.ts', 'pack/index.ts', 'pack/search.ts', 'pack/answer.ts', 'hash-portable.ts']) expect(format).not.toContain(`${FORMAT}${heavy}`);
   });
 
   it('the recorder sees the format core where a command really uses it (verify <file>)', async () => {

@@ -30,7 +30,7 @@ function targetNames(values: readonly string[], flag: string, allowAll: boolean)
 /** Run `ctxpkg sync`. */
 export async function runSync(opts: SyncCommandOptions, deps: CliDeps): Promise<CommandResult> {
   const { loadProjectContext, syncProject, describeSync, findOwnedOutputs, enabledTargets } = await import('../targets/index.js');
-  const { parseNow } = await import('@ctxpkg/format');
+  const { parseNow } = await import('@ctxpkg/format/pack/compile');
   if (opts.remove === true) throw new CtxpkgError('E_USAGE', `--remove needs the targets to remove, by name (${SYNC_TARGETS.join(', ')}, or all)`, { hint: 'targets are removed only by name, e.g. `ctxpkg sync --remove cursor`' });
   const add = opts.target ? targetNames(opts.target, '--target', false) : [];
   const drop = Array.isArray(opts.remove) ? targetNames(opts.remove, '--remove', true) : [];

@@ -13,7 +13,8 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSearchIndex, CtxpkgError, parseNow, type SearchIndex } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import { buildSearchIndex, parseNow, type SearchIndex } from '@ctxpkg/format/pack';
 import type { CliDeps } from '../deps.js';
 import { PROJECT_FILES } from '../paths.js';
 import { findProjectRoot } from '../project.js';

@@ -9,10 +9,10 @@
  * pack) to 16384; every tool is capped at 65536 (~16384 tokens), well under the ~25k-token answer
  * limits of MCP hosts.
  */
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import {
   compareOutput,
   compilePack,
-  CtxpkgError,
   escapeContent,
   escapeInline,
   layoutItems,
@@ -31,7 +31,7 @@ import {
   type PackInput,
   type RenderItem,
   type SectionRef,
-} from '@ctxpkg/format';
+} from '@ctxpkg/format/pack';
 import type { Hit } from './schemas.js';
 import type { McpState } from './state.js';
 

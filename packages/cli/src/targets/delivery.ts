@@ -18,22 +18,15 @@
  * header names a command, never one target's rule file, so turning an agent on or off does not
  * rewrite AGENTS.md or move a node between tiers (test/sync-one-selection.test.ts).
  */
-import {
-  alwaysOnFilter,
-  compilePack,
-  computeScopes,
-  CtxpkgError,
-  globProblem,
-  hasInvisible,
-  isCtxpkgError,
-  checkPins,
-  ruleSetsOf,
-  STRUCTURAL_TYPES,
-  type PackInput,
-  type MergedGraph,
-  type PackReceipt,
-  type RuleSet,
-} from '@ctxpkg/format';
+import type { MergedGraph } from '@ctxpkg/format';
+import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
+import { compilePack, type PackInput } from '@ctxpkg/format/pack/compile';
+import { hasInvisible } from '@ctxpkg/format/pack/escape';
+import { globProblem } from '@ctxpkg/format/pack/glob';
+import type { PackReceipt } from '@ctxpkg/format/pack/receipt';
+import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
+import { checkPins } from '@ctxpkg/format/pack/screen';
+import { alwaysOnFilter, ruleSetsOf, type RuleSet } from '@ctxpkg/format/pack/tiers';
 import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { blockOverhead } from './blocks.js';
 import type { ProjectContext } from './context.js';

@@ -15,7 +15,7 @@
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { SYNC_TARGETS, type SyncPolicy, type SyncTarget } from '@ctxpkg/format';
+import { SYNC_TARGETS, type SyncPolicy, type SyncTarget } from '@ctxpkg/format/pack/policy';
 import { agentTarget } from './agents/index.js';
 import { readTextIfExists } from '../fsutil.js';
 import { findBlock, removeBlock } from './blocks.js';

@@ -6,7 +6,7 @@
  * returns its report (warnings to print), or `undefined` when auto-sync is off.
  * `removeSyncOutputs(deps)` removes exactly what sync wrote (unedited blocks and files).
  */
-import { SYNC_TARGETS } from '@ctxpkg/format';
+import { SYNC_TARGETS } from '@ctxpkg/format/pack/policy';
 import type { CliDeps } from '../deps.js';
 import { loadProjectContext } from './context.js';
 import { syncProject, type SyncReport } from './sync.js';

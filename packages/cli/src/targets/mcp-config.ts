@@ -16,8 +16,9 @@
  * JSON, `jsonc` files (VS Code) may hold comments and trailing commas. Anything else throws
  * `E_INVALID_JSON` naming the file, line and column, before anything is written.
  */
-import { CtxpkgError } from '@ctxpkg/format';
-import { createScanner, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import type { Node, ParseError } from 'jsonc-parser';
+import { jsoncLib } from '../lazy-libs.js';
 
 /** The server name ctxpkg registers. */
 export const MCP_SERVER_NAME = 'ctxpkg';
@@ -80,14 +81,14 @@ export function parseMcpConfig(text: string, format: McpFormat, path: string): N
   if (format === 'jsonc' && text.charCodeAt(0) === 0xfeff) text = ' ' + text.slice(1);
   tooDeep(text, format, path);
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { disallowComments: format === 'json', allowTrailingComma: format === 'jsonc', allowEmptyContent: false });
+  const root = jsoncLib().parseTree(text, errors, { disallowComments: format === 'json', allowTrailingComma: format === 'jsonc', allowEmptyContent: false });
   const first = errors[0];
   const kind = format === 'json' ? 'JSON' : 'JSON with comments';
   if (first !== undefined || root === undefined) {
     const at = lineCol(text, first?.offset ?? 0);
-    throw new CtxpkgError('E_INVALID_JSON', `${path} is not valid ${kind} (${first ? printParseErrorCode(first.error) : 'no value'} at line ${at.line}, column ${at.column}); ctxpkg sync did not register its MCP server and wrote nothing`, {
+    throw new CtxpkgError('E_INVALID_JSON', `${path} is not valid ${kind} (${first ? jsoncLib().printParseErrorCode(first.error) : 'no value'} at line ${at.line}, column ${at.column}); ctxpkg sync did not register its MCP server and wrote nothing`, {
       hint: `fix ${path} (or move it away) and run \`ctxpkg sync\` again`,
-      details: { path, line: at.line, column: at.column, error: first ? printParseErrorCode(first.error) : 'empty' },
+      details: { path, line: at.line, column: at.column, error: first ? jsoncLib().printParseErrorCode(first.error) : 'empty' },
     });
   }
   if (root.type !== 'object') {
@@ -117,7 +118,7 @@ export const MAX_MCP_DEPTH = 256;
 function tooDeep(text: string, format: McpFormat, path: string): void {
   // jsonc-parser's `SyntaxKind` is a const enum (not importable under isolatedModules): its values.
   const SyntaxKind = { OpenBraceToken: 1, CloseBraceToken: 2, OpenBracketToken: 3, CloseBracketToken: 4, EOF: 17 } as const;
-  const sc = createScanner(text, false);
+  const sc = jsoncLib().createScanner(text, false);
   let depth = 0;
   for (let k = sc.scan(); k !== SyntaxKind.EOF; k = sc.scan()) {
     if (k === SyntaxKind.OpenBraceToken || k === SyntaxKind.OpenBracketToken) {
@@ -134,7 +135,7 @@ function tooDeep(text: string, format: McpFormat, path: string): void {
 
 /** True when `text` holds a comment (line or block comment, outside strings): text of the user's that a value comparison does not see. */
 export function hasComment(text: string): boolean {
-  const sc = createScanner(text, false);
+  const sc = jsoncLib().createScanner(text, false);
   // SyntaxKind.LineCommentTrivia, BlockCommentTrivia, EOF (a const enum: see `tooDeep`).
   for (let k = sc.scan(); k !== 17; k = sc.scan()) if (k === 12 || k === 13) return true;
   return false;
@@ -165,7 +166,7 @@ export function mcpEntryState(text: string | undefined, slot: McpSlot, path: str
   if (valueOf(c).type !== 'object') return { kind: 'blocked', what: `"${slot.key}" is not an object`, fix: 'make it an object to let sync add it' };
   if (count(valueOf(c), MCP_SERVER_NAME) > 1) return { kind: 'blocked', what: `"${slot.key}" holds more than one "${MCP_SERVER_NAME}" entry (an agent runs the last one)`, fix: `keep one of them to let sync manage it` };
   const p = prop(valueOf(c), MCP_SERVER_NAME);
-  return p ? { kind: 'present', value: getNodeValue(valueOf(p)) } : { kind: 'absent' };
+  return p ? { kind: 'present', value: jsoncLib().getNodeValue(valueOf(p)) } : { kind: 'absent' };
 }
 
 /** The white space before `offset` when nothing else precedes it on its line; else `undefined`. */
@@ -334,11 +335,11 @@ export const MAX_INSERTED_CHARS = 4096;
 function takesOnlyEntry(text: string, base: string, slot: McpSlot, path: string): boolean {
   try {
     const root = parseMcpConfig(text, slot.format, path);
-    const want = (root ? getNodeValue(root) : {}) as Record<string, unknown>;
+    const want = (root ? jsoncLib().getNodeValue(root) : {}) as Record<string, unknown>;
     const servers = want[slot.key] as Record<string, unknown>;
     delete servers[MCP_SERVER_NAME];
     const baseRoot = base.trim() === '' ? undefined : parseMcpConfig(base, slot.format, path);
-    const have = canonicalJson(baseRoot ? getNodeValue(baseRoot) : {});
+    const have = canonicalJson(baseRoot ? jsoncLib().getNodeValue(baseRoot) : {});
     if (have === canonicalJson(want)) return true;
     if (Object.keys(servers).length > 0) return false;
     delete want[slot.key];

@@ -26,7 +26,8 @@ import { findBlock, removeBlock } from './blocks.js';
 import type { Delivery } from './delivery.js';
 import type { McpSlot } from './mcp-config.js';
 import { outputPathProblem } from './output-path.js';
-import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
+import { jsoncLib } from '../lazy-libs.js';
 
 /**
  * One file sync wants: a managed block inside a user file, a whole generated file, or the ctxpkg
@@ -169,7 +170,7 @@ export function readsAgentsMd(root: string, t: AgentTarget): boolean {
   if (text === undefined) return false;
   try {
     const errors: ParseError[] = [];
-    const v: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+    const v: unknown = jsoncLib().parse(text, errors, { allowTrailingComma: true });
     return errors.length === 0 && w.test(v);
   } catch {
     return false; // nested past the parser's stack (a hostile file): says nothing

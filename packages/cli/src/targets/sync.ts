@@ -20,10 +20,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { CtxpkgError, STRUCTURAL_TYPES, type SyncTarget } from '@ctxpkg/format';
+import { CtxpkgError } from '@ctxpkg/format/errors';
+import type { SyncTarget } from '@ctxpkg/format/pack/policy';
+import { STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
 import { readTextIfExists, writeFilesAtomic } from '../fsutil.js';
 import { checkDerivedDirs } from '../project-dirs.js';
-import { parse as parseJsonc } from 'jsonc-parser';
+import { jsoncLib } from '../lazy-libs.js';
 import { agentTarget, AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { canonicalJson, hasComment, insertMcpEntry, MAX_MCP_CONFIG_BYTES, mcpEntryState, onlyMcpEntry, removeMcpEntry, type McpSlot } from './mcp-config.js';
 import { appendBlock, findBlock, generatedFile, makeBlock, removeBlock, replaceBlock } from './blocks.js';
@@ -130,7 +132,7 @@ function emptyConfig(text: string, slot: McpSlot): boolean {
   if (text.trim() === '') return true;
   if (hasComment(text)) return false;
   try {
-    const v = parseJsonc(text) as Record<string, unknown>;
+    const v = jsoncLib().parse(text) as Record<string, unknown>;
     const keys = Object.keys(v);
     const inner = v[slot.key];
     return keys.length === 0 || (keys.length === 1 && keys[0] === slot.key && typeof inner === 'object' && inner !== null && Object.keys(inner).length === 0);

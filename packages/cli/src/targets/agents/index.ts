@@ -2,7 +2,7 @@
  * Every agent target, in `SYNC_TARGETS` order. A new agent is one module here plus a row in the
  * README's targets table (ARCHITECTURE.md "Delivery: one selection, many encodings").
  */
-import { SYNC_TARGETS, type SyncTarget } from '@ctxpkg/format';
+import { SYNC_TARGETS, type SyncTarget } from '@ctxpkg/format/pack/policy';
 import { agentsMd } from './agents-md.js';
 import { claude } from './claude.js';
 import { cline } from './cline.js';

@@ -4,7 +4,7 @@
  * pattern can never end the frontmatter, start a key or hide a character (spec/pack.md §8).
  * Patterns with controls or line breaks are refused before they get here (`usablePattern`).
  */
-import { parse } from 'yaml';
+import { yamlLib } from '../../lazy-libs.js';
 
 /** A YAML double-quoted scalar of `s` (printable ASCII kept, everything else escaped). */
 export function yamlQuote(s: string): string {
@@ -31,7 +31,7 @@ export function yamlList(items: readonly string[]): string {
 export function yamlPlainOrQuoted(value: string): string {
   if (/^[A-Za-z0-9._/-][\x21-\x7e]*$/.test(value) && !/[#:]/.test(value)) {
     try {
-      if ((parse(`v: ${value}`) as { v?: unknown })?.v === value) return value;
+      if ((yamlLib().parse(`v: ${value}`) as { v?: unknown })?.v === value) return value;
     } catch {
       /* not plain */
     }
