@@ -44,7 +44,7 @@ describe('sectionPathResolver', () => {
   });
 });
 
-/** The resolver's rule as first written (before the one-`set` fast path): the reference. */
+/** The resolver's rule, written plainly (no memo, no fast path): the reference. */
 function referenceResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: ReadonlyMap<string, readonly string[]>): (id: string) => readonly SectionRef[] {
   const byId = new Map<string, MergedNode>();
   for (const n of graph.nodes) if (n.type === 'section') byId.set(n.id, n);
@@ -63,28 +63,26 @@ function referenceResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: 
     if (n.line_end !== undefined) r.line_end = n.line_end;
     return r;
   };
-  const chains = new Map<string, readonly SectionRef[]>();
   const nearest = (id: string): string | undefined => {
     for (let p = parent.get(id), steps = 0; p !== undefined && p !== id && steps < 64; p = parent.get(p), steps++) if (byId.has(p)) return p;
     return undefined;
   };
+  // The rule with no memo: walk out from the section until there is no container or a section
+  // repeats; a repeat closes a cycle, cut at its smallest id (that section is outermost). The
+  // path is the walk outermost first, its first 16 sections.
   const chainOf = (section: string): readonly SectionRef[] => {
-    const known = chains.get(section);
-    if (known) return known;
     const trail: string[] = [];
-    const seen = new Set<string>();
-    for (let s: string | undefined = section; s !== undefined && !seen.has(s) && trail.length < 16 && !chains.has(s); s = nearest(s)) {
-      seen.add(s);
+    let s: string | undefined = section;
+    while (s !== undefined && !trail.includes(s)) {
       trail.push(s);
+      s = nearest(s);
     }
-    const outer = trail.length > 0 ? nearest(trail[trail.length - 1] as string) : undefined;
-    let chain: readonly SectionRef[] = outer !== undefined && chains.has(outer) && trail.length < 16 ? (chains.get(outer) as readonly SectionRef[]) : [];
-    for (let k = trail.length - 1; k >= 0; k--) {
-      const id = trail[k] as string;
-      chain = chain.length >= 16 ? chain : [...chain, refOf(id)];
-      chains.set(id, chain);
+    if (s !== undefined) {
+      const cycle = trail.slice(trail.indexOf(s));
+      const smallest = cycle.reduce((m, x) => (x < m ? x : m));
+      trail.length = trail.indexOf(smallest) + 1;
     }
-    return chains.get(section) ?? [];
+    return trail.reverse().slice(0, 16).map(refOf);
   };
   return (id) => {
     const s = nearest(id);
@@ -92,7 +90,7 @@ function referenceResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: 
   };
 }
 
-describe('sectionPathResolver against the rule as first written', () => {
+describe('sectionPathResolver against the rule written plainly', () => {
   it('the same heading path for every node, in any order of asking, with several parents, cycles and dangling ends', () => {
     const ids = Array.from({ length: 14 }, (_, i) => `@a/p#n${i}`);
     fc.assert(
@@ -126,5 +124,74 @@ describe('sequenceResolver', () => {
     const seq = sequenceResolver(g);
     expect(['@a/p#a', '@a/p#b', '@a/p#c', '@a/p#zz'].map(seq)).toEqual([0, 1, 2, 0]);
     expect(seq('@a/p#x')).toBe(1);
+  });
+});
+
+describe('sectionPathResolver does not depend on the order of asking (hostile graphs)', () => {
+  // A merged graph is package data: nothing stops a package from writing `contains` cycles or
+  // sections nested deeper than 16. A node's heading path must still be a function of the graph
+  // alone — the MCP server and sync keep one resolver per graph across compilations, so an
+  // order-dependent path made one request's answer depend on the requests before it.
+  const titles = (r: readonly SectionRef[]): string[] => r.map((s) => s.title);
+
+  it('the same path for every node, in any two orders of asking (cycles, several parents, dangling ends)', () => {
+    const ids = Array.from({ length: 14 }, (_, i) => `@a/p#n${i}`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
+        fc.array(fc.record({ from: fc.nat({ max: 15 }), to: fc.nat({ max: 15 }), type: fc.constantFrom('contains', 'contains', 'contains', 'followed_by') }), { maxLength: 30 }),
+        fc.array(fc.nat({ max: 15 }), { maxLength: 20 }),
+        fc.array(fc.nat({ max: 15 }), { maxLength: 20 }),
+        (isSection, links, asksA, asksB) => {
+          const name = (i: number): string => (i < 14 ? (ids[i] as string) : `@a/p#dangling${i}`);
+          const nodes = ids.map((id, i) => node('@a/p', id.slice(5), { type: isSection[i] ? 'section' : 'fact', content: `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
+          const g = graph(nodes, links.map((l) => ({ from: name(l.from), to: name(l.to), type: l.type })));
+          const scopes = computeScopes(g);
+          const a = sectionPathResolver(g, scopes);
+          const b = sectionPathResolver(g, scopes);
+          for (const x of asksA) a(name(x));
+          for (const x of asksB) b(name(x));
+          const ref = referenceResolver(g, scopes);
+          for (let i = 0; i < 16; i++) {
+            expect(a(name(i))).toEqual(b(name(i)));
+            expect(a(name(i))).toEqual(ref(name(i)));
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a contains cycle is cut at its smallest id (that section is outermost)', () => {
+    const g = graph(
+      [node('@a/p', 'A', { type: 'section', content: 'Alpha' }), node('@a/p', 'B', { type: 'section', content: 'Beta' }), node('@a/p', 'x', { content: 'in B' }), node('@a/p', 'y', { content: 'in A' })],
+      [
+        { from: '@a/p#A', to: '@a/p#B', type: 'contains' },
+        { from: '@a/p#B', to: '@a/p#A', type: 'contains' },
+        { from: '@a/p#B', to: '@a/p#x', type: 'contains' },
+        { from: '@a/p#A', to: '@a/p#y', type: 'contains' },
+      ],
+    );
+    for (const first of ['@a/p#x', '@a/p#y']) {
+      const r = sectionPathResolver(g, computeScopes(g));
+      r(first);
+      expect(titles(r('@a/p#y'))).toEqual(['Alpha']);
+      expect(titles(r('@a/p#x'))).toEqual(['Alpha', 'Beta']);
+    }
+  });
+
+  it('a chain deeper than 16 sections keeps its outermost 16, whichever node is asked first', () => {
+    const depth = 40;
+    const nodes = Array.from({ length: depth }, (_, i) => node('@a/p', `s${String(i).padStart(2, '0')}`, { type: 'section', content: `S${i}` }));
+    nodes.push(node('@a/p', 'leaf', { content: 'deep' }));
+    const edges = Array.from({ length: depth - 1 }, (_, i) => ({ from: `@a/p#s${String(i).padStart(2, '0')}`, to: `@a/p#s${String(i + 1).padStart(2, '0')}`, type: 'contains' }));
+    edges.push({ from: `@a/p#s${depth - 1}`, to: '@a/p#leaf', type: 'contains' });
+    const g = graph(nodes, edges);
+    const outermost = Array.from({ length: 16 }, (_, i) => `S${i}`);
+    const bottomUp = sectionPathResolver(g, computeScopes(g));
+    expect(titles(bottomUp('@a/p#leaf'))).toEqual(outermost);
+    const topDown = sectionPathResolver(g, computeScopes(g));
+    for (let i = 0; i < depth; i++) topDown(`@a/p#s${String(i).padStart(2, '0')}`);
+    expect(titles(topDown('@a/p#leaf'))).toEqual(outermost);
   });
 });
