@@ -6,7 +6,11 @@
  * what it holds. A node's heading path is the chain of `section` nodes reached by following
  * `contains` edges backwards, outermost first; non-section containers on the way (a list item
  * holding a nested item) are passed through. When a node has several parents a section parent
- * wins, then the smallest id (deterministic); chains stop at 16 sections, 64 steps or a cycle.
+ * wins, then the smallest id (deterministic); the walk through non-section containers stops after 64
+ * steps. A path is its innermost section's container's path plus that section, whatever node is
+ * asked first (a merged graph is package data: it may hold `contains` cycles or nest sections
+ * deeper than any Markdown file): a cycle of sections is cut at its smallest id (that section is
+ * outermost), and a path keeps its outermost 16 sections.
  *
  * Pure; built once per graph and answered per node id.
  */
@@ -88,18 +92,36 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
     }
     return undefined;
   };
+  // Sections whose container link is cut: the smallest id of each `contains` cycle of sections
+  // (found by the first walk that meets the cycle; every walk into it meets the same cycle, so
+  // the cut does not depend on which node is asked first).
+  const cut = new Set<string>();
   const chainOf = (section: string): readonly SectionRef[] => {
     const known = chains.get(section);
     if (known) return known;
-    // Collect the sections up to the outermost (cycle-safe, at most MAX_DEPTH), then memoize each.
+    // Walk out to a section whose chain is known, or to the outermost one (no container, or the
+    // cut section of a cycle), then build the chains inwards and memoize each. Each chain is its
+    // container's chain plus the section — so every section has one depth whatever is asked
+    // first — and a chain keeps its outermost MAX_DEPTH sections (deeper sections share their
+    // MAX_DEPTH-th ancestor's chain). Linear: every section is walked once.
     const trail: string[] = [];
-    const seen = new Set<string>();
-    for (let s: string | undefined = section; s !== undefined && !seen.has(s) && trail.length < MAX_DEPTH && !chains.has(s); s = nearestSection(s)) {
-      seen.add(s);
+    const at = new Map<string, number>();
+    let s: string | undefined = section;
+    while (s !== undefined && !chains.has(s)) {
+      const seen = at.get(s);
+      if (seen !== undefined) {
+        let smallest = trail[seen] as string;
+        for (let k = seen + 1; k < trail.length; k++) if ((trail[k] as string) < smallest) smallest = trail[k] as string;
+        cut.add(smallest);
+        trail.length = (at.get(smallest) as number) + 1;
+        s = undefined;
+        break;
+      }
+      at.set(s, trail.length);
       trail.push(s);
+      s = cut.has(s) ? undefined : nearestSection(s);
     }
-    const outer = trail.length > 0 ? nearestSection(trail[trail.length - 1] as string) : undefined;
-    let chain: readonly SectionRef[] = outer !== undefined && chains.has(outer) && trail.length < MAX_DEPTH ? (chains.get(outer) as readonly SectionRef[]) : EMPTY;
+    let chain: readonly SectionRef[] = s !== undefined ? (chains.get(s) as readonly SectionRef[]) : EMPTY;
     for (let k = trail.length - 1; k >= 0; k--) {
       const id = trail[k] as string;
       chain = chain.length >= MAX_DEPTH ? chain : Object.freeze([...chain, refOf(id)]);
