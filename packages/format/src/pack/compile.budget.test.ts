@@ -215,4 +215,22 @@ describe('the pack never overruns its budget', () => {
     }
     expect(split).toBeGreaterThan(0);
   });
+
+  it('a file path holding U+0000 and a section id cannot take over a heading\'s group (was: the same group key, the heading paid and the file header never written, E_INTERNAL 547 > 546)', () => {
+    // file_path is package text and may hold any character; group keys joined it with U+0000.
+    const S = '@a/p#S';
+    const g = graph(
+      [
+        node('@a/p', 'S', { type: 'section', content: 'Short', file_path: 'other.md', line_start: 1, line_end: 1 }),
+        node('@a/p', 'y', { type: 'convention', content: 'item y under S in file a', file_path: 'a', line_start: 3, line_end: 3 }),
+        node('@a/p', 'x', { type: 'convention', content: 'item x in a file of its own', file_path: `a\u0000${S}`, line_start: 2, line_end: 2 }),
+      ],
+      [{ from: S, to: '@a/p#y', type: 'contains' }],
+    );
+    const full = compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW });
+    // x is written under a file header of its own, not under the heading "Short" of file a.
+    expect(full.text).toContain('\n### a\\u0000@a/p#S\n');
+    expect(full.text.indexOf('item x')).toBeGreaterThan(full.text.indexOf('### a\\u0000'));
+    for (let max = 200; max <= full.bytes; max++) compileWithin({ graph: g, maxBytes: max, now: NOW });
+  });
 });
