@@ -144,7 +144,10 @@ function groups(item: RenderItem): RenderGroup[] {
     byKey = new Map();
     if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, byKey);
   }
-  const k = `${item.trusted ? 't' : 'u'}${item.package}\u0000${item.version}\u0000${item.file_path ?? ''}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
+  // The file path is package text (it may hold U+0000): written with its length, so no two
+  // (path, stated scope) pairs give one key.
+  const fp = item.file_path ?? '';
+  const k = `${item.trusted ? 't' : 'u'}${item.package}\u0000${item.version}\u0000${fp.length}:${fp}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
   let g = byKey.get(k);
   if (!g) {
     g = groupsOf(item);
@@ -165,8 +168,11 @@ function groupsOf(item: RenderItem): RenderGroup[] {
   // alone, the first node in output order decided the text written while the selection had paid
   // for the first one taken (the budget overran; spec/pack.md §4), and a heading without a parent
   // lost its title under the file's. `\u0001` never starts a section id (ids start with their
-  // package name), so no heading key equals a file key.
-  const keyOfFile = root ? `${pkgKey}\u0000${file}\u0000\u0001${root.id}` : `${pkgKey}\u0000${file}`;
+  // package name), so no heading key equals a file key. The file path is package text and may
+  // hold U+0000: it is written with its length, so a path like `a\u0000<section id>` cannot
+  // spell the key of a heading of file `a` (ids hold no U+0000, merge/validate.ts).
+  const fileKeyed = `${pkgKey}\u0000${file.length}:${file}`;
+  const keyOfFile = root ? `${fileKeyed}\u0000\u0001${root.id}` : fileKeyed;
   if (file !== '' || root !== undefined) {
     const title = root && root.title !== '' ? root.title : item.file_path ?? '';
     const lines = [`\n### ${titleText(title)}`];
