@@ -240,19 +240,18 @@ function asciiEscaped(b: Uint8Array): Uint8Array | undefined {
   return dst.subarray(0, p);
 }
 
-type AsciiBuffer = { from(b: ArrayBufferLike, off: number, len: number): { latin1Slice?: (s: number, e: number) => string } };
+type AsciiBuffer = { from(b: ArrayBufferLike, off: number, len: number): { toString(encoding: string): string } };
 
 /**
- * ASCII bytes to a string: the runtime's Latin-1 copy (`Buffer#latin1Slice`, by feature probe as
- * in `utf8.ts`) where it exists, else the lenient UTF-8 decoder (ASCII decodes the same).
+ * ASCII bytes to a string: the runtime's Latin-1 copy (`Buffer#toString('latin1')`, by feature
+ * probe as in `utf8.ts`) where it exists, else the lenient UTF-8 decoder (ASCII decodes the same).
  */
 const decodeAscii: (bytes: Uint8Array) => string = (() => {
   try {
     const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
     const Buffer = typeof get === 'function' ? (get('node:buffer') as { Buffer?: AsciiBuffer }).Buffer : undefined;
-    const probe = Buffer?.from(new ArrayBuffer(1), 0, 1);
-    if (Buffer && typeof probe?.latin1Slice === 'function') {
-      return (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).latin1Slice!(0, bytes.byteLength);
+    if (Buffer && typeof Buffer.from === 'function') {
+      return (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
     }
   } catch {
     /* fall through */
