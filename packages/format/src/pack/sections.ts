@@ -15,13 +15,22 @@
  * Pure; built once per graph and answered per node id.
  */
 import type { MergedGraph, MergedNode } from '../graph-types.js';
+import { redactSecrets, surelyClean } from '../secrets.js';
 import { computeScopes } from './scope.js';
 
-/** One enclosing section of a node: its id, title (first line of its content) and provenance. */
+/** `text` as a header may show it: each secret `scanSecrets` finds replaced by `[REDACTED:<kind>]`. */
+function shown(text: string): string {
+  return surelyClean(text) ? text : redactSecrets(text).text;
+}
+
+/**
+ * One enclosing section of a node: its id, title (first line of its content) and provenance —
+ * title and file path with their secrets redacted (`redactSecrets`), as every header shows them.
+ */
 export interface SectionRef {
   /** Qualified id of the section node. */
   id: string;
-  /** First line of the section's content, trimmed (raw package text; renderers escape it). */
+  /** First line of the section's content, trimmed, secrets redacted (package text; renderers escape it). */
   title: string;
   file_path?: string;
   line_start?: number;
@@ -72,8 +81,11 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
     let r = refs.get(id);
     if (!r) {
       const n = byId.get(id) as MergedNode;
-      r = { id, title: (n.content.split('\n')[0] ?? '').trim(), scope: scopes.get(id) ?? [] };
-      if (n.file_path !== undefined) r.file_path = n.file_path;
+      // The title and path are written as headers and provenance of the section's items (never
+      // screened as a node: a section is not delivered), so secrets in them are redacted here,
+      // for every reader of heading paths (spec/pack.md §3, §9).
+      r = { id, title: shown((n.content.split('\n')[0] ?? '').trim()), scope: scopes.get(id) ?? [] };
+      if (n.file_path !== undefined) r.file_path = shown(n.file_path);
       if (n.line_start !== undefined) r.line_start = n.line_start;
       if (n.line_end !== undefined) r.line_end = n.line_end;
       refs.set(id, r);
