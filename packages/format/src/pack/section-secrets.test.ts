@@ -35,4 +35,22 @@ describe('secrets in section titles and paths', () => {
       expect(p.text).toContain('[REDACTED:github_token]');
     });
   }
+
+  it('a node whose scope glob holds a secret is withheld (reason secret, with the kind), never written with its `applies to:` line', () => {
+    const g = graph(
+      [
+        node(P, 'sc', { type: 'scope', content: `src/${TOKEN}/**` }),
+        node(P, 'x', { type: 'convention', content: 'a scoped rule', file_path: 'docs/a.md', line_start: 2, line_end: 2 }),
+        node(P, 'y', { type: 'convention', content: 'an unscoped rule', file_path: 'docs/a.md', line_start: 3, line_end: 3 }),
+      ],
+      [{ from: `${P}#x`, to: `${P}#sc`, type: 'applies_to' }],
+    );
+    for (const format of ['md', 'json'] as const) {
+      const p = compilePack({ graph: g, maxBytes: 100_000, now: NOW, format, receipt: true });
+      expect(p.text).not.toContain(TOKEN);
+      expect(p.text).toContain('an unscoped rule');
+      expect(p.receipt.omissions).toEqual([expect.objectContaining({ id: `${P}#x`, reason: 'secret', secret_kinds: ['github_token'] })]);
+    }
+  });
 });
+
