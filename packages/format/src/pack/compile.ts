@@ -24,9 +24,12 @@ import { renderMarkdown } from './render-md.js';
 import { focusScore, parseFocus, STRUCTURAL_TYPES } from './scope.js';
 import { HeadingIndex, headingText, selectFocus } from './focus.js';
 import { graphStructure, sequenceResolver, type SectionRef } from './sections.js';
-import { checkPins, conflictPartners, omissionReason, screenNode, type BrokenPin, type ScreenContext } from './screen.js';
+import { checkPins, conflictPartners, omissionReason, screenNode, secretKindsOf, type BrokenPin, type ScreenContext } from './screen.js';
+import { scanSecrets, secretKinds, surelyClean, type SecretFinding } from '../secrets.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
+
+const NO_KINDS: readonly string[] = Object.freeze([]);
 
 export interface PackInput {
   graph: MergedGraph;
@@ -287,7 +290,21 @@ export function compilePack(input: PackInput): CompiledPack {
     freshness = freshnessResolver(deliverable, input.read, policy.freshness, builtHere);
   }
   const facts = factsFor(graph);
-  const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned, facts };
+  // A node's scope globs are shown with it (`applies to:`): a secret in them withholds it (§3).
+  // Scope arrays are shared by the nodes of one scope set: screened once per array.
+  const scopeKinds = new Map<readonly string[], readonly string[]>();
+  const scopeSecrets = (n: MergedNode): readonly string[] => {
+    const globs = scopes.get(n.id);
+    if (globs === undefined || globs.length === 0) return NO_KINDS;
+    let k = scopeKinds.get(globs);
+    if (k === undefined) {
+      const found: SecretFinding[] = [];
+      for (const g of globs) if (!surelyClean(g)) for (const f of scanSecrets(g)) found.push(f);
+      scopeKinds.set(globs, (k = found.length > 0 ? secretKinds(found) : NO_KINDS));
+    }
+    return k;
+  };
+  const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned, facts, scopeSecrets };
   const reasons: Array<OmissionReason | undefined> = new Array(inScope.length);
   const handleOf = new Int32Array(inScope.length).fill(-1);
   const live: MergedNode[] = [];
@@ -749,7 +766,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const reason = reasons[i];
     const at = inIdx[i] as number;
     if (reason) {
-      omissions.push(omissionOf(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? facts.secretKinds(at) : undefined));
+      omissions.push(omissionOf(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined));
     } else if (!selected[handleOf[i] as number]) {
       nb++;
       omissions.push(omissionOf(n, 'byte_budget', false, facts.omissionHash(at)));

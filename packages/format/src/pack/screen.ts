@@ -225,6 +225,19 @@ export interface ScreenContext {
   pinned: ReadonlySet<string>;
   /** Secret kinds by position in the graph's node array (`factsFor(graph)`). */
   facts: NodeFacts;
+  /**
+   * Secret kinds in the scope globs of a node (written as its `applies to:` line, and by sync as
+   * rule-file patterns), sorted; empty when none. Absent: scopes are not screened.
+   */
+  scopeSecrets?: (node: MergedNode) => readonly string[];
+}
+
+/** The secret kinds of `node` (`ctx.facts.nodes[index]`): its own text's, then its scope's, sorted and distinct. */
+export function secretKindsOf(node: MergedNode, index: number, ctx: ScreenContext): readonly string[] {
+  const own = ctx.facts.secretKinds(index);
+  const scope = ctx.scopeSecrets ? ctx.scopeSecrets(node) : [];
+  if (scope.length === 0) return own;
+  return [...new Set([...own, ...scope])].sort();
 }
 
 /**
@@ -235,7 +248,7 @@ export interface ScreenContext {
 export function omissionReason(node: MergedNode, index: number, ctx: ScreenContext, decayed: number | undefined): OmissionReason | undefined {
   if (node.superseded_by && node.superseded_by.length > 0) return 'superseded';
   if (decayed !== undefined && decayed < ctx.policy.min_activation) return 'expired';
-  if (ctx.facts.secretKinds(index).length > 0) return 'secret';
+  if (ctx.facts.secretKinds(index).length > 0 || (ctx.scopeSecrets !== undefined && ctx.scopeSecrets(node).length > 0)) return 'secret';
   if (ctx.policy.disputed === 'omit' && (node.disputed === true || (ctx.partners.get(node.id)?.length ?? 0) > 0)) return 'disputed';
   if (ctx.policy.stale === 'omit') {
     const f = ctx.freshness(node);
@@ -253,7 +266,7 @@ export function screenNode(node: MergedNode, index: number, ctx: ScreenContext):
   const reason = omissionReason(node, index, ctx, decayed);
   if (reason) {
     s.reason = reason;
-    if (reason === 'secret') s.secretKinds = [...ctx.facts.secretKinds(index)];
+    if (reason === 'secret') s.secretKinds = [...secretKindsOf(node, index, ctx)];
     return s;
   }
   const disputed = node.disputed === true || disputedWith.length > 0;
