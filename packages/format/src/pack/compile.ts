@@ -30,6 +30,7 @@ import { selectWithinBudget, type OrderedSequence } from './select.js';
 import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
 
 const NO_KINDS: readonly string[] = Object.freeze([]);
+const NO_FINDINGS: readonly SecretFinding[] = Object.freeze([]);
 
 export interface PackInput {
   graph: MergedGraph;
@@ -291,18 +292,19 @@ export function compilePack(input: PackInput): CompiledPack {
   }
   const facts = factsFor(graph);
   // A node's scope globs are shown with it (`applies to:`): a secret in them withholds it (§3).
-  // Scope arrays are shared by the nodes of one scope set: screened once per array.
-  const scopeKinds = new Map<readonly string[], readonly string[]>();
+  // Each distinct glob is screened once (a glob is usually shared by many nodes).
+  const globKinds = new Map<string, readonly SecretFinding[]>();
   const scopeSecrets = (n: MergedNode): readonly string[] => {
     const globs = scopes.get(n.id);
     if (globs === undefined || globs.length === 0) return NO_KINDS;
-    let k = scopeKinds.get(globs);
-    if (k === undefined) {
-      const found: SecretFinding[] = [];
-      for (const g of globs) if (!surelyClean(g)) for (const f of scanSecrets(g)) found.push(f);
-      scopeKinds.set(globs, (k = found.length > 0 ? secretKinds(found) : NO_KINDS));
+    let found: SecretFinding[] | undefined;
+    for (let i = 0; i < globs.length; i++) {
+      const g = globs[i] as string;
+      let f = globKinds.get(g);
+      if (f === undefined) globKinds.set(g, (f = surelyClean(g) ? NO_FINDINGS : scanSecrets(g)));
+      if (f.length > 0) (found ??= []).push(...f);
     }
-    return k;
+    return found ? secretKinds(found) : NO_KINDS;
   };
   const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned, facts, scopeSecrets };
   const reasons: Array<OmissionReason | undefined> = new Array(inScope.length);
