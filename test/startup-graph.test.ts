@@ -35,8 +35,8 @@ const TSX = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader
 const FORMAT = 'packages/format/src/';
 const CLI = 'packages/cli/src/';
 
-/** Format-core modules a `--help` path may load: errors and small leaves of the start-up code. */
-const LIGHT_FORMAT = /^packages\/format\/src\/(errors|names|bytes|json\/[a-z0-9-]+|pack\/policy|pack\/types|versions|versions\/[a-z0-9-]+)\.ts$/;
+/** Format-core modules a `--help` path may load: errors and small leaves of the start-up code (`builtin`: the feature probe for Node built-ins). */
+const LIGHT_FORMAT = /^packages\/format\/src\/(errors|names|bytes|builtin|json\/[a-z0-9-]+|pack\/policy|pack\/types|versions|versions\/[a-z0-9-]+)\.ts$/;
 
 interface Loaded {
   code: number | null;

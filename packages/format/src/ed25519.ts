@@ -19,6 +19,7 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from './hex.js';
+import { nodeBuiltin } from './builtin.js';
 
 ed.hashes.sha512 = sha512;
 
@@ -138,8 +139,7 @@ const PKCS8_PREFIX = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b
  */
 function probeNativeSigner(): NativeEd | null {
   try {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    const c = typeof get === 'function' ? (get('node:crypto') as Partial<NodeCrypto> | undefined) : undefined;
+    const c = nodeBuiltin<NodeCrypto>('node:crypto');
     if (!c || typeof c.createPrivateKey !== 'function' || typeof c.createPublicKey !== 'function' || typeof c.sign !== 'function') return null;
     const crypto = c as NodeCrypto;
     // Importing a key costs ~10× a signature, and a registry signs with the same log key on every

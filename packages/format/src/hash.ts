@@ -7,6 +7,7 @@
  *   older Node). It is imported only there (top-level `await import`): loading it costs ~5 ms of
  *   every CLI start-up that never uses it (issue 16 item 3).
  */
+import { nodeBuiltin } from './builtin.js';
 
 type NativeDigest = (data: Uint8Array | string) => string;
 type NativeHasher = { update(d: Uint8Array): unknown; digest(enc: 'hex'): string; digest(): Uint8Array };
@@ -22,15 +23,10 @@ let nativeCreate: (() => NativeHasher) | undefined;
 
 function probeNative(): NativeDigest | undefined {
   try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const get = proc?.getBuiltinModule;
-    if (typeof get !== 'function') return undefined;
-    const crypto = get('node:crypto') as
-      | {
-          createHash?: (alg: string) => { update(d: Uint8Array | string, enc?: string): { digest(enc: string): string } };
-          hash?: (alg: string, data: Uint8Array | string, enc: 'hex') => string;
-        }
-      | undefined;
+    const crypto = nodeBuiltin<{
+      createHash: (alg: string) => { update(d: Uint8Array | string, enc?: string): { digest(enc: string): string } };
+      hash: (alg: string, data: Uint8Array | string, enc: 'hex') => string;
+    }>('node:crypto');
     const createHash = crypto?.createHash;
     if (typeof createHash !== 'function') return undefined;
     nativeCreate = () => createHash('sha256') as unknown as NativeHasher;

@@ -3,6 +3,8 @@
  * yauzl does not check entry CRCs; the reader does (spec/archive.md §5). The runtime's native
  * zlib `crc32` when available, else a portable slicing-by-8 implementation (same results).
  */
+import { nodeBuiltin } from '../builtin.js';
+
 const TABLES: Uint32Array[] = (() => {
   const t0 = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
@@ -54,8 +56,7 @@ type NativeCrc = (data: Uint8Array, value: number) => number;
 /** The runtime's zlib `crc32` (Node ≥ 20.15) via a feature probe, as in `hash.ts`; no import. */
 function probeNative(): NativeCrc | undefined {
   try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const zlib = proc?.getBuiltinModule?.('node:zlib') as { crc32?: NativeCrc } | undefined;
+    const zlib = nodeBuiltin<{ crc32: NativeCrc }>('node:zlib');
     return typeof zlib?.crc32 === 'function' ? zlib.crc32 : undefined;
   } catch {
     return undefined;

@@ -14,6 +14,7 @@
  */
 import { concatBytes } from '../bytes.js';
 import { Inflate } from 'fflate';
+import { nodeBuiltin } from '../builtin.js';
 
 /** Why `inflateLimited` gave up. */
 export type InflateFailure = { kind: 'over-limit' } | { kind: 'corrupt'; message: string };
@@ -41,10 +42,7 @@ const MIN_CHUNK = 64;
 
 function probeNode(): RawInflater | undefined {
   try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const get = proc?.getBuiltinModule;
-    if (typeof get !== 'function') return undefined;
-    const zlib = get('node:zlib') as NodeZlib | undefined;
+    const zlib = nodeBuiltin<NodeZlib>('node:zlib') as NodeZlib | undefined;
     if (typeof zlib?.inflateRawSync !== 'function') return undefined;
     return {
       name: 'node',

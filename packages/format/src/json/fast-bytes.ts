@@ -26,6 +26,7 @@
  */
 import { FORBIDDEN_KEYS, MAX_JSON_DEPTH, type JsonValue } from './parse.js';
 import { decodeUtf8Lenient } from './utf8.js';
+import { nodeBuiltin } from '../builtin.js';
 
 /** Result of `fastParseBytes`. Spans are byte offsets, `[start, end)`. */
 export interface CompactParsedBytes {
@@ -248,8 +249,7 @@ type AsciiBuffer = { from(b: ArrayBufferLike, off: number, len: number): { toStr
  */
 const decodeAscii: (bytes: Uint8Array) => string = (() => {
   try {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    const Buffer = typeof get === 'function' ? (get('node:buffer') as { Buffer?: AsciiBuffer }).Buffer : undefined;
+    const Buffer = nodeBuiltin<{ Buffer: AsciiBuffer }>('node:buffer')?.Buffer;
     if (Buffer && typeof Buffer.from === 'function') {
       return (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
     }

@@ -3,6 +3,7 @@
  * `cp/verify.rs` `compact_json_text` and `extract_top_level_value_text`). These work on the
  * writer's text, never on re-serialized values.
  */
+import { nodeBuiltin } from '../builtin.js';
 
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -182,8 +183,7 @@ type NodeBufferCtor = {
 /** Node's Buffer, probed without importing `node:` modules (its Latin-1 codec keeps every byte). */
 const NodeBuffer: NodeBufferCtor | undefined = (() => {
   try {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    const B = typeof get === 'function' ? (get('node:buffer') as { Buffer?: NodeBufferCtor }).Buffer : undefined;
+    const B = nodeBuiltin<{ Buffer: NodeBufferCtor }>('node:buffer')?.Buffer;
     return B && typeof B.from === 'function' ? B : undefined;
   } catch {
     return undefined;

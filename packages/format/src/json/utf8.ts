@@ -3,6 +3,7 @@
  * refused, a BOM is kept so that the parser refuses it.
  */
 import { CtxpkgError } from '../errors.js';
+import { nodeBuiltin } from '../builtin.js';
 
 /**
  * Decode UTF-8 bytes to text for the strict parser: invalid UTF-8 is `E_INVALID_JSON`; a BOM is
@@ -31,8 +32,7 @@ type NodeBuffer = { from(b: ArrayBufferLike, off: number, len: number): { utf8Sl
  */
 export const decodeUtf8Lenient: (bytes: Uint8Array) => string = (() => {
   try {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    const Buffer = typeof get === 'function' ? (get('node:buffer') as { Buffer?: NodeBuffer }).Buffer : undefined;
+    const Buffer = nodeBuiltin<{ Buffer: NodeBuffer }>('node:buffer')?.Buffer;
     if (Buffer && typeof Buffer.from === 'function') {
       return (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     }
@@ -52,8 +52,7 @@ const FATAL = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export const isWellFormedUtf8: (bytes: Uint8Array) => boolean = (() => {
   try {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    const isUtf8 = typeof get === 'function' ? (get('node:buffer') as { isUtf8?: (b: Uint8Array) => boolean }).isUtf8 : undefined;
+    const isUtf8 = nodeBuiltin<{ isUtf8: (b: Uint8Array) => boolean }>('node:buffer')?.isUtf8;
     if (typeof isUtf8 === 'function') return (bytes: Uint8Array) => bytes.length === 0 || isUtf8(bytes);
   } catch {
     /* fall through */

@@ -25,6 +25,7 @@
  */
 import type { RE2JS } from 're2js';
 import { CtxpkgError } from '../errors.js';
+import { nodeBuiltin } from '../builtin.js';
 
 /**
  * `require` relative to this module where the runtime hands one out synchronously (Node ≥ 20.16
@@ -34,15 +35,8 @@ import { CtxpkgError } from '../errors.js';
  * imported with this module.
  */
 function probeRequire(): ((id: string) => unknown) | undefined {
-  try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const get = proc?.getBuiltinModule;
-    if (typeof get !== 'function') return undefined;
-    const mod = get('node:module') as { createRequire?: (url: string) => (id: string) => unknown } | undefined;
-    return typeof mod?.createRequire === 'function' ? mod.createRequire(import.meta.url) : undefined;
-  } catch {
-    return undefined;
-  }
+  const mod = nodeBuiltin<{ createRequire: (url: string) => (id: string) => unknown }>('node:module');
+  return typeof mod?.createRequire === 'function' ? mod.createRequire(import.meta.url) : undefined;
 }
 
 const requireSync = probeRequire();
