@@ -10,7 +10,7 @@
  * in its file, package, id.
  */
 import type { MergedNode } from '../graph-types.js';
-import type { OrderedSequence } from './select.js';
+import { leastMinBound, type OrderedSequence } from './select.js';
 
 /** Order keys of the candidates, one slot per handle. */
 export interface CandidateKeys {
@@ -158,11 +158,8 @@ export class MergedOrder implements OrderedSequence {
     private readonly cmp: (a: number, b: number) => number,
   ) {
     let n = 0;
-    let bound: number | undefined = Number.POSITIVE_INFINITY;
-    for (const p of parts) {
-      n += p.length;
-      bound = bound === undefined || p.minBound === undefined ? undefined : Math.min(bound, p.minBound);
-    }
+    for (const p of parts) n += p.length;
+    const bound = leastMinBound(parts);
     this.length = n;
     if (bound !== undefined) this.minBound = bound;
     this.cursor = new Int32Array(parts.length);

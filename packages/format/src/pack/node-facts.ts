@@ -46,7 +46,7 @@ function opensWithOperator(s: string): boolean {
  * backwards over whitespace (LF included) only when nothing but whitespace precedes it on its
  * line (secret-gate.ts `GATE_ASSIGN`). Anything else is scanned joined, as before.
  */
-function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>, memo: FieldMemo = new FieldMemo()): boolean {
+function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>, memo: FieldMemo): boolean {
   return surelyClean(n.id) && memo.clean(0, n.category ?? '') && memo.clean(1, n.file_path ?? '');
 }
 

@@ -78,6 +78,16 @@ export interface OrderedSequence {
   readonly minBound?: number;
 }
 
+/**
+ * The least `minBound` of `parts` (`Infinity` when there are none; `undefined` when a part has
+ * no bound): a bound of every handle of their union, for the early stop.
+ */
+export function leastMinBound(parts: readonly OrderedSequence[]): number | undefined {
+  let bound: number | undefined = Number.POSITIVE_INFINITY;
+  for (const p of parts) bound = bound === undefined || p.minBound === undefined ? undefined : Math.min(bound, p.minBound);
+  return bound;
+}
+
 /** The candidates as handles `0 … count-1` (no per-candidate objects for large graphs). */
 export interface SelectCandidates {
   count: number;
@@ -418,8 +428,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   // 3. Pool pass over the total order (the sections merged), until a fixed point.
   const seqs = present.map((s) => cands.sections.get(s) as OrderedSequence);
   // The pool pass reads all sections: its early stop uses the smallest of their bounds.
-  let poolBound: number | undefined = seqs.length > 0 ? Number.POSITIVE_INFINITY : undefined;
-  for (const q of seqs) poolBound = q.minBound === undefined || poolBound === undefined ? undefined : Math.min(poolBound, q.minBound);
+  const poolBound = seqs.length > 0 ? leastMinBound(seqs) : undefined;
   const pool: OrderedSequence | undefined = poolBound === undefined ? undefined : { length: 0, at: () => -1, minBound: poolBound };
   for (let changed = true; changed; ) {
     changed = false;
