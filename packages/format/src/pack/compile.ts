@@ -604,6 +604,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const needGroups = new Set<string>();
   let lastName: string | undefined;
   let lastIndex = 0;
+  let lastGs: ReadonlyArray<{ key: string; bytes: number }> | undefined;
   // The selection's lower bound of each candidate's block (`lowerBoundAt`), known for all of them
   // here: each sequence carries the smallest of its members' (select.ts "Early stop").
   const lowerBound = new Int32Array(live.length);
@@ -611,14 +612,19 @@ export function compilePack(input: PackInput): CompiledPack {
   const needs = (): void => {
     for (let h = 0; h < live.length; h++) {
       // One scratch item per candidate: with its heading path and scope for the selection's bound
-      // and the groups, then without them (`bareOf(h, false)`) for the need and `minBlock`.
+      // and the groups, then without them for the need and `minBlock`.
       const it = bareOf(h, true);
       const lb = renderer.blockLowerBound(it);
       lowerBound[h] = lb;
       const gs = keys.pinned[h] ? undefined : groupsAt(h, it);
-      it.sections = NO_SECTIONS;
-      it.scope = NO_SCOPE;
-      const b = renderer.blockLowerBound(it);
+      // Without heading path or scope the item is already its bare form: the same bound (a
+      // renderer reads those lists' contents only, render.ts).
+      let b = lb;
+      if (it.sections.length > 0 || it.scope.length > 0) {
+        it.sections = NO_SECTIONS;
+        it.scope = NO_SCOPE;
+        b = renderer.blockLowerBound(it);
+      }
       minBlock = Math.min(minBlock, b);
       if (gs === undefined) continue;
       const name = (live[h] as MergedNode).package;
@@ -637,6 +643,9 @@ export function compilePack(input: PackInput): CompiledPack {
       const mins = pkgMin[i] as number[];
       if (lb < (mins[si] as number)) mins[si] = lb;
       pkgNeed[i] = (pkgNeed[i] as number) + b;
+      // The groups array of the candidate before (shared, `groupsAt`) has all its keys counted.
+      if (gs === lastGs) continue;
+      lastGs = gs;
       for (let j = 0; j < gs.length; j++) {
         const g = gs[j] as { key: string; bytes: number };
         if (needGroups.has(g.key)) continue;
@@ -764,16 +773,21 @@ export function compilePack(input: PackInput): CompiledPack {
   // Omissions in input order (screening reasons and byte_budget alike).
   const omissions: Omission[] = [];
   let nb = 0;
-  inScope.forEach((n, i) => {
-    const reason = reasons[i];
-    const at = inIdx[i] as number;
-    if (reason) {
-      omissions.push(omissionOf(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined));
-    } else if (!selected[handleOf[i] as number]) {
-      nb++;
-      omissions.push(omissionOf(n, 'byte_budget', false, facts.omissionHash(at)));
+  const omit = (): void => {
+    for (let i = 0; i < inScope.length; i++) {
+      const reason = reasons[i];
+      if (reason !== undefined) {
+        const n = inScope[i] as MergedNode;
+        const at = inIdx[i] as number;
+        omissions.push(omissionOf(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined));
+      } else if (!selected[handleOf[i] as number]) {
+        nb++;
+        // A candidate passed every screening check, so its facts entry is current.
+        omissions.push(omissionOf(inScope[i] as MergedNode, 'byte_budget', false, facts.omissionHashOfCurrent(inIdx[i] as number)));
+      }
     }
-  });
+  };
+  omit();
 
   // Render in output order (package, source file, heading path, source line: render.ts
   // `compareOutput`), each group header once before its first item.

@@ -74,6 +74,21 @@ describe('node facts', () => {
     expect(nodeSecretKinds(n)).toEqual([]);
   });
 
+  it('omissionHashOfCurrent gives omissionHash of a node whose entry is current (secret in content, in metadata, or none)', () => {
+    const texts = fc.constantFrom('plain words', `key ${LEAK}`, '', 'x'.repeat(300), `a\n${LEAK}\nb`, 'naïve – ünïcödé');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(texts, fc.constantFrom('AGENTS.md', `k/${LEAK}.md`), fc.boolean()), { maxLength: 8 }), (rows) => {
+        const nodes = rows.map(([content, file], i) => node('@a/x', `n${i}`, { content, file_path: file }));
+        const facts = new NodeFacts(nodes);
+        nodes.forEach((n, i) => {
+          if (rows[i]![2]) facts.secretKinds(i); // made current; else the entry is computed on the way
+          expect(facts.omissionHashOfCurrent(i)).toBe(new NodeFacts([n]).omissionHash(0));
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('receipt: an omitted node holding a secret carries the redacted hash whatever the reason', () => {
     const superseded = node('@a/x', 'old', { content: `old key ${LEAK}`, superseded_by: ['@a/x#new'] });
     const expired = node('@a/x', 'exp', { content: `exp key ${LEAK}`, created_at: '2020-01-01T00:00:00Z', decay_half_life_days: 1 });

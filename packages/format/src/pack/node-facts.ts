@@ -162,6 +162,21 @@ export class NodeFacts {
     if (this.contentSecret[i] !== 1) return (this.hash[i] ??= 'sha256:' + sha256Hex(n.content));
     return (this.redacted[i] ??= 'sha256:' + sha256Hex(redactSecrets(n.content).text));
   }
+
+  /**
+   * `omissionHash(i)` for a node whose entry was made current since the node last changed — its
+   * `secretKinds(i)` was asked in this compilation (the pack compiler asks it of every node that
+   * passes screening's `superseded` and `expired` checks, and changes no node) — without reading
+   * the node's four fields again: the hash is of the content the entry was computed from, which
+   * is the node's. A node with no entry gets `omissionHash(i)`. Saves a read of every omitted
+   * node's object when ~50k are omitted (bench/render).
+   */
+  omissionHashOfCurrent(i: number): string {
+    const content = this.content[i];
+    if (content === undefined || this.kinds[i] === undefined) return this.omissionHash(i);
+    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= 'sha256:' + sha256Hex(content));
+    return (this.redacted[i] ??= 'sha256:' + sha256Hex(redactSecrets(content).text));
+  }
 }
 
 const byNodes = new WeakMap<readonly MergedNode[], NodeFacts>();

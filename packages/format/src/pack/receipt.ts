@@ -106,7 +106,18 @@ export function buildReceipt(args: {
   delivered: Delivered[];
   omissions: Omission[];
 }): PackReceipt {
-  const omissions = [...args.omissions].sort((a, b) => cmp(a.package, b.package) || cmp(a.id, b.id));
+  // Usually already in that order (the compiler lists them in node order, and merged graphs are
+  // sorted by id): one pass finds out, and the sort (which keeps equal records in place) runs only
+  // when it is not — the same array either way.
+  const given = args.omissions;
+  let sorted = true;
+  for (let i = 1; i < given.length; i++) {
+    if (byPackageThenId(given[i - 1] as Omission, given[i] as Omission) > 0) {
+      sorted = false;
+      break;
+    }
+  }
+  const omissions = sorted ? given.slice() : [...given].sort(byPackageThenId);
   return {
     format: 'ctxpkg-receipt-v1',
     pack_sha256: 'sha256:' + sha256Hex(args.text),
@@ -146,4 +157,9 @@ export function receiptText(receipt: PackReceipt): string {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The receipt's order of omissions: by package, then id. */
+function byPackageThenId(a: Omission, b: Omission): number {
+  return a.package === b.package ? cmp(a.id, b.id) : cmp(a.package, b.package);
 }

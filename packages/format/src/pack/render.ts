@@ -121,7 +121,9 @@ export interface Renderer {
   /**
    * A lower bound of `utf8Length(block(item))` from field lengths alone (no escaping, no
    * rendering); valid for any flags (flags only add text), so the selection can skip candidates
-   * that cannot fit before screening and rendering them (select.ts).
+   * that cannot fit before screening and rendering them (select.ts). Reads `sections` and
+   * `scope` by their contents only (the compiler takes an item with both empty as its own bare
+   * form).
    */
   blockLowerBound(item: RenderItem): number;
   separator: string;
