@@ -5,9 +5,10 @@
  *
  * - `GATE_LITERAL`: the text contains one of the rules' literal hints (exact case). Each hint is
  *   anchored at its rarest character; the pass visits every character, so an occurrence of a hint
- *   at offset `q` is found when the pass reaches `q + anchor` and `startsWith(hint, q)` holds.
+ *   at offset `q` is found when the pass reaches `q + anchor` and `startsWith(hint, q)` holds
+ *   (the hints tried there are those with that anchor and, before it, the character before it).
  * - `GATE_ASSIGN`: some `:` or `=` is preceded — after optional whitespace (`\s`) and at most one
- *   quote — by a run of `[A-Za-z0-9_.-]` containing a key-name stem (`stems`, case-insensitive):
+ *   quote — by a run of `[A-Za-z0-9_.-]` containing a key-name stem (`stems`, ASCII case-insensitive):
  *   exactly when the assignment hint `stem[a-z0-9_.-]*["']?\s*(?::=|=>|=|:)` (/i) matches, since
  *   every operator starts with `:` or `=` and a stem inside a maximal run is followed by run
  *   characters up to the quote.
@@ -23,6 +24,12 @@
 export const GATE_LITERAL = 1;
 export const GATE_ASSIGN = 2;
 export const GATE_RUN = 4;
+/** All gate flags: a text is surely clean when `(gate(text) & GATE_FLAGS) === 0`. */
+export const GATE_FLAGS = 7;
+/** A gate built with words returns their verdict shifted left by this (`buildSecretGate`). */
+export const GATE_WORDS_SHIFT = 3;
+
+import { wordHit, windowSlot, WORD_CODE, type WordStarts } from './word-starts.js';
 
 /** Characters ordered from rarest to most common in prose and code (a heuristic for anchors only). */
 const RARITY = '~=:_QJZXKVYWUBGHMFOPIEDRLNTCSA9876543210-./ ';
@@ -31,8 +38,6 @@ interface Anchor {
   hint: string;
   /** Offset of the anchor character inside `hint`. */
   at: number;
-  /** Character code before the anchor inside the hint, or -1 when the anchor is the first character. */
-  prev: number;
 }
 
 function anchorIndex(hint: string): number {
@@ -49,10 +54,15 @@ function anchorIndex(hint: string): number {
   return best;
 }
 
-/** Character classes by code (< 128): bit 1 token character `[A-Za-z0-9+/_-]`, bit 2 `:` or `=`, bit 4 anchor of a hint. */
+/**
+ * Character classes by code (< 128): bit 1 token character `[A-Za-z0-9+/_-]`, bit 2 `:` or `=`,
+ * bit 4 anchor of a hint; bits 3–7 the character's word code (`WORD_CODE`, word-starts.ts).
+ */
 const TOKEN = 1;
 const ASSIGN_CHAR = 2;
 const ANCHOR = 4;
+/** The classes handled out of line. */
+const RARE = ASSIGN_CHAR | ANCHOR;
 const BASE_CLASS = new Uint8Array(128);
 /** `[A-Za-z0-9_.-]`: the characters of an assigned key name. */
 const KEY_CHAR = new Uint8Array(128);
@@ -61,6 +71,7 @@ for (let c = 0; c < 128; c++) {
   if (/[A-Za-z0-9+/_-]/.test(ch)) BASE_CLASS[c] |= TOKEN;
   if (ch === ':' || ch === '=') BASE_CLASS[c] |= ASSIGN_CHAR;
   if (/[A-Za-z0-9_.-]/.test(ch)) KEY_CHAR[c] = 1;
+  BASE_CLASS[c] |= (WORD_CODE[c] as number) << 3;
 }
 
 /** JavaScript `\s` by character code. */
@@ -69,8 +80,26 @@ function isSpace(c: number): boolean {
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
+/**
+ * Whether `text[from, to)` contains one of `stems` (lower-case ASCII words, `byFirst[c]`: those
+ * starting with letter code `c`), ASCII case-insensitive. `c | 0x20` folds exactly the two cases
+ * of a letter onto the lower-case code (the range holds only key characters, all ASCII).
+ */
+function hasStem(text: string, from: number, to: number, byFirst: readonly (readonly string[] | undefined)[]): boolean {
+  for (let p = from; p < to; p++) {
+    const list = byFirst[(text.charCodeAt(p) | 0x20) & 127];
+    if (list === undefined) continue;
+    next: for (const stem of list) {
+      if (p + stem.length > to) continue;
+      for (let j = 1; j < stem.length; j++) if ((text.charCodeAt(p + j) | 0x20) !== stem.charCodeAt(j)) continue next;
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Whether the operator character at `i` is preceded by `stem[A-Za-z0-9_.-]*["']?\s*` (see GATE_ASSIGN). */
-function keyBefore(text: string, i: number, stems: RegExp): boolean {
+function keyBefore(text: string, i: number, byFirst: readonly (readonly string[] | undefined)[]): boolean {
   let j = i - 1;
   while (j >= 0 && isSpace(text.charCodeAt(j))) j--;
   if (j >= 0) {
@@ -83,24 +112,42 @@ function keyBefore(text: string, i: number, stems: RegExp): boolean {
     if (c >= 128 || KEY_CHAR[c] !== 1) break;
     k--;
   }
-  return j - k >= 3 && stems.test(text.slice(k + 1, j + 1));
+  return j - k >= 3 && hasStem(text, k + 1, j + 1, byFirst);
 }
 
 /**
  * Build the gate for a set of literal hints (printable ASCII, non-empty), a token-run length and
- * the key-name stems of assignments (an alternation of ASCII words of 3+ letters, flag `i`, no
- * `g`). Returns a function `text → flags` (bitwise OR of `GATE_*`). Throws on a non-ASCII or
- * empty hint (a programming error in the rule table).
+ * the key-name stems of assignments (lower-case ASCII words of 3+ letters, matched in either
+ * case). Returns a function `text → flags` (bitwise OR of `GATE_*`). With `words`, the same pass
+ * also finds those words (word-starts.ts) in the first `words.limit` code units and the function
+ * returns `flags | verdict << GATE_WORDS_SHIFT` (the OR of `words.at` at every word start, or at
+ * least `words.final`). Throws on a non-ASCII or empty hint or a bad stem (a programming error in
+ * the rule table).
  */
-export function buildSecretGate(hints: readonly string[], runLength: number, stems: RegExp): (text: string) => number {
-  if (stems.global || stems.sticky || !stems.ignoreCase) throw new Error('secret gate: stems must be /…/i');
-  const table: Anchor[][] = Array.from({ length: 128 }, () => []);
+export function buildSecretGate(hints: readonly string[], runLength: number, stems: readonly string[], words?: WordStarts): (text: string) => number {
+  /** Stems by the code of their first letter. */
+  const byFirst: (string[] | undefined)[] = new Array(128).fill(undefined);
+  for (const stem of new Set(stems)) {
+    if (!/^[a-z]{3,}$/.test(stem)) throw new Error(`secret gate: bad stem ${JSON.stringify(stem)}`);
+    (byFirst[stem.charCodeAt(0)] ??= []).push(stem);
+  }
+  /** Hints by their anchor when it is their first character (by its code) … */
+  const atStart: (Anchor[] | undefined)[] = new Array(128).fill(undefined);
+  /** … else by the pair (character before the anchor, anchor): `prev << 7 | anchor`. */
+  const byPair = new Map<number, Anchor[]>();
   const cls = BASE_CLASS.slice();
   for (const hint of new Set(hints)) {
     if (hint.length === 0 || !/^[\x20-\x7e]+$/.test(hint)) throw new Error(`secret gate: bad hint ${JSON.stringify(hint)}`);
     const at = anchorIndex(hint);
     const code = hint.charCodeAt(at);
-    (table[code] as Anchor[]).push({ hint, at, prev: at > 0 ? hint.charCodeAt(at - 1) : -1 });
+    const a: Anchor = { hint, at };
+    if (at === 0) (atStart[code] ??= []).push(a);
+    else {
+      const key = (hint.charCodeAt(at - 1) << 7) | code;
+      const list = byPair.get(key);
+      if (list) list.push(a);
+      else byPair.set(key, [a]);
+    }
     cls[code] = (cls[code] as number) | ANCHOR;
   }
   /**
@@ -109,22 +156,28 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
    * keep its state in registers (inlined, this code doubled the loop's time on prose).
    */
   const special = (text: string, i: number, c: number, k: number, flags: number): number => {
-    if ((k & ASSIGN_CHAR) !== 0 && (flags & GATE_ASSIGN) === 0 && keyBefore(text, i, stems)) flags |= GATE_ASSIGN;
+    if ((k & ASSIGN_CHAR) !== 0 && (flags & GATE_ASSIGN) === 0 && keyBefore(text, i, byFirst)) flags |= GATE_ASSIGN;
     if ((k & ANCHOR) !== 0 && (flags & GATE_LITERAL) === 0) {
-      for (const a of table[c] as Anchor[]) {
-        const start = i - a.at;
-        if (start >= 0 && (a.prev < 0 || text.charCodeAt(i - 1) === a.prev) && text.startsWith(a.hint, start)) return flags | GATE_LITERAL;
+      const first = atStart[c];
+      if (first !== undefined) for (const a of first) if (text.startsWith(a.hint, i)) return flags | GATE_LITERAL;
+      if (i > 0) {
+        const pair = byPair.get((text.charCodeAt(i - 1) << 7) | c);
+        if (pair !== undefined) {
+          for (const a of pair) {
+            const start = i - a.at;
+            if (start >= 0 && text.startsWith(a.hint, start)) return flags | GATE_LITERAL;
+          }
+        }
       }
     }
     return flags;
   };
-  return (text: string): number => {
+  /** The plain pass over `text[i, n)`, from the state `flags`, `run` (stops once every flag is set). */
+  const rest = (text: string, i: number, flags: number, run: number): number => {
     const classes = cls;
     const runMin = runLength;
-    let flags = 0;
-    let run = 0;
     const n = text.length;
-    for (let i = 0; i < n; i++) {
+    for (; i < n; i++) {
       const c = text.charCodeAt(i);
       // The class of `c`, 0 for every code from 128 up (branch-free: `(c - 128) >> 31` is -1 below 128, else 0).
       const k = (classes[c & 127] as number) & ((c - 128) >> 31);
@@ -132,11 +185,38 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
       // word/space alternation of prose would mispredict a branch here at every word.
       run = (run + 1) & -(k & TOKEN);
       if (run >= runMin) flags |= GATE_RUN;
-      if (k > TOKEN) {
+      if ((k & RARE) !== 0) {
         flags = special(text, i, c, k, flags);
-        if (flags === 7) return flags;
+        if (flags === GATE_FLAGS) return flags;
       }
     }
     return flags;
+  };
+  if (words === undefined) return (text: string): number => rest(text, 0, 0, 0);
+  const trig = words.trig;
+  const limit = words.limit;
+  const final = words.final;
+  return (text: string): number => {
+    const classes = cls;
+    const runMin = runLength;
+    const triggers = trig;
+    const end = text.length < limit ? text.length : limit;
+    let flags = 0;
+    let run = 0;
+    let window = 0;
+    let verdict = 0;
+    let i = 0;
+    // The steps of `rest` over the first `limit` code units, plus the word window (word-starts.ts:
+    // 5 bits a code, the last four read; literals on purpose) and its trigger table; then `rest`.
+    for (; i < end; i++) {
+      const c = text.charCodeAt(i);
+      const k = (classes[c & 127] as number) & ((c - 128) >> 31);
+      run = (run + 1) & -(k & TOKEN);
+      if (run >= runMin) flags |= GATE_RUN;
+      window = (window << 5) | (k >>> 3);
+      if (triggers[windowSlot(window)] !== 0 && verdict < final) verdict = wordHit(words, text, i, window, end, verdict);
+      if ((k & RARE) !== 0) flags = special(text, i, c, k, flags);
+    }
+    return (flags === GATE_FLAGS ? flags : rest(text, i, flags, run)) | (verdict << GATE_WORDS_SHIFT);
   };
 }

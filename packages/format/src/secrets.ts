@@ -26,6 +26,7 @@
  */
 
 import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN } from './secret-gate.js';
+import type { WordStarts } from './word-starts.js';
 import { DOC_EXAMPLES, looksLikeCredential, mixedToken, PLACEHOLDER, safeAtob } from './secret-heuristics.js';
 import { scanAssignments, scanTokenRuns, type Candidate, type Work } from './secret-scanners.js';
 
@@ -64,7 +65,7 @@ interface Rule {
 }
 
 /** Key-name stems of the assignment hint (the gate checks them before each `:`/`=`). */
-const ASSIGNMENT_STEMS = /pass|pwd|secret|key|token|credential/i;
+const ASSIGNMENT_STEMS = ['pass', 'pwd', 'secret', 'key', 'token', 'credential'];
 
 /**
  * Marker hint: the rule runs when the gate saw a key-named assignment (`GATE_ASSIGN`: a stem in
@@ -129,12 +130,21 @@ const RULES: Rule[] = [
   { kind: 'high_entropy', hint: TOKEN_RUN, scan: scanTokenRuns },
 ];
 
+/** The literal hints of all rules (for the gate). */
+const HINTS = RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : []));
+
 /** One pass per text decides which rule groups can match (`secret-gate.ts`; exact, never hides a match). */
-const gate = buildSecretGate(
-  RULES.flatMap((r) => (Array.isArray(r.hint) ? (r.hint as string[]) : [])),
-  TOKEN_RUN_LENGTH,
-  ASSIGNMENT_STEMS,
-);
+const gate = buildSecretGate(HINTS, TOKEN_RUN_LENGTH, ASSIGNMENT_STEMS);
+
+/**
+ * The gate of `surelyClean` with a word-start scan in the same pass (secret-gate.ts
+ * `buildSecretGate` with `words`): the function returns `flags | verdict << GATE_WORDS_SHIFT`,
+ * and `text` is surely clean exactly when `(flags & GATE_FLAGS) === 0`. Build it once (it owns
+ * its tables); used by node-facts.ts to get `forceOf` of a node's content from its screening pass.
+ */
+export function surelyCleanWith(words: WordStarts): (text: string) => number {
+  return buildSecretGate(HINTS, TOKEN_RUN_LENGTH, ASSIGNMENT_STEMS, words);
+}
 
 /** Rule indices (= ranks) by the kind of hint that gates them. */
 const LITERAL_RULES: number[] = [];

@@ -12,10 +12,13 @@
  */
 import type { MergedNode } from '../graph-types.js';
 import { sha256Hex } from '../hash.js';
-import { redactSecrets, scanSecrets, secretKinds, surelyClean, type SecretFinding } from '../secrets.js';
-import { forceOf } from './order.js';
+import { GATE_FLAGS, GATE_WORDS_SHIFT } from '../secret-gate.js';
+import { redactSecrets, scanSecrets, secretKinds, surelyClean, surelyCleanWith, type SecretFinding } from '../secrets.js';
+import { FORCE_WORDS, forceOf, forceOfVerdict } from './order.js';
 
 const NONE: readonly string[] = Object.freeze([]);
+/** The secret gate that finds the words of `forceOf` in the same pass (`surelyCleanWith`). */
+const gateAndForce = surelyCleanWith(FORCE_WORDS);
 const NO_FINDINGS: readonly SecretFinding[] = Object.freeze([]);
 
 /** The metadata line scanned with a node: id, category and file path joined by LF. */
@@ -111,7 +114,10 @@ export class NodeFacts {
     this.forceValue = new Uint8Array(n);
   }
 
-  /** `forceOf(nodes[i].content)` (order key 3b), remembered while the content is the same string. */
+  /**
+   * `forceOf(nodes[i].content)` (order key 3b), remembered while the content is the same string:
+   * computed by the secret gate's pass when the node was screened first (`at`), else on its own.
+   */
   force(i: number): number {
     const content = (this.nodes[i] as MergedNode).content;
     if (this.forceText[i] !== content) {
@@ -126,8 +132,14 @@ export class NodeFacts {
     const n = this.nodes[i] as MergedNode;
     if (this.kinds[i] !== undefined && this.content[i] === n.content && this.id[i] === n.id && this.category[i] === n.category && this.path[i] === n.file_path) return n;
     // Most nodes are clean: one gate pass per text proves it, with no findings array or joined
-    // metadata text built (the full scan runs only when the gate cannot rule a rule out).
-    const inContent = surelyClean(n.content) ? NO_FINDINGS : scanSecrets(n.content);
+    // metadata text built (the full scan runs only when the gate cannot rule a rule out). The
+    // content's pass also gives its force (order key 3b), which `force(i)` then reads.
+    const gated = gateAndForce(n.content);
+    const inContent = (gated & GATE_FLAGS) === 0 ? NO_FINDINGS : scanSecrets(n.content);
+    if (this.forceText[i] !== n.content) {
+      this.forceValue[i] = forceOfVerdict(gated >>> GATE_WORDS_SHIFT);
+      this.forceText[i] = n.content;
+    }
     const inMeta = metaSurelyClean(n, this.fields) ? NO_FINDINGS : scanSecrets(metaText(n));
     this.kinds[i] = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
     this.contentSecret[i] = inContent.length > 0 ? 1 : 0;

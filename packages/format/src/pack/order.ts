@@ -22,6 +22,7 @@
  */
 import type { MergedNode } from '../graph-types.js';
 import type { SectionName } from './types.js';
+import { WORD_CODE, wordStarts, type WordStarts } from '../word-starts.js';
 
 /**
  * Type rank: what an agent most needs to see first. Procedures — how to build, test and run
@@ -100,6 +101,107 @@ export function isOversize(textBytes: number, budgetBytes: number): boolean {
 export const SECURITY = /\b(?:secrets?|credentials?|passwords?|passphrases?|api[ _-]?keys?|private[ _-]keys?|access[ _-]tokens?|personal data|pii\b|saniti[sz]\w*|injection|xss|csrf|vulnerab\w*|owasp|security|cve-\d)/i;
 /** Imperatives that state a hard rule (linear: one alternation, no nesting). */
 export const IMPERATIVE = /\b(?:never|always|must|mustn't|do not|don't|shall not|under no circumstances)\b/i;
+/** Verdict bits of `forceAt`: an imperative, a security word. */
+const FORCE_IMPERATIVE = 1;
+const FORCE_SECURITY = 2;
+
+/** True when `text[p, p + w.length)` is inside `text[0, end)` and equals `w` (lower-case ASCII; a letter matches both its cases). */
+function wordAt(text: string, p: number, end: number, w: string): boolean {
+  if (p + w.length > end) return false;
+  for (let j = 0; j < w.length; j++) {
+    const wc = w.charCodeAt(j);
+    const c = text.charCodeAt(p + j);
+    // `c | 0x20` is `wc` exactly for the two cases of the letter `wc` (and never for a code ≥ 128).
+    if (wc >= 97 && wc <= 122 ? (c | 0x20) !== wc : c !== wc) return false;
+  }
+  return true;
+}
+
+/** `\b` after a word character at `q − 1` of `text` cut at `end` (`q ≤ end`): the end, or a character that is not `[A-Za-z0-9_]`. */
+function endsWord(text: string, q: number, end: number): boolean {
+  if (q >= end) return true;
+  const c = text.charCodeAt(q);
+  return c >= 128 || WORD_CODE[c] === 0;
+}
+
+/** `[ _-]` at `q` of `text` cut at `end`. */
+function separatorAt(text: string, q: number, end: number): boolean {
+  if (q >= end) return false;
+  const c = text.charCodeAt(q);
+  return c === 32 || c === 95 || c === 45;
+}
+
+/**
+ * Which of `SECURITY` and `IMPERATIVE` match at word start `p` of `text` cut at `end` (sticky, as
+ * `re.lastIndex = p` on `text.slice(0, end)`, with `\b` before `p` already known):
+ * `FORCE_SECURITY`, `FORCE_IMPERATIVE` or 0. The alternatives of the two expressions, written out
+ * by first letter; a trailing `s?` or `\w*` never decides a match, so it is not read.
+ */
+function forceAt(text: string, p: number, end: number): number {
+  switch (text.charCodeAt(p) | 0x20) {
+    case 115: // s
+      if (wordAt(text, p, end, 'secret') || wordAt(text, p, end, 'security')) return FORCE_SECURITY;
+      if (wordAt(text, p, end, 'saniti') && p + 6 < end) {
+        const c = text.charCodeAt(p + 6) | 0x20;
+        if (c === 115 || c === 122) return FORCE_SECURITY;
+      }
+      return wordAt(text, p, end, 'shall not') && endsWord(text, p + 9, end) ? FORCE_IMPERATIVE : 0;
+    case 99: // c
+      if (wordAt(text, p, end, 'credential') || wordAt(text, p, end, 'csrf')) return FORCE_SECURITY;
+      if (wordAt(text, p, end, 'cve-') && p + 4 < end) {
+        const d = text.charCodeAt(p + 4);
+        if (d >= 48 && d <= 57) return FORCE_SECURITY;
+      }
+      return 0;
+    case 112: // p
+      if (wordAt(text, p, end, 'password') || wordAt(text, p, end, 'passphrase') || wordAt(text, p, end, 'personal data')) return FORCE_SECURITY;
+      if (wordAt(text, p, end, 'private') && separatorAt(text, p + 7, end) && wordAt(text, p + 8, end, 'key')) return FORCE_SECURITY;
+      return wordAt(text, p, end, 'pii') && endsWord(text, p + 3, end) ? FORCE_SECURITY : 0;
+    case 97: // a
+      if (wordAt(text, p, end, 'api') && (wordAt(text, p + 3, end, 'key') || (separatorAt(text, p + 3, end) && wordAt(text, p + 4, end, 'key')))) return FORCE_SECURITY;
+      if (wordAt(text, p, end, 'access') && separatorAt(text, p + 6, end) && wordAt(text, p + 7, end, 'token')) return FORCE_SECURITY;
+      return wordAt(text, p, end, 'always') && endsWord(text, p + 6, end) ? FORCE_IMPERATIVE : 0;
+    case 105: // i
+      return wordAt(text, p, end, 'injection') ? FORCE_SECURITY : 0;
+    case 120: // x
+      return wordAt(text, p, end, 'xss') ? FORCE_SECURITY : 0;
+    case 118: // v
+      return wordAt(text, p, end, 'vulnerab') ? FORCE_SECURITY : 0;
+    case 111: // o
+      return wordAt(text, p, end, 'owasp') ? FORCE_SECURITY : 0;
+    case 110: // n
+      return wordAt(text, p, end, 'never') && endsWord(text, p + 5, end) ? FORCE_IMPERATIVE : 0;
+    case 109: // m
+      if (wordAt(text, p, end, 'must') && endsWord(text, p + 4, end)) return FORCE_IMPERATIVE;
+      return wordAt(text, p, end, "mustn't") && endsWord(text, p + 7, end) ? FORCE_IMPERATIVE : 0;
+    case 100: // d
+      if (wordAt(text, p, end, 'do not') && endsWord(text, p + 6, end)) return FORCE_IMPERATIVE;
+      return wordAt(text, p, end, "don't") && endsWord(text, p + 5, end) ? FORCE_IMPERATIVE : 0;
+    case 117: // u
+      return wordAt(text, p, end, 'under no circumstances') && endsWord(text, p + 22, end) ? FORCE_IMPERATIVE : 0;
+  }
+  return 0;
+}
+
+/**
+ * The words of `SECURITY` and `IMPERATIVE` as a word-start set (word-starts.ts): the first three
+ * characters of every alternative, the 2,000-unit cut of `forceOf` and `forceAt`. Verdicts are
+ * bit sets (`FORCE_*`); the scan stops at the first security word. The secret gate runs it in
+ * its own pass over a node's content (node-facts.ts), so a screened node's force costs no pass of
+ * its own; `forceOfVerdict` of its verdict equals `forceOf` (property-tested).
+ */
+export const FORCE_WORDS: WordStarts = wordStarts(
+  ['sec', 'cre', 'pas', 'api', 'pri', 'acc', 'per', 'pii', 'san', 'inj', 'xss', 'csr', 'vul', 'owa', 'cve', 'nev', 'alw', 'mus', 'do ', 'don', 'sha', 'und'],
+  2000,
+  forceAt,
+  FORCE_SECURITY,
+);
+
+/** The force (order key 3b) of a verdict of `FORCE_WORDS`: 2 with a security word, else 1 with an imperative, else 0. */
+export function forceOfVerdict(verdict: number): number {
+  return (verdict & FORCE_SECURITY) !== 0 ? 2 : verdict & FORCE_IMPERATIVE;
+}
+
 /** `SECURITY` or `IMPERATIVE`, security first at each position (`forceOf`). */
 const EITHER = new RegExp(`${SECURITY.source}|${IMPERATIVE.source}`, 'i');
 const SECURITY_G = new RegExp(SECURITY.source, 'gi');
