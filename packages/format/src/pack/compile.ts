@@ -237,7 +237,6 @@ export function compilePack(input: PackInput): CompiledPack {
   const focus = focusText !== '' ? parseFocus(focusText) : undefined;
   // Scopes, heading paths and headings: built once per graph (sections.ts `graphStructure`).
   const structure = graphStructure(graph);
-  const scopes = structure.scopes;
   const sectionsOf = structure.sectionsOf;
   // Every heading of the graph: what a focus may name, and what a partial-section note names.
   const headings = (): HeadingIndex => structure.lazy('headings', (so) => new HeadingIndex(graph, so));
@@ -267,7 +266,7 @@ export function compilePack(input: PackInput): CompiledPack {
           focusText,
           focus,
           eligible.map((i) => nodes[i] as MergedNode),
-          { scopeOf: (n) => scopes.get(n.id), pathOf: (n) => sectionsOf(n.id), headings: headings() },
+          { scopeOf: (n) => structure.scopes.get(n.id), pathOf: (n) => sectionsOf(n.id), headings: headings() },
         )
       : undefined;
   const scoped = (): void => {
@@ -294,8 +293,8 @@ export function compilePack(input: PackInput): CompiledPack {
   // A node's scope globs are shown with it (`applies to:`): a secret in them withholds it (§3).
   // Each distinct glob is screened once (a glob is usually shared by many nodes).
   const globKinds = new Map<string, readonly SecretFinding[]>();
-  const scopeSecrets = (n: MergedNode): readonly string[] => {
-    const globs = scopes.get(n.id);
+  const scopeSecrets = (_n: MergedNode, i: number): readonly string[] => {
+    const globs = structure.scopeAt(i);
     if (globs === undefined || globs.length === 0) return NO_KINDS;
     let found: SecretFinding[] | undefined;
     for (let i = 0; i < globs.length; i++) {
@@ -358,16 +357,9 @@ export function compilePack(input: PackInput): CompiledPack {
   // Order keys (§5) and the candidates of each section, ordered lazily.
   const stated = input.statedScope && input.statedScope.length > 0 ? [...new Set(input.statedScope)].sort() : undefined;
   const seqOf = sequenceResolver(graph);
-  // Heading path and scope of each candidate, looked up once per handle (each lookup walks maps
-  // keyed by id strings; several passes below need them for every candidate).
-  const secs: Array<readonly SectionRef[] | undefined> = new Array(live.length);
-  const sectionsAt = (h: number): readonly SectionRef[] => (secs[h] ??= structure.sectionsAt(liveIdx[h] as number));
-  const scopeList: Array<readonly string[] | null | undefined> = new Array(live.length);
-  const scopeAt = (h: number): readonly string[] | undefined => {
-    let s = scopeList[h];
-    if (s === undefined) scopeList[h] = s = scopes.get((live[h] as MergedNode).id) ?? null;
-    return s ?? undefined;
-  };
+  // Heading path and scope of each candidate: array reads by node position (sections.ts).
+  const sectionsAt = (h: number): readonly SectionRef[] => structure.sectionsAt(liveIdx[h] as number);
+  const scopeAt = (h: number): readonly string[] | undefined => structure.scopeAt(liveIdx[h] as number);
   const hasPriorities = Object.keys(policy.priorities).length > 0;
   const keys = candidateKeys(live);
   const sectionIdx = new Uint8Array(live.length);

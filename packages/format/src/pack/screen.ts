@@ -227,15 +227,16 @@ export interface ScreenContext {
   facts: NodeFacts;
   /**
    * Secret kinds in the scope globs of a node (written as its `applies to:` line, and by sync as
-   * rule-file patterns), sorted; empty when none. Absent: scopes are not screened.
+   * rule-file patterns), sorted; empty when none. `index` is the node's position in the graph's
+   * node array (as for `facts`). Absent: scopes are not screened.
    */
-  scopeSecrets?: (node: MergedNode) => readonly string[];
+  scopeSecrets?: (node: MergedNode, index: number) => readonly string[];
 }
 
 /** The secret kinds of `node` (`ctx.facts.nodes[index]`): its own text's, then its scope's, sorted and distinct. */
 export function secretKindsOf(node: MergedNode, index: number, ctx: ScreenContext): readonly string[] {
   const own = ctx.facts.secretKinds(index);
-  const scope = ctx.scopeSecrets ? ctx.scopeSecrets(node) : [];
+  const scope = ctx.scopeSecrets ? ctx.scopeSecrets(node, index) : [];
   if (scope.length === 0) return own;
   return [...new Set([...own, ...scope])].sort();
 }
@@ -248,7 +249,7 @@ export function secretKindsOf(node: MergedNode, index: number, ctx: ScreenContex
 export function omissionReason(node: MergedNode, index: number, ctx: ScreenContext, decayed: number | undefined): OmissionReason | undefined {
   if (node.superseded_by && node.superseded_by.length > 0) return 'superseded';
   if (decayed !== undefined && decayed < ctx.policy.min_activation) return 'expired';
-  if (ctx.facts.secretKinds(index).length > 0 || (ctx.scopeSecrets !== undefined && ctx.scopeSecrets(node).length > 0)) return 'secret';
+  if (ctx.facts.secretKinds(index).length > 0 || (ctx.scopeSecrets !== undefined && ctx.scopeSecrets(node, index).length > 0)) return 'secret';
   if (ctx.policy.disputed === 'omit' && (node.disputed === true || (ctx.partners.get(node.id)?.length ?? 0) > 0)) return 'disputed';
   if (ctx.policy.stale === 'omit') {
     const f = ctx.freshness(node);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
-import { sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
+import { graphStructure, sectionPathResolver, sequenceResolver, type SectionRef } from './sections.js';
 import { computeScopes } from './scope.js';
 import { graph, node } from './__tests__/graph.js';
 
@@ -106,6 +106,37 @@ describe('sectionPathResolver against the rule written plainly', () => {
           const fast = sectionPathResolver(g, scopes);
           const ref = referenceResolver(g, scopes);
           for (const a of [...asks, ...ids.map((_, i) => i)]) expect(fast(name(a))).toEqual(ref(name(a)));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('graphStructure by node position against the rules written plainly (referenceResolver, computeScopes)', () => {
+  it('sectionsAt(i), sectionsOf(id), scopeAt(i) and scopes give the plain rules\' answers, with repeated node ids and containers the graph does not hold', () => {
+    // Node ids drawn from a small pool (a graph may repeat an id: the last section of that id
+    // names it), edge ends from a larger one (ends 10–13 are no node: containers passed through).
+    const pool = Array.from({ length: 14 }, (_, i) => `@a/p#n${i}`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ id: fc.nat({ max: 9 }), section: fc.boolean() }), { minLength: 1, maxLength: 14 }),
+        fc.array(fc.record({ from: fc.nat({ max: 13 }), to: fc.nat({ max: 13 }), type: fc.constantFrom('contains', 'contains', 'contains', 'applies_to', 'followed_by') }), { maxLength: 30 }),
+        fc.array(fc.record({ from: fc.nat({ max: 13 }), to: fc.integer({ min: 7, max: 9 }) }), { maxLength: 4 }),
+        (spec, links, applies) => {
+          // Ids 7–9 are scope nodes unless drawn as sections (7 with a blank glob).
+          const globOf = (id: number, i: number): string => (id === 7 ? ' ' : ` src/${id}-${i % 2}/** `);
+          const nodes = spec.map((x, i) => node('@a/p', `n${x.id}`, { type: x.section ? 'section' : x.id >= 7 ? 'scope' : 'fact', content: x.id >= 7 ? globOf(x.id, i) : `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
+          const g = graph(nodes, [...links, ...applies.map((a) => ({ ...a, type: 'applies_to' }))].map((l) => ({ from: pool[l.from] as string, to: pool[l.to] as string, type: l.type })));
+          const scopes = computeScopes(g);
+          const ref = referenceResolver(g, scopes);
+          const s = graphStructure(g);
+          g.nodes.forEach((n, i) => {
+            expect(s.sectionsAt(i)).toEqual(ref(n.id));
+            expect(s.scopeAt(i)).toEqual(scopes.get(n.id));
+          });
+          for (const id of pool) expect(s.sectionsOf(id)).toEqual(ref(id));
+          expect(s.scopes).toEqual(scopes);
         },
       ),
       { numRuns: 1000 },

@@ -16,7 +16,7 @@
  */
 import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { redactSecrets, surelyClean } from '../secrets.js';
-import { computeScopes } from './scope.js';
+import { IdTable } from './id-table.js';
 
 /** `text` as a header may show it: each secret `scanSecrets` finds replaced by `[REDACTED:<kind>]`. */
 function shown(text: string): string {
@@ -48,111 +48,242 @@ const MAX_DEPTH = 16;
  * path by identity; callers must not mutate them.
  */
 export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: ReadonlyMap<string, readonly string[]>): (id: string) => readonly SectionRef[] {
-  const byId = new Map<string, MergedNode>();
+  const o = outlineOf(graph, scopes);
+  return (id) => {
+    const v = o.table.get(id);
+    return v < 0 ? EMPTY : o.pathOf(v);
+  };
+}
+
+const EMPTY: readonly SectionRef[] = Object.freeze([]);
+
+/**
+ * The heading paths and scopes of one graph by number: every node id and every end of a
+ * `contains` or `applies_to` edge is a vertex of `table` (id-table.ts; the nodes' ids first, in
+ * node order), `canon[i]` is the vertex of `nodes[i]`, `pathOf(v)` the heading path of vertex `v`
+ * (the rule of the module docstring) and `scopeOf(v)` its scope globs (`computeScopes`' rule:
+ * undefined when unscoped) — over `Int32Array`s: no string is hashed by V8 and no map keyed by
+ * id is read. A section's `scope` is `scopes.get(id)` when a map is given, else `scopeOf`.
+ */
+interface Outline {
+  table: IdTable;
+  canon: Int32Array;
+  pathOf: (v: number) => readonly SectionRef[];
+  scopeOf: (v: number) => readonly string[] | undefined;
+}
+
+function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: ReadonlyMap<string, readonly string[]>): Outline {
   const { nodes, edges } = graph;
-  for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i] as MergedNode;
-    if (n.type === 'section') byId.set(n.id, n);
-  }
-  // The container of each node: its smallest section parent, else its smallest other parent (a
-  // nested list item of an older package sits in its parent item, which sits in a section).
-  // Usually every node has one `contains` edge at most: then the map is filled with one `set`
-  // per edge, and only a graph where some node has several parents is read again with the rule.
-  let parent = new Map<string, string>();
   let contains = 0;
+  let appliesTo = 0;
+  for (let k = 0; k < edges.length; k++) {
+    const type = (edges[k] as MergedGraph['edges'][number]).type;
+    if (type === 'contains') contains++;
+    else if (type === 'applies_to') appliesTo++;
+  }
+  const table = new IdTable(nodes.length + 2 * contains + appliesTo);
+  const canon = new Int32Array(nodes.length);
+  for (let i = 0; i < nodes.length; i++) canon[i] = table.add((nodes[i] as MergedNode).id);
+  // The section node of each node vertex (the last node of that id that is a section, as a map
+  // `id → node` filled in node order keeps): -1 when none is.
+  const nodeVertices = table.ids.length;
+  const sectionNode = new Int32Array(nodeVertices).fill(-1);
+  for (let i = 0; i < nodes.length; i++) if ((nodes[i] as MergedNode).type === 'section') sectionNode[canon[i] as number] = i;
+  const isSection = (v: number): boolean => v < nodeVertices && (sectionNode[v] as number) >= 0;
+  // The `contains` edges by number (self-loops dropped); ends that are no node get vertices too
+  // (a container the graph does not hold still links its contents to its own container).
+  const from = new Int32Array(contains);
+  const to = new Int32Array(contains);
+  let m = 0;
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k] as MergedGraph['edges'][number];
-    if (e.type !== 'contains' || e.from === e.to) continue;
-    contains++;
-    parent.set(e.to, e.from);
+    if (e.type !== 'contains') continue;
+    const f = table.add(e.from);
+    const t = table.add(e.to);
+    if (f === t) continue;
+    from[m] = f;
+    to[m] = t;
+    m++;
   }
-  if (parent.size !== contains) {
-    parent = new Map<string, string>();
-    for (let k = 0; k < edges.length; k++) {
-      const e = edges[k] as MergedGraph['edges'][number];
-      if (e.type !== 'contains' || e.from === e.to) continue;
-      const cur = parent.get(e.to);
-      const isSection = byId.has(e.from);
-      if (cur === undefined || (isSection && !byId.has(cur)) || (isSection === byId.has(cur) && e.from < cur)) parent.set(e.to, e.from);
+  const scopeOf = scopes === undefined && appliesTo > 0 ? vertexScopes(graph, table, canon, from, to, m) : NO_SCOPES;
+  const ids = table.ids;
+  const vertices = ids.length;
+  // The container of each vertex: its smallest section parent, else its smallest other parent (a
+  // nested list item of an older package sits in its parent item, which sits in a section).
+  // Usually every vertex has one `contains` edge at most: then one write per edge, and only a
+  // graph where some vertex has several parents is read again with the rule.
+  const parent = new Int32Array(vertices).fill(-1);
+  let several = false;
+  for (let k = 0; k < m; k++) {
+    const t = to[k] as number;
+    if (parent[t] !== -1) several = true;
+    parent[t] = from[k] as number;
+  }
+  if (several) {
+    parent.fill(-1);
+    for (let k = 0; k < m; k++) {
+      const f = from[k] as number;
+      const t = to[k] as number;
+      const cur = parent[t] as number;
+      const fs = isSection(f);
+      if (cur === -1 || (fs && !isSection(cur)) || (fs === isSection(cur) && (ids[f] as string) < (ids[cur] as string))) parent[t] = f;
     }
   }
-  const refs = new Map<string, SectionRef>();
-  const refOf = (id: string): SectionRef => {
-    let r = refs.get(id);
+  const refs: Array<SectionRef | undefined> = [];
+  const refOf = (v: number): SectionRef => {
+    let r = refs[v];
     if (!r) {
-      const n = byId.get(id) as MergedNode;
+      const id = ids[v] as string;
+      const n = nodes[sectionNode[v] as number] as MergedNode;
       // The title and path are written as headers and provenance of the section's items (never
       // screened as a node: a section is not delivered), so secrets in them are redacted here,
       // for every reader of heading paths (spec/pack.md §3, §9).
-      r = { id, title: shown((n.content.split('\n')[0] ?? '').trim()), scope: scopes.get(id) ?? [] };
+      r = { id, title: shown((n.content.split('\n')[0] ?? '').trim()), scope: (scopes !== undefined ? scopes.get(id) : scopeOf[v]) ?? [] };
       if (n.file_path !== undefined) r.file_path = shown(n.file_path);
       if (n.line_start !== undefined) r.line_start = n.line_start;
       if (n.line_end !== undefined) r.line_end = n.line_end;
-      refs.set(id, r);
+      refs[v] = r;
     }
     return r;
   };
+  /** The nearest section containing vertex `v` (walking through non-section containers), or -1. */
+  const nearestSection = (v: number): number => {
+    // A bounded walk (a cycle of non-section containers ends after 64 steps).
+    for (let p = parent[v] as number, steps = 0; p !== -1 && p !== v && steps < 4 * MAX_DEPTH; p = parent[p] as number, steps++) {
+      if (isSection(p)) return p;
+    }
+    return -1;
+  };
+  // The nearest section of each vertex once asked (-2: not yet; -1: none).
+  const near = new Int32Array(vertices).fill(-2);
   // One shared, frozen chain per section (ending with it): every node in a section gets the same
   // array, so callers can memoize per heading path by identity.
-  const EMPTY: readonly SectionRef[] = Object.freeze([]);
-  const chains = new Map<string, readonly SectionRef[]>();
-  /** The nearest section containing `id` (walking through non-section containers), or undefined. */
-  const nearestSection = (id: string): string | undefined => {
-    // A bounded walk (a cycle of non-section containers ends after 64 steps): no allocation.
-    for (let p = parent.get(id), steps = 0; p !== undefined && p !== id && steps < 4 * MAX_DEPTH; p = parent.get(p), steps++) {
-      if (byId.has(p)) return p;
-    }
-    return undefined;
-  };
+  const chains: Array<readonly SectionRef[] | undefined> = [];
   // Sections whose container link is cut: the smallest id of each `contains` cycle of sections
   // (found by the first walk that meets the cycle; every walk into it meets the same cycle, so
   // the cut does not depend on which node is asked first).
-  const cut = new Set<string>();
-  const chainOf = (section: string): readonly SectionRef[] => {
-    const known = chains.get(section);
+  const cut = new Uint8Array(vertices);
+  // The position in the current walk's trail of each section on it (-1 elsewhere; reset after each walk).
+  const at = new Int32Array(vertices).fill(-1);
+  const chainOf = (section: number): readonly SectionRef[] => {
+    const known = chains[section];
     if (known) return known;
     // Walk out to a section whose chain is known, or to the outermost one (no container, or the
     // cut section of a cycle), then build the chains inwards and memoize each. Each chain is its
     // container's chain plus the section — so every section has one depth whatever is asked
     // first — and a chain keeps its outermost MAX_DEPTH sections (deeper sections share their
     // MAX_DEPTH-th ancestor's chain). Linear: every section is walked once.
-    const trail: string[] = [];
-    const at = new Map<string, number>();
-    let s: string | undefined = section;
-    while (s !== undefined && !chains.has(s)) {
-      const seen = at.get(s);
-      if (seen !== undefined) {
-        let smallest = trail[seen] as string;
-        for (let k = seen + 1; k < trail.length; k++) if ((trail[k] as string) < smallest) smallest = trail[k] as string;
-        cut.add(smallest);
-        trail.length = (at.get(smallest) as number) + 1;
-        s = undefined;
+    const trail: number[] = [];
+    let s = section;
+    while (s !== -1 && chains[s] === undefined) {
+      const seen = at[s] as number;
+      if (seen !== -1) {
+        let smallest = trail[seen] as number;
+        for (let k = seen + 1; k < trail.length; k++) if ((ids[trail[k] as number] as string) < (ids[smallest] as string)) smallest = trail[k] as number;
+        cut[smallest] = 1;
+        for (const x of trail) at[x] = -1;
+        trail.length = trail.indexOf(smallest) + 1;
+        s = -1;
         break;
       }
-      at.set(s, trail.length);
+      at[s] = trail.length;
       trail.push(s);
-      s = cut.has(s) ? undefined : nearestSection(s);
+      s = cut[s] === 1 ? -1 : nearestSection(s);
     }
-    let chain: readonly SectionRef[] = s !== undefined ? (chains.get(s) as readonly SectionRef[]) : EMPTY;
+    for (const x of trail) at[x] = -1;
+    let chain: readonly SectionRef[] = s !== -1 ? (chains[s] as readonly SectionRef[]) : EMPTY;
     for (let k = trail.length - 1; k >= 0; k--) {
-      const id = trail[k] as string;
-      chain = chain.length >= MAX_DEPTH ? chain : Object.freeze([...chain, refOf(id)]);
-      chains.set(id, chain);
+      const v = trail[k] as number;
+      chain = chain.length >= MAX_DEPTH ? chain : Object.freeze([...chain, refOf(v)]);
+      chains[v] = chain;
     }
-    return chains.get(section) ?? EMPTY;
+    return chains[section] ?? EMPTY;
   };
-  // Consecutive nodes usually share their section: its chain is reused without a lookup.
-  let lastSection: string | undefined;
-  let lastChain: readonly SectionRef[] = EMPTY;
-  return (id) => {
-    const s = nearestSection(id);
-    if (s === undefined) return EMPTY;
-    if (s !== lastSection) {
-      lastChain = chainOf(s);
-      lastSection = s;
+  return {
+    table,
+    canon,
+    pathOf: (v) => {
+      let s = near[v] as number;
+      if (s === -2) near[v] = s = nearestSection(v);
+      return s === -1 ? EMPTY : chainOf(s);
+    },
+    scopeOf: (v) => scopeOf[v],
+  };
+}
+
+const NO_SCOPES: ReadonlyArray<readonly string[] | undefined> = [];
+
+/**
+ * `computeScopes(graph)` by vertex of `table` (see `Outline`): the sorted scope globs of each
+ * vertex that has some. Adds the `from` end of every `applies_to` edge to `table`; `from`/`to`
+ * are the first `m` `contains` edges by vertex. Visits each vertex once per glob source, as
+ * `computeScopes` does; a vertex reached from one source only shares that source's sorted array.
+ */
+function vertexScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>, table: IdTable, canon: Int32Array, from: Int32Array, to: Int32Array, m: number): Array<readonly string[] | undefined> {
+  const { nodes, edges } = graph;
+  // The scope node of each node vertex (the last node of that id of type `scope`, as `computeScopes`' map).
+  const scopeNode = new Int32Array(table.ids.length).fill(-1);
+  for (let i = 0; i < nodes.length; i++) if ((nodes[i] as MergedNode).type === 'scope') scopeNode[canon[i] as number] = i;
+  // The globs each source applies (in edge order; a set per source).
+  const direct = new Map<number, Set<string>>();
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k] as MergedGraph['edges'][number];
+    if (e.type !== 'applies_to') continue;
+    const t = table.get(e.to);
+    const sn = t >= 0 && t < scopeNode.length ? (scopeNode[t] as number) : -1;
+    if (sn === -1) continue;
+    const glob = (nodes[sn] as MergedNode).content.trim();
+    if (glob === '') continue;
+    const f = table.add(e.from);
+    let set = direct.get(f);
+    if (set === undefined) direct.set(f, (set = new Set<string>()));
+    set.add(glob);
+  }
+  const vertices = table.ids.length;
+  const out = new Array<readonly string[] | undefined>(vertices);
+  if (direct.size === 0) return out;
+  // Children of each vertex over `contains` edges (compressed rows).
+  const start = new Int32Array(vertices + 1);
+  for (let k = 0; k < m; k++) start[(from[k] as number) + 1]++;
+  for (let v = 0; v < vertices; v++) start[v + 1] = (start[v + 1] as number) + (start[v] as number);
+  const fill = start.slice(0, vertices);
+  const child = new Int32Array(m);
+  for (let k = 0; k < m; k++) {
+    const f = from[k] as number;
+    child[(fill[f] as number)++] = to[k] as number;
+  }
+  // Each vertex's sources: the first one that reached it, and a set of every glob once a second one does.
+  const first = new Int32Array(vertices).fill(-1);
+  const merged = new Map<number, Set<string>>();
+  const seen = new Int32Array(vertices).fill(-1);
+  const sources = [...direct.keys()].sort((a, b) => ((table.ids[a] as string) < (table.ids[b] as string) ? -1 : 1));
+  const sorted: Array<readonly string[]> = [];
+  const stack: number[] = [];
+  sources.forEach((src, si) => {
+    const globs = direct.get(src) as Set<string>;
+    sorted.push([...globs].sort());
+    stack.push(src);
+    while (stack.length > 0) {
+      const v = stack.pop() as number;
+      if (seen[v] === si) continue;
+      seen[v] = si;
+      const f = first[v] as number;
+      if (f === -1) first[v] = si;
+      else {
+        let set = merged.get(v);
+        if (set === undefined) merged.set(v, (set = new Set(sorted[f] as readonly string[])));
+        for (const g of globs) set.add(g);
+      }
+      for (let c = start[v] as number, end = start[v + 1] as number; c < end; c++) stack.push(child[c] as number);
     }
-    return lastChain;
-  };
+  });
+  for (let v = 0; v < vertices; v++) {
+    const f = first[v] as number;
+    if (f === -1) continue;
+    const set = merged.get(v);
+    out[v] = set === undefined ? (sorted[f] as readonly string[]) : [...set].sort();
+  }
+  return out;
 }
 
 /**
@@ -189,15 +320,19 @@ export function sequenceResolver(graph: Pick<MergedGraph, 'edges'>): (id: string
 
 /**
  * The structure of one graph that every compilation of it needs — node scopes
- * (`computeScopes`), heading paths (`sectionPathResolver`) and the heading index (focus.ts) —
- * built once and remembered per graph (the MCP server and `ctxpkg sync` compile the same graph
- * many times). `sectionsAt(i)` is the heading path of `nodes[i]`, by position (no id lookup once
- * known). Callers must not mutate what it returns.
+ * (`computeScopes`' rule), heading paths (`sectionPathResolver`'s rule) and the heading index
+ * (focus.ts) — built once and remembered per graph (the MCP server and `ctxpkg sync` compile the
+ * same graph many times). `sectionsAt(i)` and `scopeAt(i)` answer for `nodes[i]` by position:
+ * array reads, no id lookup. Nodes that share a scope may share its array. Callers must not
+ * mutate what it returns.
  */
 export interface GraphStructure {
-  scopes: ReadonlyMap<string, readonly string[]>;
+  /** `computeScopes(graph)` as a map by id (built on first use; `scopeAt` needs none). */
+  readonly scopes: ReadonlyMap<string, readonly string[]>;
   sectionsOf: (id: string) => readonly SectionRef[];
   sectionsAt: (i: number) => readonly SectionRef[];
+  /** The scope globs of `nodes[i]` (`computeScopes`' rule), undefined when unscoped; by position. */
+  scopeAt: (i: number) => readonly string[] | undefined;
   /** Built on first use (`make` is called once with this structure's `sectionsOf`). */
   lazy<T>(key: string, make: (sectionsOf: (id: string) => readonly SectionRef[]) => T): T;
 }
@@ -286,14 +421,28 @@ export function graphStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Gra
 
 /** The structure of `graph`; `ids[i]` is the id of `nodes[i]`. */
 function buildStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>, ids: readonly string[]): GraphStructure {
-  const scopes = computeScopes(graph);
-  const sectionsOf = sectionPathResolver(graph, scopes);
-  const byIndex: Array<readonly SectionRef[] | undefined> = new Array(ids.length);
+  const o = outlineOf(graph);
+  const sectionsOf = (id: string): readonly SectionRef[] => {
+    const v = o.table.get(id);
+    return v < 0 ? EMPTY : o.pathOf(v);
+  };
+  let scopes: Map<string, readonly string[]> | undefined;
   const made = new Map<string, unknown>();
   const s: GraphStructure = {
-    scopes,
+    get scopes() {
+      if (scopes === undefined) {
+        scopes = new Map();
+        const vids = o.table.ids;
+        for (let v = 0; v < vids.length; v++) {
+          const globs = o.scopeOf(v);
+          if (globs !== undefined) scopes.set(vids[v] as string, globs);
+        }
+      }
+      return scopes;
+    },
     sectionsOf,
-    sectionsAt: (i) => (byIndex[i] ??= sectionsOf(ids[i] as string)),
+    sectionsAt: (i) => (i >= 0 && i < ids.length ? o.pathOf(o.canon[i] as number) : EMPTY),
+    scopeAt: (i) => (i >= 0 && i < ids.length ? o.scopeOf(o.canon[i] as number) : undefined),
     lazy: <T>(key: string, make: (so: (id: string) => readonly SectionRef[]) => T): T => {
       if (!made.has(key)) made.set(key, make(sectionsOf));
       return made.get(key) as T;

@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IdTable } from './id-table.js';
+
+/** The table's contract written with a `Map`: numbers in order of first insertion. */
+function reference(strings: readonly string[]): { numbers: number[]; ids: string[] } {
+  const m = new Map<string, number>();
+  const ids: string[] = [];
+  const numbers = strings.map((s) => {
+    let k = m.get(s);
+    if (k === undefined) {
+      m.set(s, (k = ids.length));
+      ids.push(s);
+    }
+    return k;
+  });
+  return { numbers, ids };
+}
+
+describe('IdTable', () => {
+  // Few distinct characters and lengths: many strings share prefixes, suffixes and hash slots.
+  const str = fc.string({ unit: fc.constantFrom('a', 'b', '#', '/', 'é', '\u{1F600}'), maxLength: 6 });
+
+  for (const [name, maxProbes] of [
+    ['with its own slots', 64],
+    ['when it falls back to a Map (one probe allowed)', 1],
+    ['when it falls back to a Map (three probes allowed)', 3],
+  ] as const) {
+    it(`numbers strings as a Map numbers them, ${name}`, () => {
+      fc.assert(
+        fc.property(fc.array(str, { maxLength: 200 }), fc.array(str, { maxLength: 50 }), fc.nat({ max: 40 }), (adds, asks, expected) => {
+          const t = new IdTable(expected, maxProbes);
+          const ref = reference(adds);
+          expect(adds.map((s) => t.add(s))).toEqual(ref.numbers);
+          expect(t.ids).toEqual(ref.ids);
+          for (const s of [...asks, ...adds]) expect(t.get(s)).toBe(ref.ids.indexOf(s));
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
+
+  it('grows past the size it was given', () => {
+    const t = new IdTable(0);
+    const ids = Array.from({ length: 5000 }, (_, i) => `@a/p#item-${i}`);
+    ids.forEach((id, i) => expect(t.add(id)).toBe(i));
+    ids.forEach((id, i) => expect(t.get(String(id))).toBe(i));
+    expect(t.get('@a/p#item-5000')).toBe(-1);
+  });
+});
