@@ -42,6 +42,8 @@ function hashOf(s: string): number {
 export class IdTable {
   /** The strings, by number. */
   readonly ids: string[] = [];
+  /** The hash of each string, by number: a probe compares it before the string (no read of a string that only shares a slot). */
+  private hashes: Int32Array;
   private slots: Int32Array;
   private mask: number;
   /** Set once an operation probed more than `MAX_PROBES` slots: answers every call from then on. */
@@ -55,16 +57,18 @@ export class IdTable {
     while (cap < expected * 2) cap *= 2;
     this.slots = new Int32Array(cap).fill(-1);
     this.mask = cap - 1;
+    this.hashes = new Int32Array(cap >>> 1);
   }
 
   /** The number of `id`, or -1 when it was never added. */
   get(id: string): number {
     if (this.map !== undefined) return this.map.get(id) ?? -1;
-    const { slots, mask, ids, maxProbes } = this;
-    let p = hashOf(id) & mask;
+    const { slots, mask, ids, hashes, maxProbes } = this;
+    const h = hashOf(id);
+    let p = h & mask;
     for (let probes = 0; probes < maxProbes; probes++) {
       const k = slots[p] as number;
-      if (k === -1 || ids[k] === id) return k;
+      if (k === -1 || (hashes[k] === h && ids[k] === id)) return k;
       p = (p + 1) & mask;
     }
     this.toMap();
@@ -80,31 +84,38 @@ export class IdTable {
       this.ids.push(id);
       return this.ids.length - 1;
     }
-    if ((this.ids.length + 1) * 2 > this.slots.length) this.grow();
-    const { slots, mask, ids, maxProbes } = this;
-    let p = hashOf(id) & mask;
+    if ((this.ids.length + 1) * 2 > this.slots.length) {
+      this.grow();
+      return this.add(id);
+    }
+    const { slots, mask, ids, hashes, maxProbes } = this;
+    const h = hashOf(id);
+    let p = h & mask;
     for (let probes = 0; probes < maxProbes; probes++) {
       const k = slots[p] as number;
       if (k === -1) {
         slots[p] = ids.length;
+        hashes[ids.length] = h;
         ids.push(id);
         return ids.length - 1;
       }
-      if (ids[k] === id) return k;
+      if (hashes[k] === h && ids[k] === id) return k;
       p = (p + 1) & mask;
     }
     this.toMap();
     return this.add(id);
   }
 
-  /** Twice the slots, every string placed again (its number kept). */
+  /** Twice the slots, every string placed again by its kept hash (its number kept). */
   private grow(): void {
     const cap = this.slots.length * 2;
     const slots = new Int32Array(cap).fill(-1);
     const mask = cap - 1;
-    const ids = this.ids;
-    for (let k = 0; k < ids.length; k++) {
-      let p = hashOf(ids[k] as string) & mask;
+    const n = this.ids.length;
+    const hashes = new Int32Array(cap >>> 1);
+    hashes.set(this.hashes.subarray(0, n));
+    for (let k = 0; k < n; k++) {
+      let p = (hashes[k] as number) & mask;
       let probes = 0;
       while (slots[p] !== -1 && probes < this.maxProbes) {
         p = (p + 1) & mask;
@@ -118,6 +129,7 @@ export class IdTable {
     }
     this.slots = slots;
     this.mask = mask;
+    this.hashes = hashes;
   }
 
   /** Moves every string into a `Map` (collisions beyond `MAX_PROBES`: ids crafted to collide). */
@@ -127,6 +139,7 @@ export class IdTable {
     for (let k = 0; k < ids.length; k++) map.set(ids[k] as string, k);
     this.map = map;
     this.slots = new Int32Array(0);
+    this.hashes = new Int32Array(0);
     this.mask = 0;
   }
 }

@@ -83,22 +83,29 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
   }
   const table = new IdTable(nodes.length + 2 * contains + appliesTo);
   const canon = new Int32Array(nodes.length);
-  for (let i = 0; i < nodes.length; i++) canon[i] = table.add((nodes[i] as MergedNode).id);
   // The section node of each node vertex (the last node of that id that is a section, as a map
   // `id → node` filled in node order keeps): -1 when none is.
+  const sectionNode = new Int32Array(nodes.length).fill(-1);
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i] as MergedNode;
+    const v = table.add(n.id);
+    canon[i] = v;
+    if (n.type === 'section') sectionNode[v] = i;
+  }
   const nodeVertices = table.ids.length;
-  const sectionNode = new Int32Array(nodeVertices).fill(-1);
-  for (let i = 0; i < nodes.length; i++) if ((nodes[i] as MergedNode).type === 'section') sectionNode[canon[i] as number] = i;
   const isSection = (v: number): boolean => v < nodeVertices && (sectionNode[v] as number) >= 0;
   // The `contains` edges by number (self-loops dropped); ends that are no node get vertices too
   // (a container the graph does not hold still links its contents to its own container).
   const from = new Int32Array(contains);
   const to = new Int32Array(contains);
   let m = 0;
+  // Merged graphs sort their edges by `from`: a run of edges from one container numbers it once.
+  let lastFrom: string | undefined;
+  let lastF = -1;
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k] as MergedGraph['edges'][number];
     if (e.type !== 'contains') continue;
-    const f = table.add(e.from);
+    const f = e.from === lastFrom ? lastF : (lastF = table.add((lastFrom = e.from)));
     const t = table.add(e.to);
     if (f === t) continue;
     from[m] = f;
@@ -411,17 +418,18 @@ export function graphStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Gra
   if (known !== undefined && known !== SEEN && sameGraph(known.f, graph)) return known.s;
   if (known === undefined) {
     structures.set(graph.nodes, SEEN);
-    return buildStructure(graph, graph.nodes.map((n) => n.id));
+    return buildStructure(graph);
   }
   const f = fingerprintOf(graph);
-  const s = buildStructure(graph, f.ids);
+  const s = buildStructure(graph);
   structures.set(graph.nodes, { f, s });
   return s;
 }
 
-/** The structure of `graph`; `ids[i]` is the id of `nodes[i]`. */
-function buildStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>, ids: readonly string[]): GraphStructure {
+/** The structure of `graph`. */
+function buildStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>): GraphStructure {
   const o = outlineOf(graph);
+  const count = o.canon.length;
   const sectionsOf = (id: string): readonly SectionRef[] => {
     const v = o.table.get(id);
     return v < 0 ? EMPTY : o.pathOf(v);
@@ -441,8 +449,8 @@ function buildStructure(graph: Pick<MergedGraph, 'nodes' | 'edges'>, ids: readon
       return scopes;
     },
     sectionsOf,
-    sectionsAt: (i) => (i >= 0 && i < ids.length ? o.pathOf(o.canon[i] as number) : EMPTY),
-    scopeAt: (i) => (i >= 0 && i < ids.length ? o.scopeOf(o.canon[i] as number) : undefined),
+    sectionsAt: (i) => (i >= 0 && i < count ? o.pathOf(o.canon[i] as number) : EMPTY),
+    scopeAt: (i) => (i >= 0 && i < count ? o.scopeOf(o.canon[i] as number) : undefined),
     lazy: <T>(key: string, make: (so: (id: string) => readonly SectionRef[]) => T): T => {
       if (!made.has(key)) made.set(key, make(sectionsOf));
       return made.get(key) as T;
