@@ -40,6 +40,18 @@ describe('secret gate', () => {
     );
   });
 
+  it('equals the reference on arbitrary ASCII strings, short and long (read as a string or as bytes)', () => {
+    const ascii = fc.string({ unit: fc.constantFrom(...'aAzZ09 _-.:="\'\n\tKQ~/+'.split(''), ...HINTS), minLength: 0, maxLength: 120 });
+    fc.assert(
+      fc.property(ascii, fc.constantFrom('', 'plain prose words '.repeat(4)), (text, pad) => {
+        expect(gate(pad + text)).toBe(reference(pad + text));
+        expect(gate(text + pad)).toBe(reference(text + pad));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const text of [' '.repeat(16385) + 'AKIA', ' '.repeat(16383) + 'key=1', 'é' + ' '.repeat(100) + 'ghp_', ' '.repeat(63) + 'AKIA', ' '.repeat(64) + 'AKIA']) expect(gate(text), text.trim()).toBe(reference(text));
+  });
+
   it('finds every hint at the start, in the middle and at the end of a text', () => {
     for (const h of HINTS) {
       for (const text of [h, `prose ${h} prose`, `prose${h}`, `${h.slice(0, -1)}!${h}`]) expect(gate(text) & GATE_LITERAL, text).toBe(GATE_LITERAL);

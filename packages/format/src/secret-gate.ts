@@ -29,7 +29,13 @@ export const GATE_FLAGS = 7;
 /** A gate built with words returns their verdict shifted left by this (`buildSecretGate`). */
 export const GATE_WORDS_SHIFT = 3;
 
-import { wordHit, windowSlot, WORD_CODE, type WordStarts } from './word-starts.js';
+import { wordHit, WORD_CODE, type WordStarts } from './word-starts.js';
+
+const ENCODER = new TextEncoder();
+/** Where the fused pass puts an ASCII text as bytes (a typed array reads faster than `charCodeAt`); texts longer than this are read as a string. */
+const ASCII_BYTES = new Uint8Array(16384);
+/** Shorter texts are read as a string (encoding costs more than it saves). */
+const ASCII_MIN = 64;
 
 /** Characters ordered from rarest to most common in prose and code (a heuristic for anchors only). */
 const RARITY = '~=:_QJZXKVYWUBGHMFOPIEDRLNTCSA9876543210-./ ';
@@ -55,7 +61,7 @@ function anchorIndex(hint: string): number {
 }
 
 /**
- * Character classes by code (< 128): bit 1 token character `[A-Za-z0-9+/_-]`, bit 2 `:` or `=`,
+ * Character classes by code (< 128; 256 entries, the rest 0, so that a byte indexes it without a bounds check): bit 1 token character `[A-Za-z0-9+/_-]`, bit 2 `:` or `=`,
  * bit 4 anchor of a hint; bits 3–7 the character's word code (`WORD_CODE`, word-starts.ts).
  */
 const TOKEN = 1;
@@ -63,7 +69,7 @@ const ASSIGN_CHAR = 2;
 const ANCHOR = 4;
 /** The classes handled out of line. */
 const RARE = ASSIGN_CHAR | ANCHOR;
-const BASE_CLASS = new Uint8Array(128);
+const BASE_CLASS = new Uint8Array(256);
 /** `[A-Za-z0-9_.-]`: the characters of an assigned key name. */
 const KEY_CHAR = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
@@ -192,11 +198,112 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     }
     return flags;
   };
-  if (words === undefined) return (text: string): number => rest(text, 0, 0, 0);
-  const trig = words.trig;
+  /** The word trigger table (`words.trig`; without words, one that never fires — unused). */
+  const trig = words !== undefined ? words.trig : new Uint8Array(8192);
+  // A binding of this closure, not the module's: V8 then reads the array as a constant (no map check and reload at every character).
+  const asciiBytes = ASCII_BYTES;
+  /**
+   * The state of the fused pass over `ASCII_BYTES` between events: the position, the token run,
+   * the word window (word-starts.ts: 5 bits a code, the last four read) and the flags.
+   */
+  const state = new Int32Array(4);
+  /**
+   * Advance the state over `ASCII_BYTES[state[0], end)` to the next event — a window that hit the
+   * trigger table (bit 1 of the result) or a rare character (`RARE` bits) — or to `end` (result
+   * 0). It keeps its loop's values out of everything that calls (the events are handled by the
+   * caller, the state goes back through `state`), so V8 keeps them in registers, reads a typed
+   * array (no `charCodeAt` dispatch on the string's representation) and writes `windowSlot` out
+   * as literals (an imported function is a live binding, checked at every call).
+   */
+  const toEvent = (end: number, withWords: boolean): number => {
+    const bytes = asciiBytes;
+    const classes = cls;
+    const triggers = trig;
+    const runMin = runLength;
+    let i = state[0] as number;
+    let run = state[1] as number;
+    let window = state[2] as number;
+    let flags = state[3] as number;
+    let event = 0;
+    if (withWords) {
+      for (; i < end; i++) {
+        const k = classes[bytes[i] as number] as number;
+        run = (run + 1) & -(k & TOKEN);
+        if (run >= runMin) flags |= GATE_RUN;
+        window = (window << 5) | (k >>> 3);
+        event = (triggers[Math.imul(window << 12, 0x9e3779b1) >>> 19] as number) | (k & RARE);
+        if (event !== 0) break;
+      }
+    } else {
+      for (; i < end; i++) {
+        const k = classes[bytes[i] as number] as number;
+        run = (run + 1) & -(k & TOKEN);
+        if (run >= runMin) flags |= GATE_RUN;
+        event = k & RARE;
+        if (event !== 0) break;
+      }
+    }
+    state[0] = i;
+    state[1] = run;
+    state[2] = window;
+    state[3] = flags;
+    return event;
+  };
+  /** The flags of the ASCII `text` in `ASCII_BYTES`, from the state to its end (the gate alone; stops once every flag is set). */
+  const restAscii = (text: string): number => {
+    const bytes = asciiBytes;
+    const classes = cls;
+    const n = text.length;
+    for (;;) {
+      const event = toEvent(n, false);
+      if (event === 0) return state[3] as number;
+      const i = state[0] as number;
+      const c = bytes[i] as number;
+      const flags = special(text, i, c, classes[c] as number, state[3] as number);
+      if (flags === GATE_FLAGS) return flags;
+      state[3] = flags;
+      state[0] = i + 1;
+    }
+  };
+  /** Whether `text` is ASCII and now in `ASCII_BYTES` (a text shorter than `ASCII_MIN` or longer than the array is never put there). */
+  const inAsciiBytes = (text: string): boolean => {
+    const n = text.length;
+    if (n < ASCII_MIN || n > asciiBytes.length) return false;
+    const r = ENCODER.encodeInto(text, asciiBytes);
+    return r.read === n && r.written === n;
+  };
+  if (words === undefined) {
+    return (text: string): number => {
+      if (!inAsciiBytes(text)) return rest(text, 0, 0, 0);
+      state.fill(0);
+      return restAscii(text);
+    };
+  }
   const limit = words.limit;
   const final = words.final;
-  return (text: string): number => {
+  /** The fused pass over an ASCII `text` whose code units are `ASCII_BYTES[0, text.length)`: words in the first `limit` units, then the gate alone. */
+  const fusedAscii = (text: string): number => {
+    const bytes = asciiBytes;
+    const classes = cls;
+    const n = text.length;
+    const end = n < limit ? n : limit;
+    state.fill(0);
+    let verdict = 0;
+    for (;;) {
+      const event = toEvent(end, true);
+      if (event === 0) break;
+      const i = state[0] as number;
+      if ((event & 1) !== 0 && verdict < final) verdict = wordHit(words, text, i, state[2] as number, end, verdict);
+      if ((event & RARE) !== 0) {
+        const c = bytes[i] as number;
+        state[3] = special(text, i, c, classes[c] as number, state[3] as number);
+      }
+      state[0] = i + 1;
+    }
+    return restAscii(text) | (verdict << GATE_WORDS_SHIFT);
+  };
+  /** The same pass over any text, read with `charCodeAt` (a non-ASCII, short or long text). */
+  const fusedString = (text: string): number => {
     const classes = cls;
     const runMin = runLength;
     const triggers = trig;
@@ -206,17 +313,16 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     let window = 0;
     let verdict = 0;
     let i = 0;
-    // The steps of `rest` over the first `limit` code units, plus the word window (word-starts.ts:
-    // 5 bits a code, the last four read; literals on purpose) and its trigger table; then `rest`.
     for (; i < end; i++) {
       const c = text.charCodeAt(i);
       const k = (classes[c & 127] as number) & ((c - 128) >> 31);
       run = (run + 1) & -(k & TOKEN);
       if (run >= runMin) flags |= GATE_RUN;
       window = (window << 5) | (k >>> 3);
-      if (triggers[windowSlot(window)] !== 0 && verdict < final) verdict = wordHit(words, text, i, window, end, verdict);
+      if (triggers[Math.imul(window << 12, 0x9e3779b1) >>> 19] !== 0 && verdict < final) verdict = wordHit(words, text, i, window, end, verdict);
       if ((k & RARE) !== 0) flags = special(text, i, c, k, flags);
     }
     return (flags === GATE_FLAGS ? flags : rest(text, i, flags, run)) | (verdict << GATE_WORDS_SHIFT);
   };
+  return (text: string): number => (inAsciiBytes(text) ? fusedAscii(text) : fusedString(text));
 }
