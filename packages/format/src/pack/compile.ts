@@ -194,6 +194,7 @@ function asPiece(it: RenderItem, p: Piece | undefined): void {
 /** Section index (into `SECTIONS`) of each candidate. */
 const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
+
 /**
  * Compile a context pack. Deterministic: the same graph (in any node/edge order), policy,
  * budget, `now`, format, focus and workspace contents give byte-identical text and receipt.
@@ -311,6 +312,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const live: MergedNode[] = [];
   const liveIdx: number[] = [];
   const activation: number[] = [];
+  const mayBeLists: number[] = [];
   inScope.forEach((n, i) => {
     const decayed = decayedActivation(n, now.ms);
     const reason = omissionReason(n, inIdx[i] as number, sctx, decayed);
@@ -319,6 +321,8 @@ export function compilePack(input: PackInput): CompiledPack {
       return;
     }
     handleOf[i] = live.length;
+    // UTF-8 takes at most three bytes per UTF-16 code unit: only these may be list nodes (below).
+    if (isOversize(n.content.length * 3, maxBytes)) mayBeLists.push(live.length);
     live.push(n);
     liveIdx.push(inIdx[i] as number);
     activation.push(decayed ?? (Number.isFinite(n.activation) ? n.activation : 0));
@@ -329,13 +333,13 @@ export function compilePack(input: PackInput): CompiledPack {
   // first with the lead-in), each taken only after the one before it, so a long rule list is
   // delivered from its top as far as it fits, never dropped whole. Markdown only (JSON keeps nodes
   // whole). The node's first candidate keeps its handle; the others are appended.
-  const nodeCount = live.length;
   const piece: Array<Piece | undefined> = [];
   const listNodes = (): void => {
-    for (let h = 0; h < nodeCount; h++) {
+    // The candidates screening found large enough, in handle order (each node's own handle).
+    for (let j = 0; j < mayBeLists.length; j++) {
+      const h = mayBeLists[j] as number;
       const n = live[h] as MergedNode;
-      // UTF-8 takes at most three bytes per UTF-16 code unit: most nodes need no count.
-      if (!isOversize(n.content.length * 3, maxBytes) || pinned.has(n.id) || !isOversize(utf8Length(n.content), maxBytes)) continue;
+      if (pinned.has(n.id) || !isOversize(utf8Length(n.content), maxBytes)) continue;
       const ranges = listPieces(n.content);
       if (!ranges) continue;
       const lines = n.content.split('\n');
@@ -364,7 +368,23 @@ export function compilePack(input: PackInput): CompiledPack {
   const keys = candidateKeys(live);
   const sectionIdx = new Uint8Array(live.length);
   const perSection = new Int32Array(SECTIONS.length);
+  // Order key 7 (below): the candidates of each package and source file, gathered in this pass.
+  // Nodes of one file are usually adjacent (merged graphs are sorted by id): a run of them
+  // is grouped without building its key again.
+  const byFile = new Map<string, number[]>();
+  let run: number[] | undefined;
+  let runPkg = '';
+  let runFile: string | undefined;
   live.forEach((n, h) => {
+    if (run !== undefined && n.package === runPkg && n.file_path === runFile) run.push(h);
+    else {
+      const k = `${n.package}\u0000${n.file_path ?? ''}`;
+      run = byFile.get(k);
+      if (run) run.push(h);
+      else byFile.set(k, (run = [h]));
+      runPkg = n.package;
+      runFile = n.file_path;
+    }
     const isPinned = pinned.size > 0 && pinned.has(n.id);
     const p = piece[h];
     keys.pinned[h] = isPinned ? 1 : 0;
@@ -383,24 +403,6 @@ export function compilePack(input: PackInput): CompiledPack {
   });
   // Order key 7: position among the candidates of the same package and source file (by first
   // line, then id), so equal items are taken from the top of every file in turn.
-  // Nodes of one file are usually adjacent (merged graphs are sorted by id): a run of them
-  // is grouped without building its key again.
-  const byFile = new Map<string, number[]>();
-  let run: number[] | undefined;
-  let runPkg = '';
-  let runFile: string | undefined;
-  live.forEach((n, h) => {
-    if (run !== undefined && n.package === runPkg && n.file_path === runFile) {
-      run.push(h);
-      return;
-    }
-    const k = `${n.package}\u0000${n.file_path ?? ''}`;
-    run = byFile.get(k);
-    if (run) run.push(h);
-    else byFile.set(k, (run = [h]));
-    runPkg = n.package;
-    runFile = n.file_path;
-  });
   // The list items of one node share its line and id: they keep their order (handles in item
   // order, and the sort of equal keys keeps input order).
   for (const hs of byFile.values()) positionsInFile(live, hs, keys.pos);
@@ -439,16 +441,21 @@ export function compilePack(input: PackInput): CompiledPack {
     if (pinned.has((inScope[i] as MergedNode).id)) pinnedOmitted++;
   });
   const preCounts = countByReason(omittedEarly);
+  // The frame for `nb` items left out for space: only `omitted.byte_budget` depends on it (the
+  // selection asks for the frame's size at each count it reaches: the rest is built once; the
+  // renderers read the info and keep nothing of it).
+  const frameSelection: FrameInfo['selection'] = { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems, ...(focused ? { focused: inScope.length } : {}) };
+  const frameTrusted = inputs.filter((i) => input.trusted?.has(i.package)).map((i) => `${i.package}@${i.version}`);
   const frameInfo = (nb: number): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
     inputs,
     focus: focusText || undefined,
     omitted: { ...preCounts, byte_budget: nb },
     pinnedOmitted,
-    selection: { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems, ...(focused ? { focused: inScope.length } : {}) },
+    selection: frameSelection,
     notes: input.notes ?? [],
     receipt: input.receipt === true,
-    trusted: inputs.filter((i) => input.trusted?.has(i.package)).map((i) => `${i.package}@${i.version}`),
+    trusted: frameTrusted,
     style: input.style ?? 'pack',
   });
   const frameSize = (nb: number): number => {
