@@ -144,6 +144,45 @@ describe('graphStructure by node position against the rules written plainly (ref
   });
 });
 
+describe('graphStructure on a merged graph\'s order (nodes by id, edges by from and to) and on shuffled edges', () => {
+  it('gives the plain rule\'s paths whether the next-node guesses come true or stop being tried', () => {
+    // An importer-like outline: sections `F:<a>`, subsections `F:<a>.<b>`, items `F:<a>.<b>~<c>`,
+    // in 3 packages; 600 edges, so a shuffled order exhausts the guesses' budget of misses.
+    const nodes: MergedNode[] = [];
+    const edges: Array<{ from: string; to: string; type: string }> = [];
+    for (const pkg of ['@a/p', '@a/q', '@b/r']) {
+      nodes.push(node(pkg, 'F', { type: 'section', content: 'File' }));
+      for (let a = 0; a < 5; a++) {
+        nodes.push(node(pkg, `F:${a}`, { type: 'section', content: `S${a}` }));
+        edges.push({ from: `${pkg}#F`, to: `${pkg}#F:${a}`, type: 'contains' });
+        for (let b = 0; b < 4; b++) {
+          nodes.push(node(pkg, `F:${a}.${b}`, { type: 'section', content: `S${a}.${b}` }));
+          edges.push({ from: `${pkg}#F:${a}`, to: `${pkg}#F:${a}.${b}`, type: 'contains' });
+          for (let c = 0; c < 8; c++) {
+            nodes.push(node(pkg, `F:${a}.${b}~${c}`));
+            edges.push({ from: `${pkg}#F:${a}.${b}`, to: `${pkg}#F:${a}.${b}~${c}`, type: 'contains' });
+          }
+        }
+      }
+    }
+    const sorted = [...edges].sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+    let seed = 7;
+    const shuffled = [...edges];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const j = seed % (i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j] as (typeof edges)[number], shuffled[i] as (typeof edges)[number]];
+    }
+    for (const order of [sorted, shuffled]) {
+      const g = graph(nodes, order);
+      const ref = referenceResolver(g, computeScopes(g));
+      const s = graphStructure(g);
+      g.nodes.forEach((n, i) => expect(s.sectionsAt(i)).toEqual(ref(n.id)));
+      expect(s.sectionsAt(g.nodes.findIndex((n) => n.id === '@a/q#F:4.3~7')).map((x) => x.title)).toEqual(['File', 'S4', 'S4.3']);
+    }
+  });
+});
+
 describe('sequenceResolver', () => {
   it('numbers nodes along followed_by chains; cycles end', () => {
     const g = graph([node('@a/p', 'a'), node('@a/p', 'b'), node('@a/p', 'c')], [
