@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildReceipt } from './receipt.js';
+import { buildReceipt, countByReason } from './receipt.js';
 import type { Omission } from './types.js';
 
 const args = (omissions: Omission[]) => ({
@@ -20,11 +20,11 @@ const args = (omissions: Omission[]) => ({
 });
 
 describe('buildReceipt', () => {
-  it('lists omissions by package, then id — the full sort whether or not they come in that order (sorted input is not sorted again)', () => {
-    const om = fc.record({ package: fc.constantFrom('@a/x', '@a/x-y', '@b/y', '@a/x!'), id: fc.constantFrom('a', 'b', 'B', 'a~1', ''), reason: fc.constantFrom('byte_budget' as const, 'secret' as const) });
+  it('lists omissions by package, then id — the full sort whether or not they come in that order (sorted input is not sorted again) — and counts them', () => {
+    const om = fc.record({ package: fc.constantFrom('@a/x', '@a/x-y', '@b/y', '@a/x!'), id: fc.constantFrom('a', 'b', 'B', 'a~1', ''), reason: fc.constantFrom('byte_budget' as const, 'secret' as const, 'expired' as const), pinned: fc.boolean() });
     fc.assert(
       fc.property(fc.array(om, { maxLength: 30 }), fc.boolean(), (rows, presort) => {
-        const given: Omission[] = rows.map((r, i) => ({ package: r.package, version: '1.0.0', id: `${r.package}#${r.id}`, content_hash: `sha256:${i}`, reason: r.reason }));
+        const given: Omission[] = rows.map((r, i) => ({ package: r.package, version: '1.0.0', id: `${r.package}#${r.id}`, content_hash: `sha256:${i}`, reason: r.reason, ...(r.pinned ? { pinned: true } : {}) }));
         const ref = [...given].sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         const input = presort ? [...ref] : given;
         const before = [...input];
@@ -32,6 +32,10 @@ describe('buildReceipt', () => {
         expect(r.omissions).toEqual(ref);
         expect(r.omissions).not.toBe(input);
         expect(input).toEqual(before);
+        // Counted in the same pass: by reason (every reason, in OMISSION_REASONS order) and pinned.
+        expect(JSON.stringify(r.counts.by_reason)).toBe(JSON.stringify(countByReason(ref)));
+        expect(r.counts.pinned).toBe(ref.filter((o) => o.pinned).length);
+        expect(r.counts.suppressed).toBe(ref.length);
       }),
       { numRuns: 1000 },
     );

@@ -107,15 +107,18 @@ export function buildReceipt(args: {
   omissions: Omission[];
 }): PackReceipt {
   // Usually already in that order (the compiler lists them in node order, and merged graphs are
-  // sorted by id): one pass finds out, and the sort (which keeps equal records in place) runs only
-  // when it is not — the same array either way.
+  // sorted by id): one pass finds out — and counts them by reason and the pinned ones, which does
+  // not depend on their order — and the sort (which keeps equal records in place) runs only when
+  // they are not: the same array either way.
   const given = args.omissions;
+  const byReason = Object.fromEntries(OMISSION_REASONS.map((r) => [r, 0])) as Record<OmissionReason, number>;
+  let pinnedOmitted = 0;
   let sorted = true;
-  for (let i = 1; i < given.length; i++) {
-    if (byPackageThenId(given[i - 1] as Omission, given[i] as Omission) > 0) {
-      sorted = false;
-      break;
-    }
+  for (let i = 0; i < given.length; i++) {
+    const o = given[i] as Omission;
+    byReason[o.reason]++;
+    if (o.pinned) pinnedOmitted++;
+    if (sorted && i > 0 && byPackageThenId(given[i - 1] as Omission, o) > 0) sorted = false;
   }
   const omissions = sorted ? given.slice() : [...given].sort(byPackageThenId);
   return {
@@ -142,8 +145,8 @@ export function buildReceipt(args: {
       delivered: args.delivered.length,
       suppressed: omissions.length,
       flagged: args.delivered.filter((d) => d.flags.length > 0).length,
-      pinned: args.delivered.filter((d) => d.section === 'pinned').length + omissions.filter((o) => o.pinned).length,
-      by_reason: countByReason(omissions),
+      pinned: args.delivered.filter((d) => d.section === 'pinned').length + pinnedOmitted,
+      by_reason: byReason,
     },
     delivered: args.delivered,
     omissions,
