@@ -81,7 +81,9 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
     if (type === 'contains') contains++;
     else if (type === 'applies_to') appliesTo++;
   }
-  const table = new IdTable(nodes.length + 2 * contains + appliesTo);
+  // Sized for the nodes (most edge ends are node ids): a third of a table sized for every edge
+  // end, so more of it stays in cache; it grows when the edges bring more vertices.
+  const table = new IdTable(nodes.length);
   const canon = new Int32Array(nodes.length);
   // The section node of each node vertex (the last node of that id that is a section, as a map
   // `id → node` filled in node order keeps): -1 when none is.
