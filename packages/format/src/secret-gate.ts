@@ -141,6 +141,8 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
   const atStart: (Anchor[] | undefined)[] = new Array(128).fill(undefined);
   /** … else by the pair (character before the anchor, anchor): `prev << 7 | anchor`. */
   const byPair = new Map<number, Anchor[]>();
+  /** 1 at every key of `byPair` (a typed-array read rules most pairs out before the map lookup). */
+  const pairKeys = new Uint8Array(1 << 14);
   const cls = BASE_CLASS.slice();
   for (const hint of new Set(hints)) {
     if (hint.length === 0 || !/^[\x20-\x7e]+$/.test(hint)) throw new Error(`secret gate: bad hint ${JSON.stringify(hint)}`);
@@ -153,6 +155,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
       const list = byPair.get(key);
       if (list) list.push(a);
       else byPair.set(key, [a]);
+      pairKeys[key] = 1;
     }
     cls[code] = (cls[code] as number) | ANCHOR;
   }
@@ -166,8 +169,9 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     if ((k & ANCHOR) !== 0 && (flags & GATE_LITERAL) === 0) {
       const first = atStart[c];
       if (first !== undefined) for (const a of first) if (text.startsWith(a.hint, i)) return flags | GATE_LITERAL;
-      if (i > 0) {
-        const pair = byPair.get((text.charCodeAt(i - 1) << 7) | c);
+      const prev = i > 0 ? text.charCodeAt(i - 1) : 128;
+      if (prev < 128 && pairKeys[(prev << 7) | c] === 1) {
+        const pair = byPair.get((prev << 7) | c);
         if (pair !== undefined) {
           for (const a of pair) {
             const start = i - a.at;

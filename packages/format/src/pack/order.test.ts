@@ -27,7 +27,7 @@ const ALTS = [
 ];
 const cased = fc.tuple(fc.constantFrom(...ALTS), fc.array(fc.boolean(), { maxLength: 24 })).map(([w, up]) => [...w].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
 const glue = fc.constantFrom(' ', '  ', '_', '-', "'", '.', ',', '\n', '\t', '0', '9', 'a', 'Z', 'é', 'ſ', '\u212a', '\u00a0', '😀', '');
-const pad = fc.constantFrom('', 'x', ' ', 'ab cd '.repeat(11), 'x'.repeat(1990), 'a b '.repeat(497), ' '.repeat(1995), 'q '.repeat(998), 'q'.repeat(1997), 'q '.repeat(8200));
+const pad = fc.constantFrom('', 'x', ' ', 'ab cd '.repeat(11), 'x'.repeat(1990), 'a b '.repeat(497), ' '.repeat(1995), 'q '.repeat(998), 'q'.repeat(1997), 'q '.repeat(8200), 'é '.repeat(996), '😀'.repeat(997));
 const forceText = fc.tuple(pad, fc.array(fc.oneof(cased, glue, cased), { maxLength: 16 })).map(([p, xs]) => p + xs.join(''));
 
 describe('forceOf', () => {
@@ -97,7 +97,7 @@ describe('FORCE_WORDS in the secret gate (the force of a screened node, node-fac
 
   it('… on every alternative cut by the 2,000-unit limit', () => {
     for (const w of ['secret', 'pii', 'xss', 'api key', 'cve-7', 'never', "mustn't", 'do not', 'under no circumstances', 'sanitize']) {
-      for (let k = 1985; k <= 2001; k++) for (const text of [' '.repeat(k) + w, ' '.repeat(k) + w + 'x', 'never '.repeat(k / 6) + w.toUpperCase() + ' tail']) check(text);
+      for (let k = 1985; k <= 2001; k++) for (const text of [' '.repeat(k) + w, ' '.repeat(k) + w + 'x', 'never '.repeat(k / 6) + w.toUpperCase() + ' tail', 'é' + ' '.repeat(k - 1) + w, '😀' + ' '.repeat(k - 2) + w + ' 😀']) check(text);
     }
   });
 });
