@@ -12,7 +12,8 @@
  * deeper than any Markdown file): a cycle of sections is cut at its smallest id (that section is
  * outermost), and a path keeps its outermost 16 sections.
  *
- * Pure; built once per graph and answered per node id.
+ * Pure; built once per graph over numbered ids (id-table.ts) and answered per node id, or per
+ * node position (`graphStructure`).
  */
 import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { redactSecrets, surelyClean } from '../secrets.js';
@@ -58,12 +59,13 @@ export function sectionPathResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>,
 const EMPTY: readonly SectionRef[] = Object.freeze([]);
 
 /**
- * The heading paths and scopes of one graph by number: every node id and every end of a
- * `contains` or `applies_to` edge is a vertex of `table` (id-table.ts; the nodes' ids first, in
- * node order), `canon[i]` is the vertex of `nodes[i]`, `pathOf(v)` the heading path of vertex `v`
- * (the rule of the module docstring) and `scopeOf(v)` its scope globs (`computeScopes`' rule:
- * undefined when unscoped) — over `Int32Array`s: no string is hashed by V8 and no map keyed by
- * id is read. A section's `scope` is `scopes.get(id)` when a map is given, else `scopeOf`.
+ * The heading paths and scopes of one graph by number: every node id, every end of a `contains`
+ * edge and (when no `scopes` map is given) the source of every `applies_to` edge that applies a
+ * glob is a vertex of `table` (id-table.ts; the nodes' ids first, in node order), `canon[i]` is
+ * the vertex of `nodes[i]`, `pathOf(v)` the heading path of vertex `v` (the rule of the module
+ * docstring) and `scopeOf(v)` its scope globs (`computeScopes`' rule: undefined when unscoped) —
+ * over `Int32Array`s: no id string is hashed by V8. A section's `scope` is `scopes.get(id)` when
+ * a map is given (read once per section), else `scopeOf`.
  */
 interface Outline {
   table: IdTable;
