@@ -12,7 +12,7 @@ import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { checkByteBudget, utf8Length } from './budget.js';
 import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshness.js';
 import { itemOf } from './item.js';
-import { candidateKeys, handleComparator, LazyOrder, MergedOrder } from './lazy-order.js';
+import { candidateKeys, handleComparator, LazyOrder, MergedOrder, packedKey } from './lazy-order.js';
 import { factsFor } from './node-facts.js';
 import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
 import { listPieces } from './passage.js';
@@ -366,6 +366,8 @@ export function compilePack(input: PackInput): CompiledPack {
   const scopeAt = (h: number): readonly string[] | undefined => structure.scopeAt(liveIdx[h] as number);
   const hasPriorities = Object.keys(policy.priorities).length > 0;
   const keys = candidateKeys(live);
+  // Without focus scores and priorities (all 0) the comparator reads keys 1, 3b, 4 and 5 packed.
+  const packed = focus === undefined && !hasPriorities ? (keys.packed = new Float64Array(live.length)) : undefined;
   const sectionIdx = new Uint8Array(live.length);
   const perSection = new Int32Array(SECTIONS.length);
   // Order key 7 (below): the candidates of each package and source file, gathered in this pass.
@@ -400,6 +402,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const si = isPinned ? 0 : SECTION_INDEX[sectionOf(n.type)];
     sectionIdx[h] = si;
     perSection[si]++;
+    if (packed) packed[h] = packedKey(keys.pinned[h] as number, keys.force[h] as number, keys.big[h] as number, keys.rank[h] as number);
   });
   // Order key 7: position among the candidates of the same package and source file (by first
   // line, then id), so equal items are taken from the top of every file in turn.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidateKeys, handleComparator, LazyOrder, MergedOrder } from './lazy-order.js';
+import { candidateKeys, handleComparator, handleComparatorGeneric, LazyOrder, MergedOrder, packedKey } from './lazy-order.js';
 import { compareKeys } from './order.js';
 import { node } from './__tests__/graph.js';
 
@@ -43,6 +43,37 @@ describe('LazyOrder', () => {
         expect(Array.from({ length: rows.length }, (_, k) => order.at(k))).toEqual(ref);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('handleComparator with packed keys (no focus scores or priorities) gives every pair the sign of the generic comparator', () => {
+    const sign = (x: number): number => (x < 0 ? -1 : x > 0 ? 1 : 0);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(row, fc.constantFrom(0, 1, 2, 255), fc.constantFrom(-2147483648, -5, 0, 10, 45, 60, 2147483647)), { maxLength: 40 }),
+        fc.boolean(),
+        (rows, plain) => {
+          const nodes = rows.map(([r], i) => node(r.pkg, `n${i}`));
+          const keys = candidateKeys(nodes);
+          rows.forEach(([r, force, rank], h) => {
+            keys.pinned[h] = r.pinned ? 1 : 0;
+            // `plain`: no focus scores or priorities, so the packed comparator is the one used.
+            keys.focus[h] = plain ? 0 : r.focus;
+            keys.priority[h] = plain ? 0 : r.priority;
+            keys.force[h] = force;
+            keys.rank[h] = rank;
+            keys.activation[h] = r.activation;
+            keys.big[h] = r.big ? 1 : 0;
+            keys.pos[h] = r.pos;
+          });
+          // The caller's promise: packed keys only when every focus score and priority is 0.
+          if (plain) keys.packed = Float64Array.from(rows, (_, h) => packedKey(keys.pinned[h]!, keys.force[h]!, keys.big[h]!, keys.rank[h]!));
+          const fast = handleComparator(keys);
+          const generic = handleComparatorGeneric(keys);
+          for (let a = 0; a < rows.length; a++) for (let b = 0; b < rows.length; b++) expect(sign(fast(a, b))).toBe(sign(generic(a, b)));
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 

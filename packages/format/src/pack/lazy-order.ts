@@ -26,6 +26,11 @@ export interface CandidateKeys {
   activation: Float64Array;
   /** Position among the candidates of its source file (`order.ts` key 7). */
   pos: Int32Array;
+  /**
+   * `packedKey(pinned, force, big, rank)` of each handle, set by a caller whose focus scores and
+   * priorities are all 0 (then `handleComparator` compares it); absent otherwise.
+   */
+  packed?: Float64Array;
 }
 
 /** Allocate keys for `n` candidates (filled by the caller). */
@@ -34,8 +39,48 @@ export function candidateKeys(nodes: readonly MergedNode[]): CandidateKeys {
   return { nodes, pinned: new Uint8Array(n), focus: new Float64Array(n), priority: new Float64Array(n), force: new Uint8Array(n), big: new Uint8Array(n), rank: new Int32Array(n), activation: new Float64Array(n), pos: new Int32Array(n) };
 }
 
-/** The total-order comparator over handles (negative: `a` first); equal only for `a === b` (ids are unique). */
+/**
+ * Order keys 1, 3b, 4 and 5 (pinned, force, size class, type rank) as one number whose ascending
+ * order is theirs in turn: `(1 − pinned)·2^42 + (255 − force)·2^33 + big·2^32 + (rank + 2^31)`
+ * (`force` 0 … 255, `rank` a 32-bit integer: exact, below 2^43).
+ */
+export function packedKey(pinned: number, force: number, big: number, rank: number): number {
+  return (pinned ? 0 : 4398046511104) + (255 - force) * 8589934592 + (big ? 4294967296 : 0) + (rank + 2147483648);
+}
+
+/**
+ * The total-order comparator over handles (negative: `a` first; only the sign means anything);
+ * equal only for `a === b` (ids are unique). Reads `k` as it is when called: fill the keys first.
+ *
+ * With `k.packed` (the caller's promise: every focus score and priority is 0 — no `--focus`, no
+ * policy `priorities`, the usual render — and `packed[h]` is `packedKey` of the handle's keys)
+ * it compares that one number, then activation, position, package and id as
+ * `handleComparatorGeneric` does: the same sign for every pair (property test in
+ * lazy-order.test.ts), with one array read per handle instead of up to seven for most pairs
+ * (the selection's heaps compare ~300k pairs of a 50k-node graph).
+ */
 export function handleComparator(k: CandidateKeys): (a: number, b: number) => number {
+  const { nodes, activation, pos, packed } = k;
+  if (packed === undefined) return handleComparatorGeneric(k);
+  return (a, b) => {
+    const ca = packed[a] as number;
+    const cb = packed[b] as number;
+    if (ca !== cb) return ca - cb;
+    const aa = activation[a] as number;
+    const ab = activation[b] as number;
+    if (aa !== ab) return ab - aa;
+    const la = pos[a] as number;
+    const lb = pos[b] as number;
+    if (la !== lb) return la - lb;
+    const na = nodes[a] as MergedNode;
+    const nb = nodes[b] as MergedNode;
+    if (na.package !== nb.package) return na.package < nb.package ? -1 : 1;
+    return na.id < nb.id ? -1 : na.id > nb.id ? 1 : 0;
+  };
+}
+
+/** `handleComparator` without its packed keys: every key read in turn (any focus scores and priorities). */
+export function handleComparatorGeneric(k: CandidateKeys): (a: number, b: number) => number {
   const { nodes, pinned, focus, priority, force, big, rank, activation, pos } = k;
   return (a, b) => {
     if (pinned[a] !== pinned[b]) return pinned[a] ? -1 : 1;
