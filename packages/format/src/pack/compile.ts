@@ -752,7 +752,8 @@ export function compilePack(input: PackInput): CompiledPack {
       sizeAt: (h) => utf8Length(blockAt(h)),
       lowerBoundAt: (h) => lowerBound[h] as number,
       after: (h) => after[h] as number,
-      continuation: (h) => (piece[h]?.k ?? 0) > 0,
+      // Only list nodes have later items (none in most packs: then no per-candidate calls).
+      ...(piece.length > 0 ? { continuation: (h: number) => (piece[h]?.k ?? 0) > 0 } : {}),
       noteAt: (h) => {
         const s = noteSlot[h] as number;
         return s < 0 ? undefined : { key: slotKey[s] as string, members: slotMembers[s] as number };
