@@ -52,6 +52,18 @@ describe('secret gate', () => {
     for (const text of [' '.repeat(16385) + 'AKIA', ' '.repeat(16383) + 'key=1', 'é' + ' '.repeat(100) + 'ghp_', ' '.repeat(63) + 'AKIA', ' '.repeat(64) + 'AKIA']) expect(gate(text), text.trim()).toBe(reference(text));
   });
 
+  it('equals the reference on non-ASCII texts of 64+ code units (read as UTF-8: 2-, 3- and 4-byte characters, lone surrogates)', () => {
+    const wide = fc.constantFrom('é', '—', '😀', '\ud800', '\udfff', '\u00a0', '\u2028', 'ſ', '\u212a', '中文');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(pieces, wide), { minLength: 1, maxLength: 30 }), (parts) => {
+        const text = 'plain prose words '.repeat(4) + parts.join('');
+        expect(gate(text)).toBe(reference(text));
+        expect(gate(parts.join('') + '—' + 'x'.repeat(70))).toBe(reference(parts.join('') + '—' + 'x'.repeat(70)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('finds every hint at the start, in the middle and at the end of a text', () => {
     for (const h of HINTS) {
       for (const text of [h, `prose ${h} prose`, `prose${h}`, `${h.slice(0, -1)}!${h}`]) expect(gate(text) & GATE_LITERAL, text).toBe(GATE_LITERAL);

@@ -15,10 +15,14 @@
  * - `GATE_RUN`: the text has a run of at least `runLength` characters of `[A-Za-z0-9+/_-]` (the
  *   same count as `hasTokenRun`).
  *
- * Cost: one `charCodeAt` loop per text instead of one regular-expression scan per rule group
- * (bench/render measures screening 50k nodes). The loop does a table lookup, the run count and
- * one rarely taken branch per character; the rare characters (`:`, `=`, anchors) are handled out
- * of line.
+ * Cost: one loop per text instead of one regular-expression scan per rule group (bench/render
+ * measures screening 50k nodes). The loop does a table lookup, the run count and one rarely taken
+ * branch per character; the rare characters (`:`, `=`, anchors) are handled out of line. A text
+ * of 64 to 16,384 code units is read as its UTF-8 bytes (`TextEncoder.encodeInto` into one
+ * reused array: a typed array reads faster than `charCodeAt`); for a non-ASCII text the loop
+ * counts how many code units fewer than bytes precede each position, and bytes ≥ 128 have class 0
+ * (every non-ASCII character is none of the classes), so each event is handled at its code unit
+ * index. Other texts are read with `charCodeAt`.
  */
 
 export const GATE_LITERAL = 1;
@@ -32,10 +36,10 @@ export const GATE_WORDS_SHIFT = 3;
 import { wordHit, WORD_CODE, type WordStarts } from './word-starts.js';
 
 const ENCODER = new TextEncoder();
-/** Where the fused pass puts an ASCII text as bytes (a typed array reads faster than `charCodeAt`); texts longer than this are read as a string. */
-const ASCII_BYTES = new Uint8Array(16384);
+/** Where the gate puts a text as UTF-8 (see the module docstring); a text that does not fit is read as a string. */
+const TEXT_BYTES = new Uint8Array(16384);
 /** Shorter texts are read as a string (encoding costs more than it saves). */
-const ASCII_MIN = 64;
+const BYTES_MIN = 64;
 
 /** Characters ordered from rarest to most common in prose and code (a heuristic for anchors only). */
 const RARITY = '~=:_QJZXKVYWUBGHMFOPIEDRLNTCSA9876543210-./ ';
@@ -79,6 +83,15 @@ for (let c = 0; c < 128; c++) {
   if (/[A-Za-z0-9_.-]/.test(ch)) KEY_CHAR[c] = 1;
   BASE_CLASS[c] |= (WORD_CODE[c] as number) << 3;
 }
+/**
+ * The UTF-8 of a non-ASCII text read as bytes (`buildSecretGate`): per byte, the class of an
+ * ASCII byte; for the others class 0, and `k >> 8` is how many UTF-16 code units fewer than bytes
+ * the text has up to here — +1 for a continuation byte, −1 for the lead byte of a four-byte
+ * sequence (a surrogate pair: four bytes, two units).
+ */
+const UTF8_SKEW = new Int16Array(256);
+for (let b = 0x80; b < 0xc0; b++) UTF8_SKEW[b] = 1 << 8;
+for (let b = 0xf0; b < 0xf8; b++) UTF8_SKEW[b] = -1 << 8;
 
 /** JavaScript `\s` by character code. */
 function isSpace(c: number): boolean {
@@ -159,6 +172,9 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     }
     cls[code] = (cls[code] as number) | ANCHOR;
   }
+  /** `cls` with the UTF-8 skews (`UTF8_SKEW`), for a non-ASCII text read as bytes. */
+  const cls8 = UTF8_SKEW.slice();
+  for (let c = 0; c < 128; c++) cls8[c] = cls[c] as number;
   /**
    * The rare characters of a text (a `:` or `=`, a hint's anchor): the flags after character `c`
    * (class `k`) at `i`. A function of its own so that the loop below stays small enough for V8 to
@@ -205,14 +221,15 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
   /** The word trigger table (`words.trig`; without words, one that never fires — unused). */
   const trig = words !== undefined ? words.trig : new Uint8Array(8192);
   // A binding of this closure, not the module's: V8 then reads the array as a constant (no map check and reload at every character).
-  const asciiBytes = ASCII_BYTES;
+  const textBytes = TEXT_BYTES;
   /**
-   * The state of the fused pass over `ASCII_BYTES` between events: the position, the token run,
-   * the word window (word-starts.ts: 5 bits a code, the last four read) and the flags.
+   * The state of the fused pass over `TEXT_BYTES` between events: the position, the token run,
+   * the word window (word-starts.ts: 5 bits a code, the last four read), the flags, and (UTF-8 of
+   * a non-ASCII text) how many UTF-16 code units fewer than bytes precede the position.
    */
-  const state = new Int32Array(4);
+  const state = new Int32Array(5);
   /**
-   * Advance the state over `ASCII_BYTES[state[0], end)` to the next event — a window that hit the
+   * Advance the state over `TEXT_BYTES[state[0], end)` (an ASCII text) to the next event — a window that hit the
    * trigger table (bit 1 of the result) or a rare character (`RARE` bits) — or to `end` (result
    * 0). It keeps its loop's values out of everything that calls (the events are handled by the
    * caller, the state goes back through `state`), so V8 keeps them in registers, reads a typed
@@ -220,7 +237,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
    * as literals (an imported function is a live binding, checked at every call).
    */
   const toEvent = (end: number, withWords: boolean): number => {
-    const bytes = asciiBytes;
+    const bytes = textBytes;
     const classes = cls;
     const triggers = trig;
     const runMin = runLength;
@@ -253,9 +270,9 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     state[3] = flags;
     return event;
   };
-  /** The flags of the ASCII `text` in `ASCII_BYTES`, from the state to its end (the gate alone; stops once every flag is set). */
+  /** The flags of the ASCII `text` in `TEXT_BYTES`, from the state to its end (the gate alone; stops once every flag is set). */
   const restAscii = (text: string): number => {
-    const bytes = asciiBytes;
+    const bytes = textBytes;
     const classes = cls;
     const n = text.length;
     for (;;) {
@@ -269,25 +286,85 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
       state[0] = i + 1;
     }
   };
-  /** Whether `text` is ASCII and now in `ASCII_BYTES` (a text shorter than `ASCII_MIN` or longer than the array is never put there). */
-  const inAsciiBytes = (text: string): boolean => {
+  /**
+   * Put `text` into `TEXT_BYTES` as UTF-8: its byte length (= its length when it is ASCII), or -1
+   * when it is not there (shorter than `BYTES_MIN`: encoding costs more than it saves; or it does
+   * not fit).
+   */
+  const encode = (text: string): number => {
     const n = text.length;
-    if (n < ASCII_MIN || n > asciiBytes.length) return false;
-    const r = ENCODER.encodeInto(text, asciiBytes);
-    return r.read === n && r.written === n;
+    if (n < BYTES_MIN || n > textBytes.length) return -1;
+    const r = ENCODER.encodeInto(text, textBytes);
+    return r.read === n ? r.written : -1;
+  };
+  /** `toEvent` over the UTF-8 of a non-ASCII text: also counts the code units (`state[4]`); bytes ≥ 128 have class 0. */
+  const toEventUtf8 = (end: number): number => {
+    const bytes = textBytes;
+    const classes = cls8;
+    const triggers = trig;
+    const runMin = runLength;
+    let b = state[0] as number;
+    let run = state[1] as number;
+    let window = state[2] as number;
+    let flags = state[3] as number;
+    let skew = state[4] as number;
+    let event = 0;
+    for (; b < end; b++) {
+      const k = classes[bytes[b] as number] as number;
+      skew += k >> 8;
+      run = (run + 1) & -(k & TOKEN);
+      if (run >= runMin) flags |= GATE_RUN;
+      window = (window << 5) | ((k >> 3) & 31);
+      event = (triggers[Math.imul(window << 12, 0x9e3779b1) >>> 19] as number) | (k & RARE);
+      if (event !== 0) break;
+    }
+    state[0] = b;
+    state[1] = run;
+    state[2] = window;
+    state[3] = flags;
+    state[4] = skew;
+    return event;
+  };
+  /**
+   * The flags and word verdict (`verdictOf` the word hits; 0 without words) of a non-ASCII `text`
+   * whose UTF-8 (`written` bytes) is in `TEXT_BYTES`, words in all of it (the caller sends only
+   * texts within the word limit). Events happen only at ASCII bytes, whose code unit index is
+   * the byte position less the skew.
+   */
+  const fusedUtf8 = (text: string, written: number): number => {
+    const bytes = textBytes;
+    const classes = cls;
+    const n = text.length;
+    state.fill(0);
+    let verdict = 0;
+    for (;;) {
+      const event = toEventUtf8(written);
+      if (event === 0) break;
+      const b = state[0] as number;
+      const i = b - (state[4] as number);
+      if ((event & 1) !== 0 && words !== undefined && verdict < words.final) verdict = wordHit(words, text, i, state[2] as number, n, verdict);
+      if ((event & RARE) !== 0) {
+        const c = bytes[b] as number;
+        state[3] = special(text, i, c, classes[c] as number, state[3] as number);
+      }
+      state[0] = b + 1;
+    }
+    return (state[3] as number) | (verdict << GATE_WORDS_SHIFT);
   };
   if (words === undefined) {
     return (text: string): number => {
-      if (!inAsciiBytes(text)) return rest(text, 0, 0, 0);
+      const written = encode(text);
+      if (written < 0) return rest(text, 0, 0, 0);
+      if (written !== text.length) return fusedUtf8(text, written);
       state.fill(0);
       return restAscii(text);
     };
   }
   const limit = words.limit;
   const final = words.final;
-  /** The fused pass over an ASCII `text` whose code units are `ASCII_BYTES[0, text.length)`: words in the first `limit` units, then the gate alone. */
+  /** The fused pass over an ASCII `text` whose code units are `TEXT_BYTES[0, text.length)`: words in the first `limit` units, then the gate alone. */
   const fusedAscii = (text: string): number => {
-    const bytes = asciiBytes;
+    const bytes = textBytes;
     const classes = cls;
     const n = text.length;
     const end = n < limit ? n : limit;
@@ -306,7 +383,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     }
     return restAscii(text) | (verdict << GATE_WORDS_SHIFT);
   };
-  /** The same pass over any text, read with `charCodeAt` (a non-ASCII, short or long text). */
+  /** The same pass over any text, read with `charCodeAt` (a short text, a long one, or a non-ASCII one longer than `limit`). */
   const fusedString = (text: string): number => {
     const classes = cls;
     const runMin = runLength;
@@ -328,5 +405,12 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     }
     return (flags === GATE_FLAGS ? flags : rest(text, i, flags, run)) | (verdict << GATE_WORDS_SHIFT);
   };
-  return (text: string): number => (inAsciiBytes(text) ? fusedAscii(text) : fusedString(text));
+  return (text: string): number => {
+    const written = encode(text);
+    const n = text.length;
+    if (written === n) return fusedAscii(text);
+    // A non-ASCII text is read as bytes only when the word limit does not cut it (where code unit `limit` is among the bytes is not known).
+    if (written > 0 && n <= limit) return fusedUtf8(text, written);
+    return fusedString(text);
+  };
 }

@@ -26,7 +26,7 @@ const ALTS = [
   'do  not', 'do', 'not', "don't", 'don’t', 'dont', 'shall not', 'shall', 'under no circumstances', 'under no', 'circumstances', 'account', 'permission',
 ];
 const cased = fc.tuple(fc.constantFrom(...ALTS), fc.array(fc.boolean(), { maxLength: 24 })).map(([w, up]) => [...w].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
-const glue = fc.constantFrom(' ', '  ', '_', '-', "'", '.', ',', '\n', '\t', '0', '9', 'a', 'Z', 'é', 'ſ', '\u212a', '\u00a0', '😀', '');
+const glue = fc.constantFrom(' ', '  ', '_', '-', "'", '.', ',', '\n', '\t', '0', '9', 'a', 'Z', 'é', 'ſ', '\u212a', '\u00a0', '😀', '—', '\ud800', '中', '');
 const pad = fc.constantFrom('', 'x', ' ', 'ab cd '.repeat(11), 'x'.repeat(1990), 'a b '.repeat(497), ' '.repeat(1995), 'q '.repeat(998), 'q'.repeat(1997), 'q '.repeat(8200), 'é '.repeat(996), '😀'.repeat(997));
 const forceText = fc.tuple(pad, fc.array(fc.oneof(cased, glue, cased), { maxLength: 16 })).map(([p, xs]) => p + xs.join(''));
 
