@@ -106,21 +106,7 @@ export function buildReceipt(args: {
   delivered: Delivered[];
   omissions: Omission[];
 }): PackReceipt {
-  // Usually already in that order (the compiler lists them in node order, and merged graphs are
-  // sorted by id): one pass finds out — and counts them by reason and the pinned ones, which does
-  // not depend on their order — and the sort (which keeps equal records in place) runs only when
-  // they are not: the same array either way.
-  const given = args.omissions;
-  const byReason = Object.fromEntries(OMISSION_REASONS.map((r) => [r, 0])) as Record<OmissionReason, number>;
-  let pinnedOmitted = 0;
-  let sorted = true;
-  for (let i = 0; i < given.length; i++) {
-    const o = given[i] as Omission;
-    byReason[o.reason]++;
-    if (o.pinned) pinnedOmitted++;
-    if (sorted && i > 0 && byPackageThenId(given[i - 1] as Omission, o) > 0) sorted = false;
-  }
-  const omissions = sorted ? given.slice() : [...given].sort(byPackageThenId);
+  const omissions = [...args.omissions].sort((a, b) => cmp(a.package, b.package) || cmp(a.id, b.id));
   return {
     format: 'ctxpkg-receipt-v1',
     pack_sha256: 'sha256:' + sha256Hex(args.text),
@@ -145,8 +131,8 @@ export function buildReceipt(args: {
       delivered: args.delivered.length,
       suppressed: omissions.length,
       flagged: args.delivered.filter((d) => d.flags.length > 0).length,
-      pinned: args.delivered.filter((d) => d.section === 'pinned').length + pinnedOmitted,
-      by_reason: byReason,
+      pinned: args.delivered.filter((d) => d.section === 'pinned').length + omissions.filter((o) => o.pinned).length,
+      by_reason: countByReason(omissions),
     },
     delivered: args.delivered,
     omissions,
@@ -160,9 +146,4 @@ export function receiptText(receipt: PackReceipt): string {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The receipt's order of omissions: by package, then id. */
-function byPackageThenId(a: Omission, b: Omission): number {
-  return a.package === b.package ? cmp(a.id, b.id) : cmp(a.package, b.package);
 }
