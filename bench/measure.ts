@@ -153,6 +153,15 @@ export function instructionLine(label: string, r: InstructionRatio | undefined, 
 }
 
 /**
+ * V8 flags of every counted child (`cgCommands`; a bench counting its own commands adds them
+ * too): `--predictable` runs the compilers and the GC on the main thread with a fixed hash seed.
+ * Without it, callgrind's serialized threads count whatever the helper threads do while they
+ * wait, and a cold 50k-node render measured 6.4 G and 17.6 G instructions above its base in two
+ * runs of the same build; with it, 3.24 G and 3.37 G (2026-12-07).
+ */
+export const PREDICTABLE: readonly string[] = ['--predictable'];
+
+/**
  * The `--cg <mode>` argument of a bench script re-run by `cgCommands`, or undefined in a normal
  * run. Modes are bench-defined (`base`, `floor`, `subject`, or several subjects).
  */
@@ -164,9 +173,9 @@ export function cgMode(): string | undefined {
 /**
  * The commands that re-run `script` (a bench's run.ts, through tsx with the source condition)
  * in `--cg <mode>` mode for each of `modes` (default base `base`, floor `floor`), with `extra`
- * arguments after the mode.
+ * arguments after the mode, under `PREDICTABLE`.
  */
 export function cgCommands(script: string, modes: { subject: string; floor?: string; base?: string }, extra: string[] = []): { base: Cmd; floor: Cmd; subject: Cmd } {
-  const mk = (mode: string): Cmd => ({ cmd: process.execPath, args: ['--conditions=source', '--import', 'tsx', script, '--cg', mode, ...extra] });
+  const mk = (mode: string): Cmd => ({ cmd: process.execPath, args: [...PREDICTABLE, '--conditions=source', '--import', 'tsx', script, '--cg', mode, ...extra] });
   return { base: mk(modes.base ?? 'base'), floor: mk(modes.floor ?? 'floor'), subject: mk(modes.subject) };
 }

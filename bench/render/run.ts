@@ -45,7 +45,7 @@ import type { McpState } from '../../packages/cli/src/mcp/state.js';
 import { makeGraph, makeQueries } from './graph.js';
 import { printCorpusRatio } from './ratio.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
-import { callgrindOn, cgCommands, cgMode, childrenCpuMs, fmtInstr, instructionLine, instructionRatio, instructions, type InstructionRatio } from '../measure.js';
+import { callgrindOn, cgCommands, cgMode, childrenCpuMs, fmtInstr, instructionLine, instructionRatio, instructions, PREDICTABLE, type InstructionRatio } from '../measure.js';
 import { makeProject, writeGraphText } from '../../packages/cli/src/targets/__tests__/harness.js';
 
 // Smoke mode (bench/smoke.ts): 200 nodes, one render run, 30 queries, whatever the env says.
@@ -215,8 +215,8 @@ function processRow(n: number, cg: boolean): void {
         `= ${(m(sb, 'ms') / m(fl, 'ms')).toFixed(2)}× wall, ${(m(sb, 'cpu') / m(fl, 'cpu')).toFixed(2)}× cpu (${PROCESS_RUNS} interleaved pairs, median)`,
     );
     if (cg) {
-      const a = instructions(floor);
-      const b = instructions(subject);
+      const a = instructions({ ...floor, args: [...PREDICTABLE, ...floor.args] });
+      const b = instructions({ ...subject, args: [...PREDICTABLE, ...subject.args] });
       console.log(`        instructions (callgrind, whole process): ctxpkg render ${fmtInstr(b)}, floor ${fmtInstr(a)} = ${(b / a).toFixed(2)}×; above the floor ${fmtInstr(b - a)}`);
     }
   } finally {
