@@ -194,7 +194,6 @@ function asPiece(it: RenderItem, p: Piece | undefined): void {
 /** Section index (into `SECTIONS`) of each candidate. */
 const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
-
 /**
  * Compile a context pack. Deterministic: the same graph (in any node/edge order), policy,
  * budget, `now`, format, focus and workspace contents give byte-identical text and receipt.
