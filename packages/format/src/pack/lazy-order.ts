@@ -60,12 +60,21 @@ export function packedKey(pinned: number, force: number, big: number, rank: numb
  * (the selection's heaps compare ~300k pairs of a 50k-node graph).
  */
 export function handleComparator(k: CandidateKeys): (a: number, b: number) => number {
-  const { nodes, activation, pos, packed } = k;
+  const packed = k.packed;
   if (packed === undefined) return handleComparatorGeneric(k);
+  const rest = lastKeys(k);
   return (a, b) => {
     const ca = packed[a] as number;
     const cb = packed[b] as number;
     if (ca !== cb) return ca - cb;
+    return rest(a, b);
+  };
+}
+
+/** The keys after the type rank, shared by both comparators: activation (higher first), position in the file, package, id. */
+function lastKeys(k: CandidateKeys): (a: number, b: number) => number {
+  const { nodes, activation, pos } = k;
+  return (a, b) => {
     const aa = activation[a] as number;
     const ab = activation[b] as number;
     if (aa !== ab) return ab - aa;
@@ -81,7 +90,8 @@ export function handleComparator(k: CandidateKeys): (a: number, b: number) => nu
 
 /** `handleComparator` without its packed keys: every key read in turn (any focus scores and priorities). */
 export function handleComparatorGeneric(k: CandidateKeys): (a: number, b: number) => number {
-  const { nodes, pinned, focus, priority, force, big, rank, activation, pos } = k;
+  const { pinned, focus, priority, force, big, rank } = k;
+  const rest = lastKeys(k);
   return (a, b) => {
     if (pinned[a] !== pinned[b]) return pinned[a] ? -1 : 1;
     const fa = focus[a] as number;
@@ -95,16 +105,7 @@ export function handleComparatorGeneric(k: CandidateKeys): (a: number, b: number
     const ra = rank[a] as number;
     const rb = rank[b] as number;
     if (ra !== rb) return ra - rb;
-    const aa = activation[a] as number;
-    const ab = activation[b] as number;
-    if (aa !== ab) return ab - aa;
-    const la = pos[a] as number;
-    const lb = pos[b] as number;
-    if (la !== lb) return la - lb;
-    const na = nodes[a] as MergedNode;
-    const nb = nodes[b] as MergedNode;
-    if (na.package !== nb.package) return na.package < nb.package ? -1 : 1;
-    return na.id < nb.id ? -1 : na.id > nb.id ? 1 : 0;
+    return rest(a, b);
   };
 }
 
