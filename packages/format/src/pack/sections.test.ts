@@ -90,22 +90,29 @@ function referenceResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes: 
   };
 }
 
+/** The random outlines of the two resolver properties: 14 nodes (each a section or not), links among them and two dangling ends (14, 15). */
+const OUTLINE_IDS = Array.from({ length: 14 }, (_, i) => `@a/p#n${i}`);
+const outlineName = (i: number): string => (i < 14 ? (OUTLINE_IDS[i] as string) : `@a/p#dangling${i}`);
+const outlineSections = fc.array(fc.boolean(), { minLength: 14, maxLength: 14 });
+const outlineLinks = fc.array(fc.record({ from: fc.nat({ max: 15 }), to: fc.nat({ max: 15 }), type: fc.constantFrom('contains', 'contains', 'contains', 'followed_by') }), { maxLength: 30 });
+function outlineGraph(isSection: readonly boolean[], links: ReadonlyArray<{ from: number; to: number; type: string }>): MergedGraph {
+  const nodes = OUTLINE_IDS.map((id, i) => node('@a/p', id.slice(5), { type: isSection[i] ? 'section' : 'fact', content: `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
+  return graph(nodes, links.map((l) => ({ from: outlineName(l.from), to: outlineName(l.to), type: l.type })));
+}
+
 describe('sectionPathResolver against the rule written plainly', () => {
   it('the same heading path for every node, in any order of asking, with several parents, cycles and dangling ends', () => {
-    const ids = Array.from({ length: 14 }, (_, i) => `@a/p#n${i}`);
     fc.assert(
       fc.property(
-        fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
-        fc.array(fc.record({ from: fc.nat({ max: 15 }), to: fc.nat({ max: 15 }), type: fc.constantFrom('contains', 'contains', 'contains', 'followed_by') }), { maxLength: 30 }),
+        outlineSections,
+        outlineLinks,
         fc.array(fc.nat({ max: 15 }), { maxLength: 20 }),
         (isSection, links, asks) => {
-          const name = (i: number): string => (i < 14 ? (ids[i] as string) : `@a/p#dangling${i}`);
-          const nodes = ids.map((id, i) => node('@a/p', id.slice(5), { type: isSection[i] ? 'section' : 'fact', content: `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
-          const g = graph(nodes, links.map((l) => ({ from: name(l.from), to: name(l.to), type: l.type })));
+          const g = outlineGraph(isSection, links);
           const scopes = computeScopes(g);
           const fast = sectionPathResolver(g, scopes);
           const ref = referenceResolver(g, scopes);
-          for (const a of [...asks, ...ids.map((_, i) => i)]) expect(fast(name(a))).toEqual(ref(name(a)));
+          for (const a of [...asks, ...OUTLINE_IDS.map((_, i) => i)]) expect(fast(outlineName(a))).toEqual(ref(outlineName(a)));
         },
       ),
       { numRuns: 1000 },
@@ -205,26 +212,23 @@ describe('sectionPathResolver does not depend on the order of asking (hostile gr
   const titles = (r: readonly SectionRef[]): string[] => r.map((s) => s.title);
 
   it('the same path for every node, in any two orders of asking (cycles, several parents, dangling ends)', () => {
-    const ids = Array.from({ length: 14 }, (_, i) => `@a/p#n${i}`);
     fc.assert(
       fc.property(
-        fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
-        fc.array(fc.record({ from: fc.nat({ max: 15 }), to: fc.nat({ max: 15 }), type: fc.constantFrom('contains', 'contains', 'contains', 'followed_by') }), { maxLength: 30 }),
+        outlineSections,
+        outlineLinks,
         fc.array(fc.nat({ max: 15 }), { maxLength: 20 }),
         fc.array(fc.nat({ max: 15 }), { maxLength: 20 }),
         (isSection, links, asksA, asksB) => {
-          const name = (i: number): string => (i < 14 ? (ids[i] as string) : `@a/p#dangling${i}`);
-          const nodes = ids.map((id, i) => node('@a/p', id.slice(5), { type: isSection[i] ? 'section' : 'fact', content: `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
-          const g = graph(nodes, links.map((l) => ({ from: name(l.from), to: name(l.to), type: l.type })));
+          const g = outlineGraph(isSection, links);
           const scopes = computeScopes(g);
           const a = sectionPathResolver(g, scopes);
           const b = sectionPathResolver(g, scopes);
-          for (const x of asksA) a(name(x));
-          for (const x of asksB) b(name(x));
+          for (const x of asksA) a(outlineName(x));
+          for (const x of asksB) b(outlineName(x));
           const ref = referenceResolver(g, scopes);
           for (let i = 0; i < 16; i++) {
-            expect(a(name(i))).toEqual(b(name(i)));
-            expect(a(name(i))).toEqual(ref(name(i)));
+            expect(a(outlineName(i))).toEqual(b(outlineName(i)));
+            expect(a(outlineName(i))).toEqual(ref(outlineName(i)));
           }
         },
       ),
