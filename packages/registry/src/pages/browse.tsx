@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * Home, search results and namespace pages. They show only what the store answers through the
  * viewer's visibility filter, so for a viewer who may not see a private package each of these

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * Small pieces shared by several pages: dates, type badges, search snippets, package rows.
  * Every value shown is a JSX child or attribute, so Hono escapes it.

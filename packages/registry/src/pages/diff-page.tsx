@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * The version diff page: nodes changed, added and removed between two versions (diff.ts), with a
  * word diff of each changed node's text. The page is kept to about `DIFF_BUDGET` bytes: entries

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * The graph page: a server-drawn SVG of a version's knowledge graph (layout: graph-layout.ts),
  * inline in the page so that every node is a plain link to its node page. Colours come from the

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * The frame every page shares (header with search and login state, footer), the response
  * headers of every page, and the one "not found" page.

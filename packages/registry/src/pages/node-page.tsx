@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * The node page: one node of one version — its full text, where it sits (file, lines, heading
  * path), its metadata, and its edges in both directions, each linking to the node at the other end.

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * The package page: one version of a package — install command (for a yanked version: the notice
  * and the latest version's command instead), description, versions, declared

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
 /**
  * The registry's pages for people (spec/registry.md §15), server-rendered under `/ui`:
  *
