@@ -63,6 +63,38 @@ export function corpusGraph(files: readonly CorpusFile[]): MergedGraph {
   return mergeGraphs(inputs).graph;
 }
 
+/**
+ * A graph shaped like real packages, at least `n` nodes: the merged corpus graph (`corpusGraph`)
+ * copied under other package names (`@corpus/<folder>-<k>`, k = 000, 001, …) until it has `n`
+ * nodes, ordered as a merge orders them (nodes by id, edges by their ends' positions, then type).
+ * Real headings, sections, scopes, lists and source-ordered edges — what the synthetic bench
+ * graph (graph.ts) lacks. Copies, not a merge of hundreds of inputs: built in well under a second.
+ */
+export function corpusShapedGraph(files: readonly CorpusFile[], n: number): MergedGraph {
+  const base = corpusGraph(files);
+  const copies = Math.max(1, Math.ceil(n / Math.max(1, base.nodes.length)));
+  const rename = (pkg: string, k: number): string => `${pkg}-${String(k).padStart(3, '0')}`;
+  const renameId = (id: string, k: number): string => {
+    const hash = id.indexOf('#');
+    return rename(id.slice(0, hash), k) + id.slice(hash);
+  };
+  const nodes: MergedGraph['nodes'] = [];
+  const edges: MergedGraph['edges'] = [];
+  const inputs: MergedGraph['inputs'] = [];
+  for (let k = 0; k < copies; k++) {
+    for (const i of base.inputs) inputs.push({ ...i, package: rename(i.package, k) });
+    for (const node of base.nodes) nodes.push({ ...node, id: renameId(node.id, k), package: rename(node.package, k) });
+    for (const e of base.edges) edges.push({ ...e, from: renameId(e.from, k), to: renameId(e.to, k), packages: e.packages.map((p) => rename(p, k)) });
+  }
+  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  nodes.sort((a, b) => cmp(a.id, b.id));
+  inputs.sort((a, b) => cmp(a.package, b.package));
+  const rank = new Map(nodes.map((node, i) => [node.id, i]));
+  edges.sort((a, b) => (rank.get(a.from) as number) - (rank.get(b.from) as number) || (rank.get(a.to) as number) - (rank.get(b.to) as number) || cmp(a.type, b.type));
+  if (base.conflicts.length > 0) throw new Error('bench: corpusShapedGraph does not rename conflicts (the corpus had none)');
+  return { format: base.format, inputs, nodes, edges, conflicts: [] };
+}
+
 /** A workspace reader over the corpus files (for freshness): path inside any package → text. */
 export function corpusReader(files: readonly CorpusFile[]): (path: string) => string | null {
   const m = new Map(files.map((f) => [f.path, f.text]));

@@ -15,6 +15,9 @@
  *            `ctxpkg render` process does: screening incl. the secret scan of every node, order,
  *            budget, render, receipt with ~50k omission hashes. Targets (issue 16 item 3):
  *            < 350 ms (median, quiet machine) and ≤ 2× the floor (under load).
+ *   render cold, corpus-shaped  the same on a graph of BENCH_NODES nodes shaped like real
+ *            packages (the corpus packages copied under other names, `corpus.ts`), against the
+ *            floor over that graph; no target (the target graph is the synthetic one).
  *   render warm  the same on a graph already screened and hashed in this process (the memo
  *            per graph, `node-facts.ts`): what the MCP server's `render_pack` pays.
  *   receipt  `receiptText` of the cold render's receipt (written by `ctxpkg render`; no target).
@@ -43,7 +46,8 @@ import { buildSearchIndex, compilePack, defaultPackPolicy, defaultSyncPolicy, re
 import { searchContext } from '../../packages/cli/src/mcp/tools.js';
 import type { McpState } from '../../packages/cli/src/mcp/state.js';
 import { makeGraph, makeQueries } from './graph.js';
-import { printCorpusRatio } from './ratio.js';
+import { printCorpusRatio, sharedDir } from './ratio.js';
+import { corpusDir, corpusFiles, corpusShapedGraph } from './corpus.js';
 import { sized, smokeBanner, verdict } from '../smoke.js';
 import { callgrindOn, cgCommands, cgMode, childrenCpuMs, fmtInstr, instructionLine, instructionRatio, instructions, PREDICTABLE, type InstructionRatio } from '../measure.js';
 import { makeProject, writeGraphText } from '../../packages/cli/src/targets/__tests__/harness.js';
@@ -145,6 +149,7 @@ if (callgrindOn()) {
   cgRender = instructionRatio(cgCommands(fileURLToPath(import.meta.url), { subject: 'render' }, [file]));
 }
 console.log(`        ${instructionLine('cold render', cgRender, `target ≤ 2× → ${cgRender && Number.isFinite(cgRender.ratio) ? verdict(cgRender.ratio <= 2, 'PASS', 'FAIL') : 'n/a'}`)}`);
+corpusRow();
 console.log(`render warm (same nodes, memo hit):          ${stats(warm)}  (cpu median ${f(q(warmCpu, 0.5))} ms)`);
 console.log(`receipt (receiptText, ${last!.receipt.omissions.length} omissions):      ${stats(receipts)}`);
 console.log(`        pack ${last!.bytes} bytes, delivered ${last!.receipt.counts.delivered}, omitted ${last!.receipt.counts.suppressed}`);
@@ -177,6 +182,38 @@ console.log(
 );
 for (const [kind, xs] of [...byKind].sort()) {
   console.log(`        ${kind.padEnd(7)} ${String(xs.length).padStart(4)} queries: p50 ${f(q(xs, 0.5))} ms  p99 ${f(q(xs, 0.99))}  max ${f(Math.max(...xs))}`);
+}
+
+/**
+ * The cold render of a graph shaped like real packages (`corpus.ts` `corpusShapedGraph`: the
+ * corpus packages copied under other names to NODES nodes — headings, sections, scopes, lists),
+ * against the same floor over that graph, interleaved. No target: the target row is the
+ * synthetic graph's; this row shows how far real-shaped packages are from it.
+ */
+function corpusRow(): void {
+  const dir = corpusDir(sharedDir());
+  if (dir === undefined) {
+    console.log(`render cold, corpus-shaped: skipped (${join(sharedDir(), 'corpus')} is absent; set CTXPKG_SHARED_DIR)`);
+    return;
+  }
+  const cg = corpusShapedGraph(corpusFiles(dir), NODES);
+  const ctext = JSON.stringify(cg);
+  floorOf(cg);
+  render(JSON.parse(ctext) as MergedGraph);
+  const fl: number[] = [];
+  const ms: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    fl.push(time(() => floorOf(cg)).ms);
+    const fresh = JSON.parse(ctext) as MergedGraph;
+    const c = time(() => render(fresh));
+    ms.push(c.ms);
+    cpu.push(c.cpu);
+  }
+  console.log(
+    `render cold, corpus-shaped (${cg.nodes.length} nodes, ${cg.inputs?.length ?? 0} packages): ${stats(ms)}  = ${(q(ms, 0.5) / q(fl, 0.5)).toFixed(2)}× its floor (median ${f(q(fl, 0.5))} ms); ` +
+      `cpu median ${f(q(cpu, 0.5))} ms — no target (real-shaped packages against the synthetic target graph)`,
+  );
 }
 
 /**
