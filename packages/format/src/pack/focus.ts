@@ -64,36 +64,42 @@ interface HeadingEntry {
  */
 export class HeadingIndex {
   private readonly entries: HeadingEntry[] = [];
-  private readonly byId = new Map<string, HeadingEntry>();
-  /** Per suffix length k: how many sections end with each k-title key. Built on demand. */
-  private readonly suffixCounts = new Map<number, Map<string, number>>();
+  /** Position in `entries` of each section id (the last entry of an id given twice, as before). */
+  private readonly indexOf = new Map<string, number>();
+  /**
+   * Per entry (same positions as `entries`), the number of its shortest heading-path end that no
+   * other entry ends with (`unique`, below): built on the first `label` call. Undefined before.
+   */
+  private uniqueEnd: Int32Array | undefined;
   private readonly labels = new Map<string, string | null>();
 
   constructor(graph: Pick<MergedGraph, 'nodes'>, sectionsOf: (id: string) => readonly SectionRef[]) {
+    // The key and words of each section id, from the first title seen for it (as an enclosing
+    // section: its redacted title; as itself: its content's first line).
     const keyMemo = new Map<string, { key: string; words: string }>();
-    const norm = (id: string, title: string): { key: string; words: string } => {
-      let m = keyMemo.get(id);
-      if (!m) {
-        const words = visibleWords(title.slice(0, MAX_TITLE));
-        m = { key: words.map((w) => w.toLowerCase()).join(' '), words: words.join(' ') };
-        keyMemo.set(id, m);
-      }
-      return m;
+    const norm = (title: string): { key: string; words: string } => {
+      const words = visibleWords(title.slice(0, MAX_TITLE));
+      return { key: words.map((w) => w.toLowerCase()).join(' '), words: words.join(' ') };
     };
-    for (const n of graph.nodes) {
+    const nodes = graph.nodes;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i] as MergedNode;
       if (n.type !== 'section') continue;
-      const path = [...sectionsOf(n.id).map((s) => ({ id: s.id, title: s.title })), { id: n.id, title: (n.content.split('\n', 1)[0] ?? '').trim() }];
+      const path = sectionsOf(n.id);
       const keys: string[] = [];
       const words: string[] = [];
-      for (const s of path) {
-        const m = norm(s.id, s.title);
+      for (let j = 0; j <= path.length; j++) {
+        const s = path[j];
+        const id = s === undefined ? n.id : s.id;
+        let m = keyMemo.get(id);
+        if (m === undefined) keyMemo.set(id, (m = norm(s === undefined ? (n.content.split('\n', 1)[0] ?? '').trim() : s.title)));
         if (m.key === '') continue;
         keys.push(m.key);
         words.push(m.words);
       }
       const e: HeadingEntry = { id: n.id, package: n.package, keys, words };
+      this.indexOf.set(n.id, this.entries.length);
       this.entries.push(e);
-      this.byId.set(n.id, e);
     }
   }
 
@@ -111,18 +117,57 @@ export class HeadingIndex {
     return out;
   }
 
-  private countsFor(k: number): Map<string, number> {
-    let m = this.suffixCounts.get(k);
-    if (!m) {
-      m = new Map();
-      for (const e of this.entries) {
-        if (e.keys.length < k) continue;
-        const key = e.keys.slice(e.keys.length - k).join('\u0000');
-        m.set(key, (m.get(key) ?? 0) + 1);
+  /**
+   * For every entry, the smallest k (1 … its number of keys) such that no other entry's heading
+   * path ends with the same k keys — its number of keys when none is unique. Linear in the total
+   * length of the paths: every end of a path is numbered by interning (key number, number of the
+   * end one shorter) as one integer, so no joined string is built or hashed per end (was: a map of
+   * joined ends per length, and a joined string per length tried per label — seconds on graphs
+   * with tens of thousands of repeated headings). Exact: two ends get the same number iff they
+   * are the same keys in the same order.
+   */
+  private unique(): Int32Array {
+    if (this.uniqueEnd) return this.uniqueEnd;
+    const entries = this.entries;
+    const keyNo = new Map<string, number>();
+    // Ends numbered 1, 2, …: `pair` maps (key number, shorter end's number) to an end's number;
+    // `count[n]` is how many entries end with end n.
+    const pair = new Map<number | string, number>();
+    const count: number[] = [0];
+    // Key and end numbers are below the total path length + 1 (`span`): `kn · span + end` is an
+    // exact double while span² < 2^53 (any real graph); beyond that the pair is a string key.
+    let span = 1;
+    for (let j = 0; j < entries.length; j++) span += (entries[j] as HeadingEntry).keys.length;
+    const exact = span * span < Number.MAX_SAFE_INTEGER;
+    const ends: Int32Array[] = new Array(entries.length);
+    for (let j = 0; j < entries.length; j++) {
+      const keys = (entries[j] as HeadingEntry).keys;
+      const mine = new Int32Array(keys.length);
+      let end = 0;
+      for (let k = 1; k <= keys.length; k++) {
+        const key = keys[keys.length - k] as string;
+        let kn = keyNo.get(key);
+        if (kn === undefined) keyNo.set(key, (kn = keyNo.size));
+        const pk = exact ? kn * span + end : `${kn},${end}`;
+        let next = pair.get(pk);
+        if (next === undefined) {
+          pair.set(pk, (next = count.length));
+          count.push(0);
+        }
+        end = next;
+        count[end]++;
+        mine[k - 1] = end;
       }
-      this.suffixCounts.set(k, m);
+      ends[j] = mine;
     }
-    return m;
+    const out = new Int32Array(entries.length);
+    for (let j = 0; j < entries.length; j++) {
+      const mine = ends[j] as Int32Array;
+      let k = 1;
+      while (k < mine.length && (count[mine[k - 1] as number] as number) > 1) k++;
+      out[j] = k;
+    }
+    return (this.uniqueEnd = out);
   }
 
   /**
@@ -136,11 +181,11 @@ export class HeadingIndex {
   label(id: string): string | undefined {
     const known = this.labels.get(id);
     if (known !== undefined) return known ?? undefined;
-    const e = this.byId.get(id);
+    const j = this.indexOf.get(id);
+    const e = j === undefined ? undefined : this.entries[j];
     let out: string | null = null;
     if (e && e.keys.length > 0) {
-      let k = 1;
-      while (k < e.keys.length && (this.countsFor(k).get(e.keys.slice(e.keys.length - k).join('\u0000')) ?? 0) > 1) k++;
+      const k = this.unique()[j as number] as number;
       const text = e.words.slice(e.words.length - k).join(' > ');
       if (text.length <= MAX_LABEL && !looksLikeMarker(text) && !hasInvisible(text)) out = text;
     }
