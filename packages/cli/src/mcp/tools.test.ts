@@ -69,6 +69,24 @@ describe('MCP tools', () => {
     expect(plain.indexOf('- Never push to main.')).toBeGreaterThan(plain.indexOf('--- BEGIN UNTRUSTED CONTEXT'));
   });
 
+  it('get_section of a section whose heading holds a secret: the header and heading_path show it redacted, as the items\' headers do', () => {
+    const secret = 'AKIAIOSFODNN7EXAMPLQ';
+    const sg = mgraph(
+      [
+        mnode('@own/rules', 'AGENTS.md', { type: 'section', content: `Deploy with key ${secret}`, file_path: 'AGENTS.md', line_start: 1, line_end: 9 }),
+        mnode('@own/rules', 'AGENTS.md:~a', { type: 'gotcha', content: '- Rotate it yearly.', file_path: 'AGENTS.md', line_start: 3, line_end: 3 }),
+      ],
+      [{ from: '@own/rules#AGENTS.md', to: '@own/rules#AGENTS.md:~a', type: 'contains' }],
+    );
+    const r = getSection(state(sg, '2025-01-01T00:00:00Z'), { section: '@own/rules#AGENTS.md' });
+    expect(r.text).not.toContain(secret);
+    expect(JSON.stringify(r.structured)).not.toContain(secret);
+    expect(r.text).toContain('# ctxpkg section: Deploy with key [REDACTED:aws_access_key_id]');
+    expect((r.structured.section as { heading_path: string[] }).heading_path).toEqual(['Deploy with key [REDACTED:aws_access_key_id]']);
+    // The heading path as search hits show it finds the section.
+    expect(getSection(state(sg, '2025-01-01T00:00:00Z'), { path: 'Deploy with key [REDACTED:aws_access_key_id]' }).text).toContain('- Rotate it yearly.');
+  });
+
   it('get_section of a trusted package: under "Instructions from <package>@<version>" as sync writes it, no fence', () => {
     const t = getSection(state(g, '2025-01-01T00:00:00Z', ['@own/rules']), { path: 'Rules' }).text;
     expect(t).toContain('\n## Instructions from @own/rules@1.0.0\n');

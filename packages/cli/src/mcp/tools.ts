@@ -20,6 +20,7 @@ import {
   renderAnswer,
   renderMarkdown,
   searchHits,
+  sectionTitle,
   STRUCTURAL_TYPES,
   truncateUtf8,
   TRUST_LINE,
@@ -309,9 +310,11 @@ const normPath = (p: string): string =>
  * Throws `E_NOT_FOUND` (no such section) or `E_USAGE` (ambiguous: several match, listed).
  */
 export function findSection(state: McpState, q: SectionQuery): { ref: SectionRef; package: string; version: string; path: string[] } {
+  // The section's own title as its items' headers show it (secrets redacted, `sectionTitle`):
+  // written into the answer's header and `heading_path`, and matched against `path`.
   const describe = (id: string) => {
     const n = state.index.node(id)!;
-    const chain = [...state.index.sectionsOf(id), { id, title: (n.content.split('\n')[0] ?? '').trim(), scope: [], ...(n.file_path !== undefined ? { file_path: n.file_path } : {}), ...(n.line_start !== undefined ? { line_start: n.line_start } : {}), ...(n.line_end !== undefined ? { line_end: n.line_end } : {}) } as SectionRef];
+    const chain = [...state.index.sectionsOf(id), { id, title: sectionTitle(n.content), scope: [], ...(n.file_path !== undefined ? { file_path: n.file_path } : {}), ...(n.line_start !== undefined ? { line_start: n.line_start } : {}), ...(n.line_end !== undefined ? { line_end: n.line_end } : {}) } as SectionRef];
     return { ref: chain[chain.length - 1] as SectionRef, package: n.package, version: n.version, path: chain.map((s) => s.title) };
   };
   if (q.section !== undefined && q.section !== '') {

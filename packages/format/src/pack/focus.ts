@@ -26,7 +26,7 @@ import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { escapeInline, hasInvisible, looksLikeMarker, visibleWords } from './escape.js';
 import { cachedGlob, globProblem } from './glob.js';
 import { focusScore, type Focus } from './scope.js';
-import type { SectionRef } from './sections.js';
+import { sectionTitle, type SectionRef } from './sections.js';
 
 /** Characters of a title that count for heading focus and notes. */
 const MAX_TITLE = 200;
@@ -74,8 +74,8 @@ export class HeadingIndex {
   private readonly labels = new Map<string, string | null>();
 
   constructor(graph: Pick<MergedGraph, 'nodes'>, sectionsOf: (id: string) => readonly SectionRef[]) {
-    // The key and words of each section id, from the first title seen for it (as an enclosing
-    // section: its redacted title; as itself: its content's first line).
+    // The key and words of each section id, from its title as headers show it (secrets redacted:
+    // a note's label is written into the pack, and a focus names what the pack shows).
     const keyMemo = new Map<string, { key: string; words: string }>();
     const norm = (title: string): { key: string; words: string } => {
       const words = visibleWords(title.slice(0, MAX_TITLE));
@@ -92,7 +92,7 @@ export class HeadingIndex {
         const s = path[j];
         const id = s === undefined ? n.id : s.id;
         let m = keyMemo.get(id);
-        if (m === undefined) keyMemo.set(id, (m = norm(s === undefined ? (n.content.split('\n', 1)[0] ?? '').trim() : s.title)));
+        if (m === undefined) keyMemo.set(id, (m = norm(s === undefined ? sectionTitle(n.content) : s.title)));
         if (m.key === '') continue;
         keys.push(m.key);
         words.push(m.words);

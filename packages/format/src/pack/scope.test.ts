@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeBreadcrumbs, computeScopes, focusScore, globsOverlap, parseFocus } from './scope.js';
+import { computeScopes, focusScore, globsOverlap, parseFocus } from './scope.js';
+import { sectionPathResolver } from './sections.js';
 import { graph, node } from './__tests__/graph.js';
 
 describe('computeScopes', () => {
@@ -36,7 +37,7 @@ describe('computeScopes', () => {
     expect(computeScopes(h).size).toBe(0);
   });
 
-  it('builds breadcrumbs from enclosing sections', () => {
+  it('heading paths from enclosing sections (sections.ts; scope.ts had an unused copy that did not redact)', () => {
     const h = graph(
       [node('@a/x', 'r', { type: 'section', content: 'Top' }), node('@a/x', 's', { type: 'section', content: 'Testing\nmore' }), node('@a/x', 'i')],
       [
@@ -44,7 +45,7 @@ describe('computeScopes', () => {
         { from: '@a/x#s', to: '@a/x#i', type: 'contains' },
       ],
     );
-    expect(computeBreadcrumbs(h).get('@a/x#i')).toEqual(['Top', 'Testing']);
+    expect(sectionPathResolver(h, computeScopes(h))('@a/x#i').map((s) => s.title)).toEqual(['Top', 'Testing']);
   });
 });
 

@@ -85,44 +85,6 @@ export function scopeGlobIssues(graph: { nodes: ReadonlyArray<{ type: string; co
   return out;
 }
 
-/**
- * A resolver of the section path (titles of enclosing `section` nodes over `contains` edges,
- * outermost first, at most 16, each cut to 80 characters) of a qualified node id; `undefined`
- * when the node is in no section. When a node has several section parents, the smallest parent
- * id wins (deterministic).
- */
-export function breadcrumbResolver(graph: Pick<MergedGraph, 'nodes' | 'edges'>): (id: string) => string[] | undefined {
-  const byId = new Map<string, MergedGraph['nodes'][number]>();
-  for (const n of graph.nodes) if (n.type === 'section') byId.set(n.id, n);
-  const parent = new Map<string, string>();
-  for (const e of graph.edges) {
-    if (e.type !== 'contains' || byId.get(e.from)?.type !== 'section') continue;
-    const cur = parent.get(e.to);
-    if (cur === undefined || e.from < cur) parent.set(e.to, e.from);
-  }
-  return (id) => {
-    const trail: string[] = [];
-    const seen = new Set<string>([id]);
-    for (let p = parent.get(id); p !== undefined && !seen.has(p) && trail.length < 16; p = parent.get(p)) {
-      seen.add(p);
-      const title = byId.get(p)?.content.split('\n')[0]?.trim();
-      if (title) trail.unshift(title.length > 80 ? title.slice(0, 79) + '…' : title);
-    }
-    return trail.length > 0 ? trail : undefined;
-  };
-}
-
-/** Section paths of every node that has one (see `breadcrumbResolver`). */
-export function computeBreadcrumbs(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<string, string[]> {
-  const resolve = breadcrumbResolver(graph);
-  const out = new Map<string, string[]>();
-  for (const n of graph.nodes) {
-    const t = resolve(n.id);
-    if (t) out.set(n.id, t);
-  }
-  return out;
-}
-
 /** A parsed `--focus`: a path glob (compiled, glob.ts), or a free-text query (lowercased terms). */
 export type Focus =
   | {

@@ -25,6 +25,16 @@ function shown(text: string): string {
 }
 
 /**
+ * The title of a section node as every reader of headings gets it (`SectionRef.title`, the
+ * headers of a pack, focus matching and the labels of partial-section notes, focus.ts): the first
+ * line of its content, trimmed, each secret replaced by `[REDACTED:<kind>]` (spec/pack.md §3, §9).
+ */
+export function sectionTitle(content: string): string {
+  const nl = content.indexOf('\n');
+  return shown((nl < 0 ? content : content.slice(0, nl)).trim());
+}
+
+/**
  * One enclosing section of a node: its id, title (first line of its content) and provenance —
  * title and file path with their secrets redacted (`redactSecrets`), as every header shows them.
  */
@@ -173,9 +183,7 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
       // The title and path are written as headers and provenance of the section's items (never
       // screened as a node: a section is not delivered), so secrets in them are redacted here,
       // for every reader of heading paths (spec/pack.md §3, §9).
-      const c = n.content;
-      const nl = c.indexOf('\n');
-      r = { id, title: shown((nl < 0 ? c : c.slice(0, nl)).trim()), scope: (scopes !== undefined ? scopes.get(id) : scopeOf[v]) ?? [] };
+      r = { id, title: sectionTitle(n.content), scope: (scopes !== undefined ? scopes.get(id) : scopeOf[v]) ?? [] };
       if (n.file_path !== undefined) {
         if (n.file_path !== lastPath) lastShown = shown((lastPath = n.file_path));
         r.file_path = lastShown;
