@@ -3,14 +3,16 @@
  * takes a few hundred of tens of thousands of candidates, so the compiler does not sort them all:
  * each section's candidates sit in a binary heap (built in O(n)), and `at(k)` pops them into a
  * sorted prefix only as far as the selection looks — O(n + k log n) instead of O(n log n), and
- * the comparator runs on numbers in typed arrays, not on per-candidate objects.
+ * the comparator runs on numbers in typed arrays, not on per-candidate objects. A sequence also
+ * lists its handles (`members`), so the selection can walk only those whose lower bound may fit
+ * (select.ts "Bounded walk") without building the heap at all.
  *
  * Handles are indices into the `CandidateKeys` arrays. The order is the total order of
  * `order.ts` (`compareKeys`): pinned, focus, priority, force, size class, type rank, activation, position
  * in its file, package, id.
  */
 import type { MergedNode } from '../graph-types.js';
-import { leastMinBound, type OrderedSequence } from './select.js';
+import { leastMinBound, unionMembers, type OrderedSequence } from './select.js';
 
 /** Order keys of the candidates, one slot per handle. */
 export interface CandidateKeys {
@@ -110,22 +112,27 @@ export function handleComparatorGeneric(k: CandidateKeys): (a: number, b: number
 }
 
 /** A sequence of handles in the total order, materialized lazily. */
-export class LazyOrder {
-  private readonly heap: Int32Array;
+export class LazyOrder implements OrderedSequence {
+  /** The handles as given (`OrderedSequence.members`; never modified). */
+  readonly members: readonly Int32Array[];
+  private heap: Int32Array;
   private size: number;
   private readonly sorted: number[] = [];
   /** Whether the heap is built (on the first `at`: a sequence never read costs no comparisons). */
   private built = false;
 
   /**
-   * `handles` is taken over (reordered in place). `minBound`: a lower bound of the selection's
-   * `lowerBoundAt` over these handles, if the caller knows one (`OrderedSequence.minBound`).
+   * `handles` is kept as the sequence's `members` and not modified (the heap is a copy, made on
+   * the first `at`: a selection that walks the members by bound never builds it). `minBound`: a
+   * lower bound of the selection's `lowerBoundAt` over these handles, if the caller knows one
+   * (`OrderedSequence.minBound`).
    */
   constructor(
     handles: Int32Array,
     private readonly cmp: (a: number, b: number) => number,
     readonly minBound?: number,
   ) {
+    this.members = [handles];
     this.heap = handles;
     this.size = handles.length;
   }
@@ -144,6 +151,7 @@ export class LazyOrder {
   at(k: number): number {
     if (!this.built) {
       this.built = true;
+      this.heap = this.heap.slice();
       for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
     }
     while (this.sorted.length <= k && this.size > 0) this.sorted.push(this.pop());
@@ -189,6 +197,8 @@ export class MergedOrder implements OrderedSequence {
   readonly length: number;
   /** The smallest of the parts' `minBound`s (undefined when a part has none). */
   readonly minBound?: number;
+  /** The parts' members (undefined when a part lists none). */
+  readonly members?: readonly Int32Array[];
   /** Next position to read in each part. */
   private readonly cursor: Int32Array;
   /** Each part's next handle (-1: exhausted). */
@@ -208,6 +218,8 @@ export class MergedOrder implements OrderedSequence {
     const bound = leastMinBound(parts);
     this.length = n;
     if (bound !== undefined) this.minBound = bound;
+    const members = unionMembers(parts);
+    if (members !== undefined) this.members = members;
     this.cursor = new Int32Array(parts.length);
     this.head = new Int32Array(parts.length);
     this.heap = new Int32Array(parts.length);

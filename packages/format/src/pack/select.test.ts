@@ -11,7 +11,7 @@ import { LazyOrder, MergedOrder } from './lazy-order.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import type { RenderItem } from './render.js';
-import { selectWithinBudget, setSelectEarlyStop, type OrderedSequence } from './select.js';
+import { selectWithinBudget, setSelectEarlyStop, setWalkRebuildFrom, type OrderedSequence } from './select.js';
 import { SECTIONS, type SectionName } from './types.js';
 import { byteLen, graph, node, NOW } from './__tests__/graph.js';
 
@@ -146,7 +146,7 @@ describe('pinned-only packs (the AGENTS.md block) say what they selected', () =>
 
 type Row = { section: SectionName; pkg: number; size: number; slack: number; groups: readonly string[]; note?: number | undefined; after?: number | undefined; continuation: boolean; rank: number };
 
-describe('early stop (select.ts): the same selection as reading every sequence to its end', () => {
+describe('early stop and bounded walk (select.ts): the same selection as reading every sequence to its end', () => {
   const cand = fc.record({
     section: fc.constantFrom(...SECTIONS),
     pkg: fc.nat({ max: 3 }),
@@ -160,7 +160,10 @@ describe('early stop (select.ts): the same selection as reading every sequence t
   });
   // Note bytes as the Markdown renderer's (grow with the count, refunded when complete) or arbitrary
   // (0 for none and all, anything between): the stop must be exact for any of them.
-  const noteKinds = fc.constantFrom('md', 'odd');
+  // 'falling': notes that shrink steeply as members are taken, so a take can raise what the rest
+  // may cost (the bounded walk must still pass over members it left behind).
+  const noteKinds = fc.constantFrom('md', 'odd', 'falling');
+  let hideMembers = false;
   it('selected flags and total are identical, for any budget, notes, chains, groups and packages', () => {
     fc.assert(
       fc.property(fc.array(cand, { minLength: 1, maxLength: 60 }), fc.integer({ min: 40, max: 1500 }), noteKinds, fc.boolean(), fc.nat({ max: 10 }), (rows, maxBytes, kind, withFocus, loosen) => {
@@ -172,10 +175,14 @@ describe('early stop (select.ts): the same selection as reading every sequence t
         rows.forEach((r) => r.note !== undefined && members.set(`n${r.note}`, (members.get(`n${r.note}`) ?? 0) + 1));
         const noteBytes = (key: string, taken: number, of: number): number => {
           if (taken === 0 || taken === of) return 0;
+          if (kind === 'falling') return Math.max(1, 120 - 45 * taken);
           return kind === 'md' ? 40 + String(taken).length + String(of).length : ((taken * 37 + key.length * 11) % 90) + 1;
         };
         const minOf = (hs: number[]): number => Math.max(0, Math.min(...hs.map((h) => R(h).size - R(h).slack)) - loosen);
-        const seq = (hs: number[]): LazyOrder => new LazyOrder(Int32Array.from(hs), compare, minOf(hs));
+        const seq = (hs: number[]): OrderedSequence => {
+          const l = new LazyOrder(Int32Array.from(hs), compare, minOf(hs));
+          return hideMembers ? { length: l.length, at: (k) => l.at(k), minBound: l.minBound as number } : l;
+        };
         const bySection = (hs: number[]): Map<SectionName, OrderedSequence> => {
           const m = new Map<SectionName, OrderedSequence>();
           for (const s of SECTIONS) {
@@ -221,11 +228,185 @@ describe('early stop (select.ts): the same selection as reading every sequence t
         const was = setSelectEarlyStop(false);
         const full = run();
         setSelectEarlyStop(true);
+        // Sequences listing their members: the bounded walk (select.ts), its heap rebuilt whenever
+        // it may be (from size 1) and never; without members: read in order.
+        const rebuildWas = setWalkRebuildFrom(1);
         const early = run();
+        setWalkRebuildFrom(Number.POSITIVE_INFINITY);
+        const unbuilt = run();
+        setWalkRebuildFrom(rebuildWas);
+        expect(unbuilt).toEqual(full);
+        hideMembers = true;
+        const ordered = run();
+        hideMembers = false;
         setSelectEarlyStop(was);
         expect(early).toEqual(full);
+        expect(ordered).toEqual(full);
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('bounded walk (select.ts): members passed over stay passed over', () => {
+  // Notes that shrink steeply as members are taken: taking one can raise the bound a member may
+  // have and still fit, and a member the walk passed over earlier (its bound did not fit then)
+  // must not be read again — the full walk read it once, at its place; and one a rebuilt heap
+  // dropped must come back. The examples are counterexamples this property found when the walk
+  // did not do one or the other.
+  it('same picks as reading every sequence to its end', () => {
+    const rowsArb = fc.array(fc.record({ size: fc.integer({ min: 1, max: 60 }), note: fc.boolean(), sec: fc.constantFrom<SectionName>('gotchas', 'facts') }), { minLength: 2, maxLength: 8 });
+    fc.assert(
+      fc.property(rowsArb, fc.integer({ min: 30, max: 300 }), (rows, maxBytes) => {
+        const compare = (a: number, b: number): number => a - b;
+        const members = rows.filter((r) => r.note).length;
+        const run = (): ReturnType<typeof selectWithinBudget> | string => {
+          const sections = new Map<SectionName, OrderedSequence>();
+          for (const s of SECTIONS) {
+            const hs = rows.map((_, h) => h).filter((h) => rows[h]!.sec === s);
+            if (hs.length > 0) sections.set(s, new LazyOrder(Int32Array.from(hs), compare, Math.min(...hs.map((h) => rows[h]!.size))));
+          }
+          try {
+            return selectWithinBudget(
+              {
+                count: rows.length,
+                pinned: [],
+                sections,
+                compare,
+                sectionOf: (h) => rows[h]!.sec,
+                groupsAt: () => [],
+                sizeAt: (h) => rows[h]!.size,
+                lowerBoundAt: (h) => rows[h]!.size,
+                noteAt: (h) => (rows[h]!.note ? { key: 'k', members } : undefined),
+                noteBytes: (_k, t, of) => (t === 0 || t === of ? 0 : Math.max(1, 120 - 45 * t)),
+              },
+              { maxBytes, separatorSize: 1, frameSize: () => 10, weights: { pinned: 0, gotchas: 3, conventions: 3, procedures: 2, facts: 2 }, minBlockBytes: 1 },
+            );
+          } catch (e) {
+            if (isCtxpkgError(e)) return e.code;
+            throw e;
+          }
+        };
+        const was = setSelectEarlyStop(false);
+        const full = run();
+        setSelectEarlyStop(true);
+        const walked = run();
+        const rebuildWas = setWalkRebuildFrom(1);
+        const rebuilt = run();
+        setWalkRebuildFrom(rebuildWas);
+        setSelectEarlyStop(was);
+        expect(walked).toEqual(full);
+        expect(rebuilt).toEqual(full);
+      }),
+      {
+        numRuns: 3000,
+        examples: [
+          [
+            [
+              { size: 57, note: false, sec: 'facts' },
+              { size: 49, note: true, sec: 'gotchas' },
+              { size: 1, note: true, sec: 'facts' },
+              { size: 5, note: true, sec: 'gotchas' },
+              { size: 1, note: false, sec: 'gotchas' },
+              { size: 27, note: false, sec: 'gotchas' },
+            ],
+            154,
+          ],
+          // Found when a rebuilt heap did not take back the members it dropped once the bound rose again.
+          [
+            [
+              { size: 47, note: true, sec: 'gotchas' },
+              { size: 46, note: false, sec: 'gotchas' },
+              { size: 19, note: false, sec: 'facts' },
+              { size: 3, note: true, sec: 'gotchas' },
+              { size: 55, note: true, sec: 'gotchas' },
+              { size: 24, note: false, sec: 'facts' },
+              { size: 1, note: false, sec: 'facts' },
+              { size: 4, note: false, sec: 'facts' },
+            ],
+            215,
+          ],
+        ],
+      },
+    );
+  });
+});
+
+/** A random merged graph for the compile-level property below: packages, files, heading sections, list nodes. */
+const compileCase = fc.record({
+  packages: fc.integer({ min: 1, max: 4 }),
+  nodes: fc.array(
+    fc.record({
+      pkg: fc.nat({ max: 3 }),
+      file: fc.constantFrom('AGENTS.md', 'docs/b.md', ''),
+      type: fc.constantFrom('gotcha', 'convention', 'procedure', 'fact', 'decision', 'section', 'section'),
+      // Prose, list items, CR/LF mixes, non-ASCII; a few long lead-in + list texts (list nodes).
+      content: fc.oneof(
+        fc.string({ unit: fc.constantFrom('a', 'b ', 'é', '€', '😀', '\r', '\n', '\r\n', '- ', '1. ', '# ', 'security ', 'never ') as fc.Arbitrary<string>, minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 2, max: 9 }).map((k) => ['Lead-in:', '', ...Array.from({ length: k }, (_, i) => `- item ${i} ${'x'.repeat(20 + ((i * 13) % 50))}`)].join('\n')),
+      ),
+      activation: fc.constantFrom(0, 0.5, 1),
+      pinned: fc.constantFrom(false, false, false, false, true),
+    }),
+    { minLength: 1, maxLength: 45 },
+  ),
+  maxBytes: fc.integer({ min: 200, max: 5000 }),
+  trusted: fc.subarray([0, 1, 2, 3]),
+  focus: fc.constantFrom(undefined, undefined, undefined, 'security', 'item', 'docs/**'),
+  priorities: fc.boolean(),
+});
+
+describe('bounded walk (select.ts): compilePack gives the same pack as reading every sequence to its end', () => {
+  it('text and receipt identical — packages, files, heading sections, list nodes, pins, focus, priorities, trusted packages', () => {
+    fc.assert(
+      fc.property(compileCase, (c) => {
+        const pkgName = (p: number): string => `@p${p % c.packages}/pkg`;
+        const line = new Map<string, number>();
+        const section = new Map<string, string>();
+        const nodes = c.nodes.map((r, i) => {
+          const pkg = pkgName(r.pkg);
+          const at = `${pkg}\u0000${r.file}`;
+          const l = (line.get(at) ?? 0) + 1 + (i % 3);
+          line.set(at, l + 16);
+          return node(pkg, `n${i}`, { type: r.type, content: r.content, activation: r.activation, ...(r.file !== '' ? { file_path: r.file, line_start: l, line_end: l + 15 } : {}) });
+        });
+        // Each node belongs to the heading section last seen in its package and file.
+        const edges: Array<{ from: string; to: string; type: string }> = [];
+        nodes.forEach((n) => {
+          const at = `${n.package}\u0000${n.file_path ?? ''}`;
+          if (n.type === 'section') section.set(at, n.id);
+          else if (section.has(at)) edges.push({ from: section.get(at) as string, to: n.id, type: 'contains' });
+        });
+        const g = graph(nodes, edges);
+        const pins = nodes.filter((_, i) => (c.nodes[i] as { pinned: boolean }).pinned && nodes[i]!.type !== 'section').map((n) => n.id);
+        const run = (): string => {
+          try {
+            const p = compilePack({
+              graph: g,
+              maxBytes: c.maxBytes,
+              now: NOW,
+              policy: { pins, ...(c.priorities ? { priorities: { [pkgName(1)]: 2, [nodes[0]!.id]: -1 } } : {}) },
+              trusted: new Set(c.trusted.map(pkgName)),
+              ...(c.focus ? { focus: c.focus } : {}),
+            });
+            return p.text + JSON.stringify(p.receipt);
+          } catch (e) {
+            if (isCtxpkgError(e)) return e.code;
+            throw e;
+          }
+        };
+        const was = setSelectEarlyStop(false);
+        const full = run();
+        setSelectEarlyStop(true);
+        const walked = run();
+        const rebuildWas = setWalkRebuildFrom(1);
+        const rebuilt = run();
+        setWalkRebuildFrom(rebuildWas);
+        setSelectEarlyStop(was);
+        expect(walked).toBe(full);
+        expect(rebuilt).toBe(full);
+      }),
+      { numRuns: 400 },
     );
   });
 });

@@ -62,6 +62,19 @@
  * costs at least that much (its block ≥ its bound ≥ `minBound`, group headers ≥ 0), and nothing
  * changes while nothing is taken, so the rest of the pass would take nothing: stopping gives the
  * same selection as reading to the end (property test in select.test.ts).
+ *
+ * Bounded walk (exact): a sequence that lists its `members` (disjoint handle arrays, in any
+ * order) is not read in full. Each pass reads only the members whose lower bound is at most
+ * `room − separator − noteFloor` (the same floor as above) at the moment the walk reaches them,
+ * in the total order: each member array is sorted once by bound (numbers, no comparator), a
+ * member joins a small heap in the total order when the threshold first reaches its bound, and a
+ * member that joins behind the walk's position (its bound fitted only after a take refunded note
+ * bytes) is passed over, as the full walk passed it then. Every member left unread costs more
+ * than the room at the point the full walk would have read it, and reading it changes nothing
+ * (`costWithin` answers "does not fit" before any rendering), so the picks and their order are
+ * those of the full walk (property tests in select.test.ts). A 32 KiB pack of the 50k-node bench
+ * graph asks the cost of ~600 candidates instead of ~17k, and its order compares ~185k pairs
+ * instead of ~327k (the heaps of the whole sequences are never built).
  */
 import { CtxpkgError } from '../errors.js';
 import { splitBudget } from './budget.js';
@@ -76,6 +89,21 @@ export interface OrderedSequence {
    * stops reading the sequence once a candidate of this size could not fit (see "Early stop").
    */
   readonly minBound?: number;
+  /**
+   * The sequence's handles as disjoint arrays in any order (optional; never modified): with
+   * them a pass reads only the handles whose lower bound may fit (see "Bounded walk").
+   */
+  readonly members?: readonly Int32Array[];
+}
+
+/** The `members` of the union of `parts` (`undefined` when a part lists none). */
+export function unionMembers(parts: readonly OrderedSequence[]): Int32Array[] | undefined {
+  const out: Int32Array[] = [];
+  for (const p of parts) {
+    if (p.members === undefined) return undefined;
+    for (const m of p.members) out.push(m);
+  }
+  return out;
 }
 
 /**
@@ -176,6 +204,17 @@ export function setSelectEarlyStop(on: boolean): boolean {
   return was;
 }
 
+let rebuildFrom = 64;
+/**
+ * The least heap size at which a bounded walk considers rebuilding its heap (`BoundedWalk`) —
+ * for tests, which set it low so their small inputs rebuild too. Returns the previous setting.
+ */
+export function setWalkRebuildFrom(n: number): number {
+  const was = rebuildFrom;
+  rebuildFrom = n;
+  return was;
+}
+
 /**
  * The smallest of a changing set of keyed numbers (the next-member deltas of the open notes): a
  * binary min-heap with lazy deletion — `set` pushes the key's new value, `min` drops entries
@@ -234,6 +273,161 @@ class KeyedMin {
     }
     this.values[i] = lastV;
     this.keys[i] = lastK;
+  }
+}
+
+/** One member array sorted by lower bound: handles and their bounds, ascending. */
+interface ByBound {
+  handles: Int32Array;
+  bounds: Float64Array;
+}
+
+/**
+ * `handles` sorted by `bound` (ascending; equal bounds in array order): as numbers
+ * `bound · 2^21 + index` in a Float64Array, so the sort calls no comparator (exact for bounds in
+ * 0 … 2^31 − 1 and arrays below 2^21 handles; others are sorted with a comparator).
+ */
+function sortByBound(handles: Int32Array, bound: (h: number) => number): ByBound {
+  const n = handles.length;
+  const b = new Float64Array(n);
+  let plain = n < 2097152;
+  for (let j = 0; j < n; j++) {
+    const v = bound(handles[j] as number);
+    b[j] = v;
+    if (!(v >= 0 && v <= 0x7fffffff && Number.isInteger(v))) plain = false;
+  }
+  const out: ByBound = { handles: new Int32Array(n), bounds: new Float64Array(n) };
+  if (!plain) {
+    const idx = Array.from(handles, (_, j) => j).sort((x, y) => (b[x] as number) - (b[y] as number) || x - y);
+    idx.forEach((j, k) => {
+      out.handles[k] = handles[j] as number;
+      out.bounds[k] = b[j] as number;
+    });
+    return out;
+  }
+  const keys = new Float64Array(n);
+  for (let j = 0; j < n; j++) keys[j] = (b[j] as number) * 2097152 + j;
+  keys.sort();
+  for (let k = 0; k < n; k++) {
+    const key = keys[k] as number;
+    const j = key % 2097152;
+    out.handles[k] = handles[j] as number;
+    out.bounds[k] = (key - j) / 2097152;
+  }
+  return out;
+}
+
+/**
+ * A bounded walk (module docstring) over member arrays already sorted by bound: `next(t)` is the
+ * next handle in the total order, after the last one it returned, whose bound is at most `t`
+ * (-1: none). Members join a binary heap in the total order when `t` first reaches their bound;
+ * one that joins behind the walk's position, or whose bound exceeds `t` when it comes up, is
+ * passed over. When `t` has fallen so far that most of the heap's members are above it (a pass
+ * whose first takes used most of its share), the heap is rebuilt from the members at most `t`
+ * that lie ahead of the walk's position; a member dropped so joins again if `t` rises.
+ */
+class BoundedWalk {
+  private readonly at: Int32Array;
+  private readonly heap: number[] = [];
+  private admitted = Number.NEGATIVE_INFINITY;
+  private last = -1;
+
+  constructor(
+    private readonly lists: readonly ByBound[],
+    private readonly bound: (h: number) => number,
+    private readonly cmp: (a: number, b: number) => number,
+  ) {
+    this.at = new Int32Array(lists.length);
+  }
+
+  next(t: number): number {
+    if (t > this.admitted) this.admit(t);
+    else if (t < this.admitted && this.heap.length >= rebuildFrom && 2 * this.within(t) < this.heap.length) this.rebuild(t);
+    while (this.heap.length > 0) {
+      const h = this.pop();
+      if (this.last >= 0 && this.cmp(h, this.last) < 0) continue;
+      this.last = h;
+      if (this.bound(h) <= t) return h;
+    }
+    return -1;
+  }
+
+  /** Push the members whose bound is at most `t` not pushed yet. */
+  private admit(t: number): void {
+    this.admitted = t;
+    for (let i = 0; i < this.lists.length; i++) {
+      const l = this.lists[i] as ByBound;
+      let k = this.at[i] as number;
+      while (k < l.bounds.length && (l.bounds[k] as number) <= t) this.push(l.handles[k++] as number);
+      this.at[i] = k;
+    }
+  }
+
+  /** How many members pushed so far have a bound at most `t` (read ones included: an upper bound of those in the heap). */
+  private within(t: number): number {
+    let q = 0;
+    for (let i = 0; i < this.lists.length; i++) q += this.upTo((this.lists[i] as ByBound).bounds, t, this.at[i] as number);
+    return q;
+  }
+
+  /** The number of `bounds[0 … end)` at most `t` (binary search: they are ascending). */
+  private upTo(bounds: Float64Array, t: number, end: number): number {
+    let lo = 0;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((bounds[mid] as number) <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The heap anew: the members at most `t` ahead of the walk's position; the others join again when `t` reaches them. */
+  private rebuild(t: number): void {
+    this.heap.length = 0;
+    this.admitted = t;
+    for (let i = 0; i < this.lists.length; i++) {
+      const l = this.lists[i] as ByBound;
+      const k = this.upTo(l.bounds, t, this.at[i] as number);
+      for (let j = 0; j < k; j++) {
+        const h = l.handles[j] as number;
+        if (this.last < 0 || this.cmp(h, this.last) > 0) this.push(h);
+      }
+      this.at[i] = k;
+    }
+  }
+
+  private push(h: number): void {
+    const heap = this.heap;
+    let i = heap.length;
+    heap.push(h);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.cmp(heap[p] as number, h) <= 0) break;
+      heap[i] = heap[p] as number;
+      i = p;
+    }
+    heap[i] = h;
+  }
+
+  private pop(): number {
+    const heap = this.heap;
+    const top = heap[0] as number;
+    const x = heap.pop() as number;
+    const n = heap.length;
+    if (n === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && this.cmp(heap[r] as number, heap[l] as number) < 0 ? r : l;
+      if (this.cmp(heap[c] as number, x) >= 0) break;
+      heap[i] = heap[c] as number;
+      i = c;
+    }
+    heap[i] = x;
+    return top;
   }
 }
 
@@ -359,15 +553,46 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   };
   /** The most room any candidate can have in the focus and pool passes: the frame may shrink by one node's count. */
   const roomMax = (): number => o.maxBytes - total + (nb > 0 ? Math.max(0, frame(nb) - frame(nb - 1)) : 0);
+  /**
+   * The largest lower bound a candidate may have and still cost at most `room` bytes now (the
+   * early stop's floor: separator and the smallest note change, module docstring).
+   */
+  const threshold = (room: number): number => room - (blocks > 0 ? o.separatorSize : 0) - Math.min(0, openDelta.min());
+  // Member arrays sorted by bound, once each (pass 1c, 2 and 3 read the same arrays).
+  const sortedOf = new Map<Int32Array, ByBound>();
+  /**
+   * The handles a pass reads from `seq`, one per call, in the total order: `next(t)` — with `t`
+   * the pass's `threshold` at that moment — is a bounded walk over its members when the sequence
+   * lists them (module docstring), else simply its next handle (-1: the end).
+   */
+  const reader = (seq: OrderedSequence): ((t: number) => number) => {
+    const members = earlyStop && cands.lowerBoundAt ? seq.members : undefined;
+    if (members === undefined) {
+      let k = 0;
+      return () => seq.at(k++);
+    }
+    const lists = members.map((m) => {
+      let l = sortedOf.get(m);
+      if (l === undefined) sortedOf.set(m, (l = sortByBound(m, boundOf)));
+      return l;
+    });
+    const walk = new BoundedWalk(lists, boundOf, cands.compare);
+    return (t) => walk.next(t);
+  };
 
   // 1b. Focus pass.
   const focused = cands.focused;
-  for (let k = 0, h = focused && !beyond(roomMax(), focused) ? focused.at(0) : -1; h >= 0; h = beyond(roomMax(), focused) ? -1 : (focused as OrderedSequence).at(++k)) {
-    if (selected[h]) continue;
-    if (exhausted()) break;
-    const room = o.maxBytes - total - shrink(h);
-    const bytes = costWithin(h, room);
-    if (bytes !== NO && bytes <= room) take(h, bytes);
+  if (focused) {
+    const next = reader(focused);
+    while (!beyond(roomMax(), focused)) {
+      const h = next(threshold(roomMax()));
+      if (h < 0) break;
+      if (selected[h]) continue;
+      if (exhausted()) break;
+      const room = o.maxBytes - total - shrink(h);
+      const bytes = costWithin(h, room);
+      if (bytes !== NO && bytes <= room) take(h, bytes);
+    }
   }
 
   /**
@@ -383,9 +608,10 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     for (const s of present) {
       const seq = bySection.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
+      const next = reader(seq);
       // The stop test before each read: a sequence never read is never ordered (LazyOrder).
-      for (let k = 0; left >= o.minBlockBytes && !exhausted() && !beyond(left, seq); k++) {
-        const h = seq.at(k);
+      while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seq)) {
+        const h = next(threshold(left));
         if (h < 0) break;
         if (selected[h]) continue;
         const bytes = costWithin(h, left);
@@ -408,8 +634,9 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     pk.sequences.forEach((seqs, i) => {
       // The package's section shares, then what they left of its share in its total order.
       let left = sectionShares(shares[i] as number, seqs.bySection);
-      for (let k = 0; left >= o.minBlockBytes && !exhausted() && !beyond(left, seqs.all); k++) {
-        const h = seqs.all.at(k);
+      const next = reader(seqs.all);
+      while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seqs.all)) {
+        const h = next(threshold(left));
         if (h < 0) break;
         if (selected[h]) continue;
         const bytes = costWithin(h, left);
@@ -429,12 +656,17 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   const seqs = present.map((s) => cands.sections.get(s) as OrderedSequence);
   // The pool pass reads all sections: its early stop uses the smallest of their bounds.
   const poolBound = seqs.length > 0 ? leastMinBound(seqs) : undefined;
-  const pool: OrderedSequence | undefined = poolBound === undefined ? undefined : { length: 0, at: () => -1, minBound: poolBound };
-  for (let changed = true; changed; ) {
-    changed = false;
+  const poolMembers = unionMembers(seqs);
+  // Without members: the sections merged, the smallest next handle of any of them first.
+  const pool: OrderedSequence = {
+    length: 0,
+    at: () => -1,
+    ...(poolBound === undefined ? {} : { minBound: poolBound }),
+    ...(poolMembers === undefined ? {} : { members: poolMembers }),
+  };
+  const merged = (): (() => number) => {
     const cursor = seqs.map(() => 0);
-    for (;;) {
-      if (beyond(roomMax(), pool)) break;
+    return () => {
       let best = -1;
       let from = -1;
       for (let i = 0; i < seqs.length; i++) {
@@ -444,8 +676,17 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
           from = i;
         }
       }
+      if (best >= 0) cursor[from]++;
+      return best;
+    };
+  };
+  for (let changed = true; changed; ) {
+    changed = false;
+    const next = earlyStop && cands.lowerBoundAt && poolMembers !== undefined ? reader(pool) : merged();
+    for (;;) {
+      if (beyond(roomMax(), pool)) break;
+      const best = next(threshold(roomMax()));
       if (best < 0) break;
-      cursor[from]++;
       if (selected[best]) continue;
       if (exhausted()) break;
       const room = o.maxBytes - total - shrink(best);
