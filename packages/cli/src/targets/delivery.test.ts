@@ -149,6 +149,23 @@ describe('the always-on block as an agent reads it', () => {
   });
 });
 
+describe('path-scoped rule files: the frontmatter description', () => {
+  it('is written with each secret redacted (it stands outside any pack), and in full otherwise', () => {
+    const secret = 'AKIAIOSFODNN7EXAMPLQ';
+    const rule = (description: string) =>
+      `---\ndescription: ${description}\nglobs: src/db/**\nalwaysApply: false\n---\n# Database\n\n- Never edit an applied migration.\n`;
+    const delivered = (description: string) => {
+      const graph = buildGraph([{ path: '.cursor/rules/db.mdc', kind: 'cursor-rule', text: rule(description) }], { package: '@acme/db' });
+      const merged = mergeGraphs([{ package: '@acme/db', version: '1.0.0', content_hash: '0'.repeat(64), graph }]).graph;
+      return computeDelivery(project(merged, []), [agentTarget('cursor')], NOW);
+    };
+    const leaky = delivered(`Rules for migrations, deploy key ${secret}`);
+    expect(leaky.ruleSets.map((r) => r.description)).toEqual(['Rules for migrations, deploy key [REDACTED:aws_access_key_id]']);
+    expect(JSON.stringify(leaky)).not.toContain(secret);
+    expect(delivered('Rules for writing migrations').ruleSets.map((r) => r.description)).toEqual(['Rules for writing migrations']);
+  });
+});
+
 describeShared('the always-on block over real instruction files (../shared/corpus)', () => {
   /** Corpus file → package and path at its publisher (three packages, five files). */
   const SOURCES: Array<[string, string, string]> = [

@@ -27,6 +27,7 @@ import type { PackReceipt } from '@ctxpkg/format/pack/receipt';
 import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
 import { checkPins } from '@ctxpkg/format/pack/screen';
 import { alwaysOnFilter, ruleSetsOf, type RuleSet } from '@ctxpkg/format/pack/tiers';
+import { redactSecrets, surelyClean } from '@ctxpkg/format/secrets';
 import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { blockOverhead } from './blocks.js';
 import type { ProjectContext } from './context.js';
@@ -113,7 +114,9 @@ const MAX_DESCRIPTION = 500;
 
 /**
  * The description of a rule set: the content of the importer's `<file>:frontmatter:description`
- * node of its first source that has one (one line, at most `MAX_DESCRIPTION` characters).
+ * node of its first source that has one (one line, at most `MAX_DESCRIPTION` characters), each
+ * secret replaced by `[REDACTED:<kind>]` — it is written into the rule file's frontmatter, outside
+ * any pack, so it gets the redaction headers get (spec/pack.md §3).
  */
 function descriptionOf(graph: Pick<MergedGraph, 'nodes'>, set: RuleSet): string | undefined {
   const members = new Set(set.nodes);
@@ -121,7 +124,8 @@ function descriptionOf(graph: Pick<MergedGraph, 'nodes'>, set: RuleSet): string 
     const id = `${set.package}#${src}:frontmatter:description`;
     if (!members.has(id)) continue;
     const n = graph.nodes.find((x) => x.id === id);
-    const text = n?.content.replace(/\s+/g, ' ').trim();
+    const line = n?.content.replace(/\s+/g, ' ').trim();
+    const text = line === undefined || surelyClean(line) ? line : redactSecrets(line).text;
     if (text) return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
   }
   return undefined;
