@@ -895,6 +895,10 @@ export function compilePack(input: PackInput): CompiledPack {
     candidates: inScope.length,
     delivered,
     omissions,
+    // Counted here, not over the omissions again: the screening reasons (`preCounts`, with the
+    // pinned ones among them) and `nb` left out for space (never pinned: pinned nodes are not
+    // budgeted against the rest).
+    counts: { byReason: { ...preCounts, byte_budget: nb }, pinnedOmissions: pinnedOmitted },
   });
   return { text, bytes, sha256: receipt.pack_sha256, receipt, brokenPins };
 }
