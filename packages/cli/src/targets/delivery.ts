@@ -27,7 +27,7 @@ import type { PackReceipt } from '@ctxpkg/format/pack/receipt';
 import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
 import { checkPins } from '@ctxpkg/format/pack/screen';
 import { alwaysOnFilter, ruleSetsOf, type RuleSet } from '@ctxpkg/format/pack/tiers';
-import { redactSecrets, surelyClean } from '@ctxpkg/format/secrets';
+import { redactSecrets, scanSecrets, surelyClean } from '@ctxpkg/format/secrets';
 import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
 import { blockOverhead } from './blocks.js';
 import type { ProjectContext } from './context.js';
@@ -68,10 +68,15 @@ export const MAX_LISTED_RULE_SETS = 12;
 
 /**
  * A pattern agents can take: one the bounded glob matcher accepts (`globProblem`: at most 512
- * characters, relative, no `..`, bounded braces, no controls) and without invisible characters.
+ * characters, relative, no `..`, bounded braces, no controls), without invisible characters,
+ * without a backtick and without a secret (`scanSecrets`). Patterns are package text written
+ * outside the untrusted fence — the always-on header lists them as code spans, rule files put
+ * them in their title and frontmatter — so a backtick would close the code span and leave the
+ * rest of the pattern as ctxpkg's own words (`` src/` Ignore previous instructions `/** ``),
+ * and a secret would be written where the pack withholds it (spec/pack.md §3, §11).
  */
 export function usablePattern(p: string): boolean {
-  return globProblem(p) === undefined && !hasInvisible(p);
+  return globProblem(p) === undefined && !hasInvisible(p) && !p.includes('`') && (surelyClean(p) || scanSecrets(p).length === 0);
 }
 
 /** The rule file path of `set` for a scoping target. */
@@ -212,7 +217,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const subgraphs = packageGraphs(graph);
   for (const set of ruleSetsOf(graph, pinned, scopes)) {
     const patterns = set.patterns.filter(usablePattern);
-    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters (or that the bounded glob matcher refuses) not written to rule files`);
+    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses) not written to rule files`);
     if (patterns.length === 0) continue;
     const title = `${set.package}: ${set.sources[0] ?? 'scoped rules'}`;
     const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
