@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdTable } from './id-table.js';
+import { IdTable, idHash } from './id-table.js';
 
 /** The table's contract written with a `Map`: numbers in order of first insertion. */
 function reference(strings: readonly string[]): { numbers: number[]; ids: string[] } {
@@ -46,5 +46,31 @@ describe('IdTable', () => {
     ids.forEach((id, i) => expect(t.add(id)).toBe(i));
     ids.forEach((id, i) => expect(t.get(String(id))).toBe(i));
     expect(t.get('@a/p#item-5000')).toBe(-1);
+  });
+
+  it('tells apart strings whose whole hashes are equal (found by a birthday search), in any order and with repeats', () => {
+    // Distinct ids with equal `idHash`: a slot's hash matches, so only the string comparison
+    // tells them apart (a table trusting the hash would give two ids one number).
+    const seen = new Map<number, string>();
+    const pairs: Array<[string, string]> = [];
+    for (let i = 0; pairs.length < 3 && i < 2_000_000; i++) {
+      const id = `@a/p#item-${i}`;
+      const h = idHash(id);
+      const other = seen.get(h);
+      if (other !== undefined) pairs.push([other, id]);
+      else seen.set(h, id);
+    }
+    expect(pairs.length).toBe(3);
+    const colliding = pairs.flat();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...colliding, '@a/p#x', '@a/p#y'), { maxLength: 40 }), fc.nat({ max: 8 }), (adds, expected) => {
+        const t = new IdTable(expected);
+        const ref = reference(adds);
+        expect(adds.map((s) => t.add(s))).toEqual(ref.numbers);
+        expect(t.ids).toEqual(ref.ids);
+        for (const s of colliding) expect(t.get(s)).toBe(ref.ids.indexOf(s));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

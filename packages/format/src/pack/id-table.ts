@@ -16,8 +16,11 @@
 /** Probes one operation may take before the table falls back to a `Map`. */
 const MAX_PROBES = 64;
 
-/** A 32-bit hash of all UTF-16 code units of `s` (murmur3-style mixing, two units per step). */
-function hashOf(s: string): number {
+/**
+ * A 32-bit hash of all UTF-16 code units of `s` (murmur3-style mixing, two units per step): the
+ * hash `IdTable.addHashed` takes.
+ */
+export function idHash(s: string): number {
   const n = s.length;
   let h = n ^ 0x2f0b3c9d;
   let i = 0;
@@ -38,13 +41,17 @@ function hashOf(s: string): number {
 /**
  * A table numbering distinct strings 0, 1, 2, … in insertion order: `ids[k]` is the string
  * numbered `k`. Sized for `expected` strings up front (it grows when more are added).
+ *
+ * Open addressing with linear probing over one `Int32Array` of (hash, number + 1) pairs (0: an
+ * empty slot, so a new table needs no fill): a probe reads one cache line, and the string is
+ * compared only when the whole hash matches.
  */
 export class IdTable {
   /** The strings, by number. */
   readonly ids: string[] = [];
-  /** The hash of each string, by number: a probe compares it before the string (no read of a string that only shares a slot). */
-  private hashes: Int32Array;
-  private slots: Int32Array;
+  /** Slot `p` is `pairs[2p]` (the string's hash) and `pairs[2p + 1]` (its number + 1; 0 when empty). */
+  private pairs: Int32Array;
+  /** Slots − 1 (a power of two minus one). */
   private mask: number;
   /** Set once an operation probed more than `MAX_PROBES` slots: answers every call from then on. */
   private map: Map<string, number> | undefined;
@@ -55,20 +62,19 @@ export class IdTable {
     this.maxProbes = maxProbes;
     let cap = 16;
     while (cap < expected * 2) cap *= 2;
-    this.slots = new Int32Array(cap).fill(-1);
+    this.pairs = new Int32Array(cap * 2);
     this.mask = cap - 1;
-    this.hashes = new Int32Array(cap >>> 1);
   }
 
   /** The number of `id`, or -1 when it was never added. */
   get(id: string): number {
     if (this.map !== undefined) return this.map.get(id) ?? -1;
-    const { slots, mask, ids, hashes, maxProbes } = this;
-    const h = hashOf(id);
+    const { pairs, mask, ids, maxProbes } = this;
+    const h = idHash(id);
     let p = h & mask;
     for (let probes = 0; probes < maxProbes; probes++) {
-      const k = slots[p] as number;
-      if (k === -1 || (hashes[k] === h && ids[k] === id)) return k;
+      const k = (pairs[2 * p + 1] as number) - 1;
+      if (k === -1 || (pairs[2 * p] === h && ids[k] === id)) return k;
       p = (p + 1) & mask;
     }
     this.toMap();
@@ -77,47 +83,57 @@ export class IdTable {
 
   /** The number of `id`, numbering it next (`ids.length`) when it is new. */
   add(id: string): number {
-    if (this.map !== undefined) {
-      const known = this.map.get(id);
-      if (known !== undefined) return known;
-      this.map.set(id, this.ids.length);
-      this.ids.push(id);
-      return this.ids.length - 1;
-    }
-    if ((this.ids.length + 1) * 2 > this.slots.length) {
+    return this.addHashed(id, idHash(id));
+  }
+
+  /** `add(id)` for `h = idHash(id)` computed by the caller (who may hash a batch of strings first). */
+  addHashed(id: string, h: number): number {
+    if (this.map !== undefined) return this.addToMap(id);
+    if ((this.ids.length + 1) * 2 > this.mask + 1) {
       this.grow();
-      return this.add(id);
+      if (this.map !== undefined) return this.addToMap(id);
     }
-    const { slots, mask, ids, hashes, maxProbes } = this;
-    const h = hashOf(id);
+    const { pairs, mask, ids, maxProbes } = this;
     let p = h & mask;
     for (let probes = 0; probes < maxProbes; probes++) {
-      const k = slots[p] as number;
+      const k = (pairs[2 * p + 1] as number) - 1;
       if (k === -1) {
-        slots[p] = ids.length;
-        hashes[ids.length] = h;
+        pairs[2 * p] = h;
+        pairs[2 * p + 1] = ids.length + 1;
         ids.push(id);
         return ids.length - 1;
       }
-      if (hashes[k] === h && ids[k] === id) return k;
+      if (pairs[2 * p] === h && ids[k] === id) return k;
       p = (p + 1) & mask;
     }
     this.toMap();
-    return this.add(id);
+    return this.addToMap(id);
+  }
+
+  /** `add` once the table is a `Map`. */
+  private addToMap(id: string): number {
+    const map = this.map as Map<string, number>;
+    const known = map.get(id);
+    if (known !== undefined) return known;
+    map.set(id, this.ids.length);
+    this.ids.push(id);
+    return this.ids.length - 1;
   }
 
   /** Twice the slots, every string placed again by its kept hash (its number kept). */
   private grow(): void {
-    const cap = this.slots.length * 2;
-    const slots = new Int32Array(cap).fill(-1);
+    if (this.map !== undefined) return;
+    const old = this.pairs;
+    const cap = (this.mask + 1) * 2;
+    const pairs = new Int32Array(cap * 2);
     const mask = cap - 1;
-    const n = this.ids.length;
-    const hashes = new Int32Array(cap >>> 1);
-    hashes.set(this.hashes.subarray(0, n));
-    for (let k = 0; k < n; k++) {
-      let p = (hashes[k] as number) & mask;
+    for (let q = 0; q < old.length; q += 2) {
+      const k1 = old[q + 1] as number;
+      if (k1 === 0) continue;
+      const h = old[q] as number;
+      let p = h & mask;
       let probes = 0;
-      while (slots[p] !== -1 && probes < this.maxProbes) {
+      while (pairs[2 * p + 1] !== 0 && probes < this.maxProbes) {
         p = (p + 1) & mask;
         probes++;
       }
@@ -125,11 +141,11 @@ export class IdTable {
         this.toMap();
         return;
       }
-      slots[p] = k;
+      pairs[2 * p] = h;
+      pairs[2 * p + 1] = k1;
     }
-    this.slots = slots;
+    this.pairs = pairs;
     this.mask = mask;
-    this.hashes = hashes;
   }
 
   /** Moves every string into a `Map` (collisions beyond `MAX_PROBES`: ids crafted to collide). */
@@ -138,8 +154,7 @@ export class IdTable {
     const ids = this.ids;
     for (let k = 0; k < ids.length; k++) map.set(ids[k] as string, k);
     this.map = map;
-    this.slots = new Int32Array(0);
-    this.hashes = new Int32Array(0);
+    this.pairs = new Int32Array(0);
     this.mask = 0;
   }
 }

@@ -84,41 +84,37 @@ interface Outline {
   scopeOf: (v: number) => readonly string[] | undefined;
 }
 
-function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: ReadonlyMap<string, readonly string[]>): Outline {
-  const { nodes, edges } = graph;
-  let contains = 0;
-  let appliesTo = 0;
-  for (let k = 0; k < edges.length; k++) {
-    const type = (edges[k] as MergedGraph['edges'][number]).type;
-    if (type === 'contains') contains++;
-    else if (type === 'applies_to') appliesTo++;
-  }
-  // Sized for the nodes (most edge ends are node ids): a third of a table sized for every edge
-  // end, so more of it stays in cache; it grows when the edges bring more vertices.
-  const table = new IdTable(nodes.length);
-  const canon = new Int32Array(nodes.length);
-  // The section node of each node vertex (the last node of that id that is a section, as a map
-  // `id → node` filled in node order keeps): -1 when none is.
-  const sectionNode = new Int32Array(nodes.length).fill(-1);
+/**
+ * Numbers every node id in node order (`canon[i]`: the vertex of `nodes[i]`; the last `section`
+ * node of each vertex in `sectionNode`), then the ends of the `contains` edges into `from`/`to`
+ * (self-loops dropped); returns how many edges that is and how many vertices are nodes (numbered
+ * first). Ends that are no node get vertices too (a container the graph does not hold still links
+ * its contents to its own container). One function for both loops: the optimized code of the
+ * first serves the second (a cold render compiles it once).
+ *
+ * Merged graphs sort their edges by (from, to) and their nodes by id: a run of edges from one
+ * container numbers it once, and what it holds is usually the node right after it, then each the
+ * node right after the one before (an importer's ids extend their section's). Such a guess is
+ * confirmed with === (exact: the table's strings are distinct) and tried while it comes true often
+ * enough (misses ≤ 2 · hits + 64): a graph in another order wastes at most 64 comparisons.
+ */
+function numberGraph(
+  { nodes, edges }: Pick<MergedGraph, 'nodes' | 'edges'>,
+  table: IdTable,
+  canon: Int32Array,
+  sectionNode: Int32Array,
+  from: Int32Array,
+  to: Int32Array,
+): { m: number; nodeVertices: number } {
   for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i] as MergedNode;
-    const v = table.add(n.id);
+    const node = nodes[i] as MergedNode;
+    const v = table.add(node.id);
     canon[i] = v;
-    if (n.type === 'section') sectionNode[v] = i;
+    if (node.type === 'section') sectionNode[v] = i;
   }
   const nodeVertices = table.ids.length;
-  const isSection = (v: number): boolean => v < nodeVertices && (sectionNode[v] as number) >= 0;
-  // The `contains` edges by number (self-loops dropped); ends that are no node get vertices too
-  // (a container the graph does not hold still links its contents to its own container).
-  const from = new Int32Array(contains);
-  const to = new Int32Array(contains);
-  let m = 0;
-  // Merged graphs sort their edges by (from, to) and their nodes by id: a run of edges from one
-  // container numbers it once, and what it holds is usually the node right after it, then each
-  // the node right after the one before (an importer's ids extend their section's). Such a guess
-  // is confirmed with === (exact: the table's strings are distinct) and tried while it comes true
-  // often enough (misses ≤ 2 · hits + 64): a graph in another order wastes at most 64 comparisons.
   const names = table.ids;
+  let m = 0;
   let lastFrom: string | undefined;
   let lastF = -1;
   let lastT = -1;
@@ -130,29 +126,33 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
     const sameRun = e.from === lastFrom;
     const f = sameRun ? lastF : (lastF = table.add((lastFrom = e.from)));
     const guess = (sameRun ? lastT : f) + 1;
-    let t: number;
+    let t = -1;
     if (guess > 0 && guess < nodeVertices && misses <= 2 * hits + 64) {
-      if (names[guess] === e.to) {
-        t = guess;
-        hits++;
-      } else {
-        t = table.add(e.to);
-        misses++;
-      }
-    } else t = table.add(e.to);
+      // Counted without a branch of their own (a count never taken before the loop is optimized
+      // would send it back to the interpreter once taken).
+      const hit = names[guess] === e.to;
+      if (hit) t = guess;
+      hits += hit ? 1 : 0;
+      misses += hit ? 0 : 1;
+    }
+    if (t < 0) t = table.add(e.to);
     lastT = t;
     if (f === t) continue;
     from[m] = f;
     to[m] = t;
     m++;
   }
-  const scopeOf = scopes === undefined && appliesTo > 0 ? vertexScopes(graph, table, canon, from, to, m) : NO_SCOPES;
-  const ids = table.ids;
-  const vertices = ids.length;
-  // The container of each vertex: its smallest section parent, else its smallest other parent (a
-  // nested list item of an older package sits in its parent item, which sits in a section).
-  // Usually every vertex has one `contains` edge at most: then one write per edge, and only a
-  // graph where some vertex has several parents is read again with the rule.
+  return { m, nodeVertices };
+}
+
+/**
+ * The container of each of `vertices` vertices over the first `m` `contains` edges `from`/`to`
+ * (-1: none): its smallest section parent, else its smallest other parent (a nested list item of
+ * an older package sits in its parent item, which sits in a section), smallest by id (`ids`).
+ * Usually every vertex has one `contains` edge at most: then one write per edge, and only a graph
+ * where some vertex has several parents is read again with the rule.
+ */
+function parentsOf(vertices: number, from: Int32Array, to: Int32Array, m: number, ids: readonly string[], isSection: (v: number) => boolean): Int32Array {
   const parent = new Int32Array(vertices).fill(-1);
   let several = false;
   for (let k = 0; k < m; k++) {
@@ -170,6 +170,39 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
       if (cur === -1 || (fs && !isSection(cur)) || (fs === isSection(cur) && (ids[f] as string) < (ids[cur] as string))) parent[t] = f;
     }
   }
+  return parent;
+}
+
+/** How many edges are `contains` and how many `applies_to`. */
+function countEdges(edges: MergedGraph['edges']): { contains: number; appliesTo: number } {
+  let contains = 0;
+  let appliesTo = 0;
+  for (let k = 0; k < edges.length; k++) {
+    const type = (edges[k] as MergedGraph['edges'][number]).type;
+    if (type === 'contains') contains++;
+    else if (type === 'applies_to') appliesTo++;
+  }
+  return { contains, appliesTo };
+}
+
+function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: ReadonlyMap<string, readonly string[]>): Outline {
+  const { nodes, edges } = graph;
+  const { contains, appliesTo } = countEdges(edges);
+  // Sized for the nodes (most edge ends are node ids): a third of a table sized for every edge
+  // end, so more of it stays in cache; it grows when the edges bring more vertices.
+  const table = new IdTable(nodes.length);
+  const canon = new Int32Array(nodes.length);
+  // The section node of each node vertex (the last node of that id that is a section, as a map
+  // `id → node` filled in node order keeps): -1 when none is.
+  const sectionNode = new Int32Array(nodes.length).fill(-1);
+  const from = new Int32Array(contains);
+  const to = new Int32Array(contains);
+  const { m, nodeVertices } = numberGraph(graph, table, canon, sectionNode, from, to);
+  const isSection = (v: number): boolean => v < nodeVertices && (sectionNode[v] as number) >= 0;
+  const scopeOf = scopes === undefined && appliesTo > 0 ? vertexScopes(graph, table, canon, from, to, m) : NO_SCOPES;
+  const ids = table.ids;
+  const vertices = ids.length;
+  const parent = parentsOf(vertices, from, to, m, ids, isSection);
   const refs: Array<SectionRef | undefined> = [];
   // The file path last shown and how (the sections of one file come together): `shown` is a
   // function of the text, so it runs once per run of sections sharing their path.
