@@ -139,10 +139,10 @@ const lineKey = (n: MergedNode): number => (Number.isSafeInteger(n.line_start) &
  * objects (`line · 2^21 + index` in a Float64Array: exact below 2^52), then orders each run of
  * candidates on the same line by id, so the result does not depend on the input order.
  */
-function positionsInFile(live: readonly MergedNode[], hs: readonly number[], pos: Int32Array): void {
+function positionsInFile(live: readonly MergedNode[], hs: ArrayLike<number>, pos: Int32Array): void {
   const n = hs.length;
   if (n >= 1 << 21) {
-    const sorted = [...hs].sort((a, b) => lineKey(live[a] as MergedNode) - lineKey(live[b] as MergedNode) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id));
+    const sorted = Array.from(hs).sort((a, b) => lineKey(live[a] as MergedNode) - lineKey(live[b] as MergedNode) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id));
     sorted.forEach((h, i) => (pos[h] = i));
     return;
   }
@@ -213,8 +213,6 @@ export function compilePack(input: PackInput): CompiledPack {
   // No sort needed here: the total order (ending in the unique id) fixes the output order, and
   // the receipt sorts its omissions.
   const nodes = graph.nodes;
-  let structural = 0;
-  const deliverable: MergedNode[] = [];
   // Indexed loops over the graph's arrays here and below: a compilation runs once per process
   // (`ctxpkg render`), mostly before the optimizing compiler could remove a for…of iterator's
   // result objects — 50k of them per pass.
@@ -223,15 +221,14 @@ export function compilePack(input: PackInput): CompiledPack {
   // on-stack replacement, which compiles the whole function around it — compilePack with every
   // closure it inlines, once per such loop (bench:render 50k cold, one process: 4 compilations of
   // 136–201 ms each on a loaded machine, about half the process's CPU above start-up).
-  const classify = (): void => {
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i] as MergedNode;
-      if (STRUCTURAL_TYPES.has(n.type)) structural++;
-      else deliverable.push(n);
-    }
-  };
-  classify();
-  const { pinned, broken: brokenPins } = checkPins(policy.pins, graph, deliverable, input.pinTexts);
+  // Positions go into typed arrays, not arrays grown by push (a 50k-element push-grown array cost
+  // ~7× an Int32Array written by index, fresh graph, warm code).
+  // The deliverable (non-structural) nodes as a list, built only for what reads one: pins
+  // (`checkPins` reads it only when there are pins) and freshness with a workspace reader (both
+  // freshness functions return before reading it without one, or under freshness "none").
+  let deliverableList: MergedNode[] | undefined;
+  const deliverable = (): MergedNode[] => (deliverableList ??= nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type)));
+  const { pinned, broken: brokenPins } = checkPins(policy.pins, graph, policy.pins.length > 0 ? deliverable() : [], input.pinTexts);
   const builtHere = policy.freshness === 'auto' ? installedBuiltHere(graph, input.builtHere) : [];
   const focusText = input.focus?.trim() ?? '';
   const focus = focusText !== '' ? parseFocus(focusText) : undefined;
@@ -240,25 +237,39 @@ export function compilePack(input: PackInput): CompiledPack {
   const sectionsOf = structure.sectionsOf;
   // Every heading of the graph: what a focus may name, and what a partial-section note names.
   const headings = (): HeadingIndex => structure.lazy('headings', (so) => new HeadingIndex(graph, so));
-  // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position).
-  const inScope: MergedNode[] = [];
-  const inIdx: number[] = [];
-  // Deliverable items of the selected packages, and how many of them are pinned (frame §8).
+  // In-scope candidates and their positions in `nodes` (the facts memo is addressed by position):
+  // `inIdx[0 … inCount)`, and the nodes themselves in `inScope` (trimmed to `inCount` below).
+  const inIdx = new Int32Array(nodes.length);
+  let inCount = 0;
+  const inScope = new Array<MergedNode>(nodes.length);
+  // Structural nodes (receipt), deliverable items of the selected packages, and how many of them
+  // are pinned (frame §8).
+  let structural = 0;
   let itemCount = 0;
   let pinnedItems = 0;
   // Without a focus every eligible node is in scope: it goes there directly (no second pass).
   const eligible: number[] = [];
-  nodes.forEach((n, i) => {
-    if (STRUCTURAL_TYPES.has(n.type) || (onlyPackages && !onlyPackages.has(n.package)) || (input.include && !input.include(n))) return;
-    itemCount++;
-    const isPinned = pinned.size > 0 && pinned.has(n.id);
-    if (isPinned) pinnedItems++;
-    if (input.pinnedOnly && !isPinned) return;
-    if (focusText === '') {
-      inScope.push(n);
-      inIdx.push(i);
-    } else eligible.push(i);
-  });
+  const scan = (): void => {
+    const direct = focusText === '';
+    const anyPinned = pinned.size > 0;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i] as MergedNode;
+      if (STRUCTURAL_TYPES.has(n.type)) {
+        structural++;
+        continue;
+      }
+      if ((onlyPackages && !onlyPackages.has(n.package)) || (input.include && !input.include(n))) continue;
+      itemCount++;
+      const isPinned = anyPinned && pinned.has(n.id);
+      if (isPinned) pinnedItems++;
+      if (input.pinnedOnly && !isPinned) continue;
+      if (direct) {
+        inScope[inCount] = n;
+        inIdx[inCount++] = i;
+      } else eligible.push(i);
+    }
+  };
+  scan();
   // A focus selects what it names (focus.ts); the rest are not selected (E_NOT_FOUND: nothing).
   const focused =
     focusText !== ''
@@ -274,20 +285,21 @@ export function compilePack(input: PackInput): CompiledPack {
       const i = eligible[k] as number;
       const n = nodes[i] as MergedNode;
       if (focused && !focused.has(n)) continue;
-      inScope.push(n);
-      inIdx.push(i);
+      inScope[inCount] = n;
+      inIdx[inCount++] = i;
     }
   };
   if (focusText !== '') scoped();
+  inScope.length = inCount;
 
   // Screening (§3). Freshness omits only under stale "omit": then every node is checked;
   // under "flag" it only flags delivered nodes, so it is checked lazily for considered ones.
   let freshness: ScreenContext['freshness'];
   if (policy.stale === 'omit') {
-    const map = checkFreshness(deliverable, input.read, policy.freshness, builtHere);
+    const map = checkFreshness(input.read && policy.freshness !== 'none' ? deliverable() : [], input.read, policy.freshness, builtHere);
     freshness = (n) => map.get(n.id) ?? 'unchecked';
   } else {
-    freshness = freshnessResolver(deliverable, input.read, policy.freshness, builtHere);
+    freshness = freshnessResolver(input.read && policy.freshness !== 'none' ? deliverable() : [], input.read, policy.freshness, builtHere);
   }
   const facts = factsFor(graph);
   // A node's scope globs are shown with it (`applies to:`): a secret in them withholds it (§3).
@@ -369,23 +381,34 @@ export function compilePack(input: PackInput): CompiledPack {
   const packed = focus === undefined && !hasPriorities ? (keys.packed = new Float64Array(live.length)) : undefined;
   const sectionIdx = new Uint8Array(live.length);
   const perSection = new Int32Array(SECTIONS.length);
-  // Order key 7 (below): the candidates of each package and source file, gathered in this pass.
-  // Nodes of one file are usually adjacent (merged graphs are sorted by id): a run of them
-  // is grouped without building its key again.
-  const byFile = new Map<string, number[]>();
-  let run: number[] | undefined;
+  // Order key 7 (below): the source file (package and path) of each candidate by number, numbered
+  // in this pass. Nodes of one file are usually adjacent (merged graphs are sorted by id): a run of
+  // them is numbered without building its key again.
+  const fileOf = new Int32Array(live.length);
+  const fileNumber = new Map<string, number>();
+  const fileSize: number[] = [];
+  // Type rank and section index of each node type (a few distinct types: looked up once each).
+  const typeKeys = new Map<string, number>();
+  let file = -1;
   let runPkg = '';
   let runFile: string | undefined;
+  // A callback per candidate, not a loop of its own: a cold render optimizes a small function
+  // called 50k times sooner than it replaces a long-running loop (on-stack replacement), and
+  // inlines `packedKey` into it (a loop function measured +31 M instructions, callgrind, cold).
   live.forEach((n, h) => {
-    if (run !== undefined && n.package === runPkg && n.file_path === runFile) run.push(h);
-    else {
+    if (file < 0 || n.package !== runPkg || n.file_path !== runFile) {
       const k = `${n.package}\u0000${n.file_path ?? ''}`;
-      run = byFile.get(k);
-      if (run) run.push(h);
-      else byFile.set(k, (run = [h]));
+      let f = fileNumber.get(k);
+      if (f === undefined) {
+        fileNumber.set(k, (f = fileSize.length));
+        fileSize.push(0);
+      }
+      file = f;
       runPkg = n.package;
       runFile = n.file_path;
     }
+    fileOf[h] = file;
+    fileSize[file] = (fileSize[file] as number) + 1;
     const isPinned = pinned.size > 0 && pinned.has(n.id);
     const p = piece[h];
     keys.pinned[h] = isPinned ? 1 : 0;
@@ -396,18 +419,31 @@ export function compilePack(input: PackInput): CompiledPack {
     // A list node budgeted by its items is not oversize (§4 "List nodes").
     const len = n.content.length;
     keys.big[h] = p ? 0 : isOversize(len, maxBytes) ? 1 : !isOversize(len * 3, maxBytes) ? 0 : isOversize(utf8Length(n.content), maxBytes) ? 1 : 0;
-    keys.rank[h] = typeRank(n.type);
+    // rank · 8 + section index (typeRank is an integer; the section index is below 8).
+    let tk = typeKeys.get(n.type);
+    if (tk === undefined) typeKeys.set(n.type, (tk = typeRank(n.type) * 8 + SECTION_INDEX[sectionOf(n.type)]));
+    const rank = Math.floor(tk / 8);
+    keys.rank[h] = rank;
     keys.activation[h] = activation[h] as number;
-    const si = isPinned ? 0 : SECTION_INDEX[sectionOf(n.type)];
+    const si = isPinned ? 0 : tk - rank * 8;
     sectionIdx[h] = si;
     perSection[si]++;
-    if (packed) packed[h] = packedKey(keys.pinned[h] as number, keys.force[h] as number, keys.big[h] as number, keys.rank[h] as number);
+    if (packed) packed[h] = packedKey(keys.pinned[h] as number, keys.force[h] as number, keys.big[h] as number, rank);
   });
   // Order key 7: position among the candidates of the same package and source file (by first
   // line, then id), so equal items are taken from the top of every file in turn.
   // The list items of one node share its line and id: they keep their order (handles in item
-  // order, and the sort of equal keys keeps input order).
-  for (const hs of byFile.values()) positionsInFile(live, hs, keys.pos);
+  // order, and the sort of equal keys keeps input order). Each file's handles, in handle order,
+  // are a run of one array (a counting sort by file number: no array per file).
+  const byFile = (): void => {
+    const start = new Int32Array(fileSize.length + 1);
+    for (let f = 0; f < fileSize.length; f++) start[f + 1] = (start[f] as number) + (fileSize[f] as number);
+    const fill = start.slice(0, fileSize.length);
+    const grouped = new Int32Array(live.length);
+    for (let h = 0; h < live.length; h++) grouped[(fill[fileOf[h] as number] as number)++] = h;
+    for (let f = 0; f < fileSize.length; f++) positionsInFile(live, grouped.subarray(start[f] as number, start[f + 1] as number), keys.pos);
+  };
+  byFile();
   const lineOf = (h: number): number => lineKey(live[h] as MergedNode);
   const compare = handleComparator(keys);
   const pinnedOrder: number[] = [];
@@ -560,8 +596,10 @@ export function compilePack(input: PackInput): CompiledPack {
     const byPath = new Map<readonly SectionRef[], { pkg: string; slot: number }>();
     for (let h = 0; h < live.length; h++) {
       const path = sectionsAt(h);
-      const inner = path[path.length - 1];
-      if (inner === undefined) continue;
+      // Checked by length: `path[-1]` of an empty path is a named-property lookup ("-1"), not an
+      // element read (most candidates of a graph with few sections).
+      if (path.length === 0) continue;
+      const inner = path[path.length - 1] as SectionRef;
       const pkg = (live[h] as MergedNode).package;
       const seen = byPath.get(path);
       let slot: number;
