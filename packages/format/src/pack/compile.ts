@@ -191,6 +191,18 @@ function asPiece(it: RenderItem, p: Piece | undefined): void {
   }
 }
 
+let needsShortcuts = true;
+/**
+ * Turn the needs pass's shortcuts off or on — the renderer's `blockLowerBoundOf` instead of a
+ * scratch item per candidate, and groups asked only where the heading path, package, version or
+ * file changes — for tests that compare packs with and without them. Returns the previous setting.
+ */
+export function setNeedsShortcuts(on: boolean): boolean {
+  const was = needsShortcuts;
+  needsShortcuts = on;
+  return was;
+}
+
 /** Section index (into `SECTIONS`) of each candidate. */
 const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
@@ -544,19 +556,23 @@ export function compilePack(input: PackInput): CompiledPack {
   let lastVersion = '';
   let lastFile: string | undefined;
   let lastTrusted = false;
-  /** The sized groups of candidate `h`; `bare` may be given as `bareOf(h, true)` already made. */
-  const groupsAt = (h: number, bare?: RenderItem): Array<{ key: string; bytes: number }> => {
+  /** The sized groups of candidate `h`; `sections` may be given as `sectionsAt(h)` already read. */
+  const groupsAt = (h: number, sections?: readonly SectionRef[]): Array<{ key: string; bytes: number }> => {
     const known = groupsOfH[h];
     if (known) return known;
-    const it = items[h] ?? bare ?? bareOf(h, true);
     // A renderer's groups depend only on the heading path, package, version, file, trust and the
     // pack's stated scope (render.ts: package, source file and heading headers): a candidate
     // equal to the one before in all of them (the usual case, nodes come sorted by id) gets its
-    // groups without asking the renderer (whose memo key is a string built per call).
-    const trusted = it.trusted === true;
-    if (lastGroups && it.sections === lastSections && it.package === lastPackage && it.version === lastVersion && it.file_path === lastFile && trusted === lastTrusted) {
+    // groups without asking the renderer (whose memo key is a string built per call) and without
+    // an item; its trust is the one before's when the package is.
+    const n = live[h] as MergedNode;
+    const path = sections ?? sectionsAt(h);
+    const pkg = n.package;
+    const trusted = lastGroups !== undefined && pkg === lastPackage ? lastTrusted : input.trusted?.has(pkg) === true;
+    if (lastGroups && path === lastSections && pkg === lastPackage && n.version === lastVersion && n.file_path === lastFile && trusted === lastTrusted) {
       return (groupsOfH[h] = trusted ? lastGroups.plain : lastGroups.fenced);
     }
+    const it = items[h] ?? bareOf(h, true);
     const rgs = renderer.groups(it);
     let s = sized.get(rgs);
     if (!s) {
@@ -565,14 +581,16 @@ export function compilePack(input: PackInput): CompiledPack {
         if (bytes === undefined) groupBytes.set(g.key, (bytes = utf8Length(g.text)));
         return { key: g.key, bytes };
       });
-      s = { plain, fenced: fenceGroup.bytes === 0 ? plain : [fenceGroup, ...plain] };
+      // `concat`, not a spread: the spread's fast path checks the array's map, and a second map
+      // seen there deoptimized this function and the needs pass it is inlined into (--trace-deopt).
+      s = { plain, fenced: fenceGroup.bytes === 0 ? plain : [fenceGroup].concat(plain) };
       sized.set(rgs, s);
     }
     lastGroups = s;
-    lastSections = it.sections;
-    lastPackage = it.package;
-    lastVersion = it.version;
-    lastFile = it.file_path;
+    lastSections = path;
+    lastPackage = pkg;
+    lastVersion = n.version;
+    lastFile = n.file_path;
     lastTrusted = trusted;
     return (groupsOfH[h] = trusted ? s.plain : s.fenced);
   };
@@ -637,50 +655,70 @@ export function compilePack(input: PackInput): CompiledPack {
   // Pass 1c's packages: each package's non-pinned candidates and a lower bound of its need.
   let minBlock = Number.MAX_SAFE_INTEGER;
   const pkgIndex = new Map<string, number>();
-  const pkgMembers: number[][][] = [];
   const pkgNeed: number[] = [];
+  // The package index of each non-pinned candidate (-1: pinned); its members by section are
+  // gathered after the needs pass (`byPackage`), in typed arrays.
+  const pkgOf = new Int32Array(live.length).fill(-1);
   // Group headers counted in the needs (each once; the fence counted for the first package needing it).
   const needGroups = new Set<string>();
   let lastName: string | undefined;
   let lastIndex = 0;
   let lastGs: ReadonlyArray<{ key: string; bytes: number }> | undefined;
+  let prevPath: readonly SectionRef[] | undefined;
+  let prevVersion: string | undefined;
+  let prevFile: string | undefined;
   // The selection's lower bound of each candidate's block (`lowerBoundAt`), known for all of them
   // here: each sequence carries the smallest of its members' (select.ts "Early stop").
   const lowerBound = new Int32Array(live.length);
-  const pkgMin: number[][] = [];
   const needs = (): void => {
+    const boundOf = needsShortcuts ? renderer.blockLowerBoundOf : undefined;
+    const skip = needsShortcuts;
     for (let h = 0; h < live.length; h++) {
-      // One scratch item per candidate: with its heading path and scope for the selection's bound
-      // and the groups, then without them for the need and `minBlock`.
-      const it = bareOf(h, true);
-      const lb = renderer.blockLowerBound(it);
-      lowerBound[h] = lb;
-      const gs = keys.pinned[h] ? undefined : groupsAt(h, it);
-      // Without heading path or scope the item is already its bare form: the same bound (a
-      // renderer reads those lists' contents only, render.ts).
-      let b = lb;
-      if (it.sections.length > 0 || it.scope.length > 0) {
-        it.sections = NO_SECTIONS;
-        it.scope = NO_SCOPE;
-        b = renderer.blockLowerBound(it);
+      const n = live[h] as MergedNode;
+      const path = sectionsAt(h);
+      // The selection's bound (with the heading path and scope), and the bare one (without them)
+      // for the need and `minBlock`.
+      let lb: number;
+      let b: number;
+      if (boundOf !== undefined) {
+        // From the only fields the renderer's bound reads (render.ts): no scratch item.
+        const p = piece[h];
+        const text = p ? p.text : n.content;
+        lb = boundOf(text, n.file_path, path);
+        b = path.length > 0 ? boundOf(text, n.file_path, NO_SECTIONS) : lb;
+      } else {
+        // One scratch item: with its heading path and scope, then without them. Without either
+        // it is already its bare form: the same bound (a renderer reads those lists' contents
+        // only, render.ts).
+        const it = bareOf(h, true);
+        lb = renderer.blockLowerBound(it);
+        b = lb;
+        if (it.sections.length > 0 || it.scope.length > 0) {
+          it.sections = NO_SECTIONS;
+          it.scope = NO_SCOPE;
+          b = renderer.blockLowerBound(it);
+        }
       }
+      lowerBound[h] = lb;
       minBlock = Math.min(minBlock, b);
-      if (gs === undefined) continue;
-      const name = (live[h] as MergedNode).package;
+      if (keys.pinned[h]) continue;
+      const name = n.package;
+      // A candidate in the heading path, package, version and file of the one before has its
+      // groups (they depend on nothing else, `groupsAt`), whose keys are counted: groups are
+      // asked only where that changes, so this loop stays small for the optimizing compiler.
+      const gs = skip && lastGs !== undefined && path === prevPath && name === lastName && n.version === prevVersion && n.file_path === prevFile ? lastGs : groupsAt(h, path);
+      prevPath = path;
+      prevVersion = n.version;
+      prevFile = n.file_path;
       // Candidates of one package are usually adjacent: the index of the last one is reused.
       let i = name === lastName ? lastIndex : pkgIndex.get(name);
       if (i === undefined) {
-        pkgIndex.set(name, (i = pkgMembers.length));
-        pkgMembers.push(SECTIONS.map(() => []));
-        pkgMin.push(SECTIONS.map(() => Number.MAX_SAFE_INTEGER));
+        pkgIndex.set(name, (i = pkgNeed.length));
         pkgNeed.push(0);
       }
       lastName = name;
       lastIndex = i;
-      const si = sectionIdx[h] as number;
-      ((pkgMembers[i] as number[][])[si] as number[]).push(h);
-      const mins = pkgMin[i] as number[];
-      if (lb < (mins[si] as number)) mins[si] = lb;
+      pkgOf[h] = i;
       pkgNeed[i] = (pkgNeed[i] as number) + b;
       // The groups array of the candidate before (shared, `groupsAt`) has all its keys counted.
       if (gs === lastGs) continue;
@@ -694,12 +732,40 @@ export function compilePack(input: PackInput): CompiledPack {
     }
   };
   needs();
+  // Each package's non-pinned candidates by section, in handle order: slot `i · S + section` of
+  // one array (a counting sort over `pkgOf`), and the smallest bound of each slot.
+  const S = SECTIONS.length;
+  const slotStart = new Int32Array(pkgNeed.length * S + 1);
+  const slotMin = new Float64Array(pkgNeed.length * S).fill(Number.MAX_SAFE_INTEGER);
+  const slotHandles = new Int32Array(live.length);
+  // Two loops, each in a function of its own (see `classify`): an OSR compilation of the first
+  // would deoptimize on reaching the second, whose code has run no time yet.
+  const countSlots = (): void => {
+    for (let h = 0; h < live.length; h++) {
+      const i = pkgOf[h] as number;
+      if (i < 0) continue;
+      const k = i * S + (sectionIdx[h] as number);
+      slotStart[k + 1]++;
+      const lb = lowerBound[h] as number;
+      if (lb < (slotMin[k] as number)) slotMin[k] = lb;
+    }
+  };
+  const fillSlots = (): void => {
+    const next = slotStart.slice(0, slotMin.length);
+    for (let h = 0; h < live.length; h++) {
+      const i = pkgOf[h] as number;
+      if (i >= 0) slotHandles[next[i * S + (sectionIdx[h] as number)]++ as number] = h;
+    }
+  };
+  countSlots();
+  for (let k = 0; k < slotMin.length; k++) slotStart[k + 1] = (slotStart[k + 1] as number) + (slotStart[k] as number);
+  fillSlots();
   // A section of several items is taken one item at a time, and until its last one is taken it
   // carries its note: the need counts the largest note (all but one taken) once per section, so
   // a package whose share is its need can take a whole section (was: a trusted two-item section
   // lost to the note's transient bytes, list-budget.test.ts). Only pass 1c (two or more
   // packages) reads the needs.
-  if (pkgMembers.length > 1) {
+  if (pkgNeed.length > 1) {
     for (let s = 0; s < slotKey.length; s++) {
       const members = slotMembers[s] as number;
       const i = members > 1 ? pkgIndex.get(slotPackage[s] as string) : undefined;
@@ -761,9 +827,12 @@ export function compilePack(input: PackInput): CompiledPack {
   // either has ordered and no second heap over all candidates is built.
   const pkgSequences = pkgOrder.map((i) => {
     const bySection = new Map<SectionName, OrderedSequence>();
-    (pkgMembers[i] as number[][]).forEach((hs, si) => {
-      if (hs.length > 0) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(Int32Array.from(hs), compare, (pkgMin[i] as number[])[si]));
-    });
+    for (let si = 0; si < S; si++) {
+      const k = i * S + si;
+      const a = slotStart[k] as number;
+      const z = slotStart[k + 1] as number;
+      if (z > a) bySection.set(SECTIONS[si] as SectionName, new LazyOrder(slotHandles.subarray(a, z), compare, slotMin[k] as number));
+    }
     // All of the package's candidates in the total order: its section sequences merged.
     return { bySection, all: new MergedOrder([...bySection.values()], compare) };
   });

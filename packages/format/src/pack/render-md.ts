@@ -252,6 +252,64 @@ function blockLowerBound(item: RenderItem): number {
   return n + 1;
 }
 
+/** True when `text` starts as `LIST_ITEM` says, tested by character codes (no regex run per candidate). */
+function startsListItem(text: string): boolean {
+  const n = text.length;
+  if (n === 0) return false;
+  const c = text.charCodeAt(0);
+  let i = 1;
+  if (c !== 45 && c !== 42 && c !== 43) {
+    // `\d{1,9}[.)]`: one to nine ASCII digits, then `.` or `)` (ten or more digits never match).
+    let d = 0;
+    while (d < n && d < 10) {
+      const x = text.charCodeAt(d);
+      if (x < 48 || x > 57) break;
+      d++;
+    }
+    if (d === 0 || d > 9 || d >= n) return false;
+    const m = text.charCodeAt(d);
+    if (m !== 46 && m !== 41) return false;
+    i = d + 1;
+  }
+  // `(?:[ \t]|$)`: a space or tab, or the end of the text (no `m` flag).
+  if (i >= n) return true;
+  const s = text.charCodeAt(i);
+  return s === 32 || s === 9;
+}
+
+// The content the last `blockLowerBoundOf` measured (the compiler asks twice per candidate with a
+// heading path: with it and without), and what it found.
+let lastContent: string | undefined;
+let lastContentBound = 0;
+let lastListItem = false;
+
+/**
+ * `blockLowerBound` of any item with this content, file path and heading path (the only fields
+ * it reads), without an item: the same sum — content bound and newline, then the node's own
+ * provenance comment when no section of its file carries one, else the blank line unless the
+ * text starts with a list marker (`startsListItem`, `LIST_ITEM` by character codes).
+ */
+function blockLowerBoundOf(content: string, filePath: string | undefined, sections: readonly SectionRef[]): number {
+  if (content !== lastContent) {
+    lastContentBound = contentLowerBound(content);
+    lastListItem = startsListItem(content);
+    lastContent = content;
+  }
+  const n = lastContentBound + 1;
+  if (filePath) {
+    let own = true;
+    for (let i = 0; i < sections.length; i++) {
+      const s = sections[i] as SectionRef;
+      if (s.file_path === filePath && s.line_start !== undefined) {
+        own = false;
+        break;
+      }
+    }
+    if (own) return n + 11 + Math.min(filePath.length, 200);
+  }
+  return lastListItem ? n : n + 1;
+}
+
 /** The line naming the packages delivered as instructions (spec/pack.md §11 "Trust"). */
 export function instructionsLine(trusted: readonly string[]): string {
   return `The sections "Instructions from ${trusted.map((t) => escapeInline(t)).join('", "Instructions from ')}" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`;
@@ -321,6 +379,7 @@ export const renderMarkdown: Renderer = {
   groups,
   block,
   blockLowerBound,
+  blockLowerBoundOf,
   separator: '',
   partialNote,
   minBlockBytes: MIN_BLOCK,

@@ -126,6 +126,13 @@ export interface Renderer {
    * form).
    */
   blockLowerBound(item: RenderItem): number;
+  /**
+   * `blockLowerBound` from the only fields it reads (optional; a renderer whose bound depends on
+   * nothing else): for every item with this `content`, `file_path` and `sections` (by their
+   * contents) it equals `blockLowerBound(item)`, in UTF-8 bytes. The compiler then bounds all
+   * candidates without a scratch item each.
+   */
+  blockLowerBoundOf?(content: string, filePath: string | undefined, sections: readonly SectionRef[]): number;
   separator: string;
   /**
    * The note written after the last delivered item of a heading section when only `taken` of its

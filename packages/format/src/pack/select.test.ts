@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCtxpkgError } from '../errors.js';
-import { compilePack } from './compile.js';
+import { compilePack, setNeedsShortcuts } from './compile.js';
 import { LazyOrder, MergedOrder } from './lazy-order.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
@@ -83,6 +83,27 @@ describe('renderers: block lower bounds', () => {
       );
     });
   }
+
+  it('md: blockLowerBoundOf (content, file path and heading path only) equals blockLowerBound', () => {
+    // Starts that are list markers or nearly (1 … 11 digits, `.`/`)`, `-*+`, then space, tab, end or not),
+    // CR/LF mixes, non-ASCII; file paths empty, absent, long; sections of the same file with and without lines.
+    const start = fc.constantFrom('', '-', '*', '+', '- ', '*\t', '+x', '1.', '1. ', '12)', '123456789. ', '1234567890. ', '12345678901) ', '9)\t', '0.', '1.x', '.', ')', ' - ', '\r\n- ', '١. ');
+    const body = fc.string({ unit: fc.constantFrom('a', 'é', '😀', '\r', '\n', '\r\n', ' ', '-', '1', '.') as fc.Arbitrary<string>, maxLength: 30 });
+    const path = fc.constantFrom(undefined, '', 'AGENTS.md', 'docs/a.md', 'p'.repeat(230));
+    const section = fc.record({ id: fc.constantFrom('s1', 's2'), title: fc.constant('T'), scope: fc.constant([] as string[]), file_path: fc.constantFrom(undefined, 'AGENTS.md', 'docs/a.md'), line_start: fc.constantFrom(undefined, 1, 7) });
+    const boundOf = renderMarkdown.blockLowerBoundOf as NonNullable<typeof renderMarkdown.blockLowerBoundOf>;
+    fc.assert(
+      fc.property(start, body, path, fc.array(section, { maxLength: 3 }), (st, b, fp, secs) => {
+        const sections = secs.map((x) => Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined))) as unknown as RenderItem['sections'];
+        const content = st + b;
+        const it: RenderItem = { id: '@a/b#x', package: '@a/b', version: '1.0.0', local_id: 'x', type: 'fact', content, ...(fp !== undefined ? { file_path: fp } : {}), scope: [], sections, seq: 0, flags: [], disputed_with: [], section: 'facts' };
+        expect(boundOf(content, fp, sections)).toBe(renderMarkdown.blockLowerBound(it));
+        // Asked again for the same text without the heading path (the compiler's bare form).
+        expect(boundOf(content, fp, [])).toBe(renderMarkdown.blockLowerBound({ ...it, sections: [] }));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 
   it('md: the bound is tight for plain ASCII blocks', () => {
     const it: RenderItem = { id: '@a/b#x', package: '@a/b', version: '1.0.0', local_id: 'x', type: 'fact', content: 'Plain text.', file_path: 'AGENTS.md', line_start: 3, scope: [], sections: [{ id: '@a/b#AGENTS.md:top', title: 'Top', scope: [] }], seq: 0, flags: [], disputed_with: [], section: 'facts' };
@@ -356,7 +377,7 @@ const compileCase = fc.record({
   priorities: fc.boolean(),
 });
 
-describe('bounded walk (select.ts): compilePack gives the same pack as reading every sequence to its end', () => {
+describe('bounded walk (select.ts) and the needs shortcuts (compile.ts): compilePack gives the same pack as reading every sequence to its end without them', () => {
   it('text and receipt identical — packages, files, heading sections, list nodes, pins, focus, priorities, trusted packages', () => {
     fc.assert(
       fc.property(compileCase, (c) => {
@@ -396,13 +417,19 @@ describe('bounded walk (select.ts): compilePack gives the same pack as reading e
           }
         };
         const was = setSelectEarlyStop(false);
+        const shortcutsWere = setNeedsShortcuts(false);
         const full = run();
+        setNeedsShortcuts(true);
+        const shortcuts = run();
         setSelectEarlyStop(true);
         const walked = run();
         const rebuildWas = setWalkRebuildFrom(1);
         const rebuilt = run();
         setWalkRebuildFrom(rebuildWas);
+        setNeedsShortcuts(shortcutsWere);
         setSelectEarlyStop(was);
+        // The needs pass's shortcuts (compile.ts), the bounded walk and its rebuilt heap.
+        expect(shortcuts).toBe(full);
         expect(walked).toBe(full);
         expect(rebuilt).toBe(full);
       }),
