@@ -332,9 +332,13 @@ export function compilePack(input: PackInput): CompiledPack {
   const sctx: ScreenContext = { policy, nowMs: now.ms, freshness, partners: conflictPartners(graph), pinned, facts, scopeSecrets };
   const reasons: Array<OmissionReason | undefined> = new Array(inScope.length);
   const handleOf = new Int32Array(inScope.length).fill(-1);
-  const live: MergedNode[] = [];
-  const liveIdx: number[] = [];
-  const activation: number[] = [];
+  // The candidates by handle: node, position in `nodes` and effective activation — in arrays
+  // sized for every in-scope node and written by index (no growth by push; `live` is trimmed to
+  // the candidates below). List items append handles (`appendHandle`); `live.length` is the count.
+  const live: MergedNode[] = new Array<MergedNode>(inScope.length);
+  let liveIdx = new Int32Array(inScope.length);
+  let activation = new Float64Array(inScope.length);
+  let liveCount = 0;
   const mayBeLists: number[] = [];
   inScope.forEach((n, i) => {
     const decayed = decayedActivation(n, now.ms);
@@ -343,13 +347,30 @@ export function compilePack(input: PackInput): CompiledPack {
       reasons[i] = reason;
       return;
     }
-    handleOf[i] = live.length;
+    handleOf[i] = liveCount;
     // UTF-8 takes at most three bytes per UTF-16 code unit: only these may be list nodes (below).
-    if (isOversize(n.content.length * 3, maxBytes)) mayBeLists.push(live.length);
-    live.push(n);
-    liveIdx.push(inIdx[i] as number);
-    activation.push(decayed ?? (Number.isFinite(n.activation) ? n.activation : 0));
+    if (isOversize(n.content.length * 3, maxBytes)) mayBeLists.push(liveCount);
+    live[liveCount] = n;
+    liveIdx[liveCount] = inIdx[i] as number;
+    activation[liveCount++] = decayed ?? (Number.isFinite(n.activation) ? n.activation : 0);
   });
+  live.length = liveCount;
+  /** A new handle for another list item of the node of handle `like` (its position and activation). */
+  const appendHandle = (like: number): number => {
+    const h = live.length;
+    if (h >= liveIdx.length) {
+      const idx = new Int32Array(2 * h + 16);
+      idx.set(liveIdx);
+      liveIdx = idx;
+      const act = new Float64Array(2 * h + 16);
+      act.set(activation);
+      activation = act;
+    }
+    live.push(live[like] as MergedNode);
+    liveIdx[h] = liveIdx[like] as number;
+    activation[h] = activation[like] as number;
+    return h;
+  };
 
   // List nodes (spec/pack.md §4 "List nodes"): a non-pinned node with a lead-in and a list, larger
   // than an eighth of the budget, is budgeted by its list items — one candidate per item (the
@@ -368,12 +389,7 @@ export function compilePack(input: PackInput): CompiledPack {
       const lines = n.content.split('\n');
       let prev = -1;
       ranges.forEach((r, k) => {
-        const ph = k === 0 ? h : live.length;
-        if (k > 0) {
-          live.push(n);
-          liveIdx.push(liveIdx[h] as number);
-          activation.push(activation[h] as number);
-        }
+        const ph = k === 0 ? h : appendHandle(h);
         piece[ph] = { k, of: ranges.length, first: h, prev, start: r.start, end: r.end, text: lines.slice(r.start, r.end).join('\n') };
         prev = ph;
       });
