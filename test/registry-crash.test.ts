@@ -16,22 +16,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readPackage } from '@ctxpkg/format';
 import { createNamespace, createToken } from '@ctxpkg/registry';
 import { makePackage } from '../packages/registry/src/__tests__/support.js';
+import { mulberry32 } from './support/rng.js';
 import { REPO_ROOT } from './support/shared.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const TOTAL = 200;
 
 /** Deterministic delays (mulberry32), so a failing schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 let dir = '';
 let child: ChildProcess | undefined;

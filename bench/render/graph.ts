@@ -5,18 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { MergedGraph, MergedNode } from '@ctxpkg/format';
+import { mulberry32 } from '../../test/support/rng.js';
 
-/** Deterministic PRNG (mulberry32): uniform in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32, test/support/rng.ts): uniform in [0, 1). */
+export const rng = mulberry32;
 
 export const VOCAB = (
   'always never use prefer avoid cache database migration index query request response token session user admin ' +

@@ -11,18 +11,10 @@ import { createHash } from 'node:crypto';
 import type { MergedEdge, MergedGraph, MergedNode } from '../../graph-types.js';
 import type { PackInput } from '../compile.js';
 import { NOW } from './graph.js';
+import { mulberry32 } from '../../../../../test/support/rng.js';
 
-/** Deterministic PRNG (mulberry32): uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32, test/support/rng.ts): uniform in [0, 1). */
+const rng = mulberry32;
 
 const WORDS = (
   'use prefer avoid cache database index query token session user config deploy build test lint error retry ' +
