@@ -253,7 +253,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
    * array (no `charCodeAt` dispatch on the string's representation) and writes `windowSlot` out
    * as literals (an imported function is a live binding, checked at every call).
    */
-  const toEvent = (end: number, withWords: boolean): number => {
+  const toEvent = (end: number): number => {
     // `mem` (see above), its offsets written as literals (V8 does not fold module constants here).
     const m = mem;
     const runMin = runLength;
@@ -262,27 +262,42 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     let window = state[2] as number;
     let flags = state[3] as number;
     let event = 0;
-    if (withWords) {
-      for (; i < end; i++) {
-        const k = m[16384 + (m[i] as number)] as number;
-        run = (run + 1) & -(k & TOKEN);
-        if (run >= runMin) flags |= GATE_RUN;
-        window = (window << 5) | (k >>> 3);
-        event = (m[16640 + (Math.imul(window << 12, 0x9e3779b1) >>> 19)] as number) | (k & RARE);
-        if (event !== 0) break;
-      }
-    } else {
-      for (; i < end; i++) {
-        const k = m[16384 + (m[i] as number)] as number;
-        run = (run + 1) & -(k & TOKEN);
-        if (run >= runMin) flags |= GATE_RUN;
-        event = k & RARE;
-        if (event !== 0) break;
-      }
+    for (; i < end; i++) {
+      const k = m[16384 + (m[i] as number)] as number;
+      run = (run + 1) & -(k & TOKEN);
+      if (run >= runMin) flags |= GATE_RUN;
+      window = (window << 5) | (k >>> 3);
+      event = (m[16640 + (Math.imul(window << 12, 0x9e3779b1) >>> 19)] as number) | (k & RARE);
+      if (event !== 0) break;
     }
     state[0] = i;
     state[1] = run;
     state[2] = window;
+    state[3] = flags;
+    return event;
+  };
+  /**
+   * `toEvent` without the word window (the gate alone: only rare characters are events). A
+   * function of its own, not a flag of `toEvent`: each keeps its own type feedback, so neither is
+   * compiled for a loop that never ran and then thrown away (bench/render: `toEvent` was
+   * deoptimized once and compiled twice in a cold render).
+   */
+  const toRare = (end: number): number => {
+    const m = mem;
+    const runMin = runLength;
+    let i = state[0] as number;
+    let run = state[1] as number;
+    let flags = state[3] as number;
+    let event = 0;
+    for (; i < end; i++) {
+      const k = m[16384 + (m[i] as number)] as number;
+      run = (run + 1) & -(k & TOKEN);
+      if (run >= runMin) flags |= GATE_RUN;
+      event = k & RARE;
+      if (event !== 0) break;
+    }
+    state[0] = i;
+    state[1] = run;
     state[3] = flags;
     return event;
   };
@@ -292,7 +307,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     const classes = cls;
     const n = text.length;
     for (;;) {
-      const event = toEvent(n, false);
+      const event = toRare(n);
       if (event === 0) return state[3] as number;
       const i = state[0] as number;
       const c = bytes[i] as number;
@@ -387,7 +402,7 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
     clearState();
     let verdict = 0;
     for (;;) {
-      const event = toEvent(end, true);
+      const event = toEvent(end);
       if (event === 0) break;
       const i = state[0] as number;
       if ((event & 1) !== 0 && verdict < final) verdict = wordHit(words, text, i, state[2] as number, end, verdict);
