@@ -86,11 +86,26 @@ interface Outline {
 
 /**
  * Numbers every node id in node order (`canon[i]`: the vertex of `nodes[i]`; the last `section`
- * node of each vertex in `sectionNode`), then the ends of the `contains` edges into `from`/`to`
- * (self-loops dropped); returns how many edges that is and how many vertices are nodes (numbered
- * first). Ends that are no node get vertices too (a container the graph does not hold still links
- * its contents to its own container). One function for both loops: the optimized code of the
- * first serves the second (a cold render compiles it once).
+ * node of each vertex in `sectionNode`). A function of its own, as `numberEdges`: V8 optimizes
+ * a long loop by on-stack replacement, which compiles the whole function around it — with a
+ * second loop that has not run yet, that code deoptimizes on reaching it and the function is
+ * compiled again (bench/render, one cold render: numberGraph with both loops was compiled three
+ * times).
+ */
+function numberNodes(nodes: readonly MergedNode[], table: IdTable, canon: Int32Array, sectionNode: Int32Array): void {
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as MergedNode;
+    const v = table.add(node.id);
+    canon[i] = v;
+    if (node.type === 'section') sectionNode[v] = i;
+  }
+}
+
+/**
+ * Numbers the ends of the `contains` edges into `from`/`to` (self-loops dropped), after the
+ * `nodeVertices` node ids (`numberNodes`); returns how many edges that is. Ends that are no node
+ * get vertices too (a container the graph does not hold still links its contents to its own
+ * container).
  *
  * Merged graphs sort their edges by (from, to) and their nodes by id: a run of edges from one
  * container numbers it once, and what it holds is usually the node right after it, then each the
@@ -98,21 +113,7 @@ interface Outline {
  * confirmed with === (exact: the table's strings are distinct) and tried while it comes true often
  * enough (misses ≤ 2 · hits + 64): a graph in another order wastes at most 64 comparisons.
  */
-function numberGraph(
-  { nodes, edges }: Pick<MergedGraph, 'nodes' | 'edges'>,
-  table: IdTable,
-  canon: Int32Array,
-  sectionNode: Int32Array,
-  from: Int32Array,
-  to: Int32Array,
-): { m: number; nodeVertices: number } {
-  for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i] as MergedNode;
-    const v = table.add(node.id);
-    canon[i] = v;
-    if (node.type === 'section') sectionNode[v] = i;
-  }
-  const nodeVertices = table.ids.length;
+function numberEdges(edges: MergedGraph['edges'], table: IdTable, nodeVertices: number, from: Int32Array, to: Int32Array): number {
   const names = table.ids;
   let m = 0;
   let lastFrom: string | undefined;
@@ -142,7 +143,7 @@ function numberGraph(
     to[m] = t;
     m++;
   }
-  return { m, nodeVertices };
+  return m;
 }
 
 /**
@@ -188,16 +189,20 @@ function countEdges(edges: MergedGraph['edges']): { contains: number; appliesTo:
 function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: ReadonlyMap<string, readonly string[]>): Outline {
   const { nodes, edges } = graph;
   const { contains, appliesTo } = countEdges(edges);
-  // Sized for the nodes (most edge ends are node ids): a third of a table sized for every edge
-  // end, so more of it stays in cache; it grows when the edges bring more vertices.
-  const table = new IdTable(nodes.length);
+  // Sized for the nodes and one vertex per `contains` edge (most edge ends are node ids; a
+  // container the graph does not hold is a vertex of its own, ~25k of them on the bench graph):
+  // a table that grows while the edges are numbered sends their optimized loop back to the
+  // interpreter at the first growth (no type feedback for it yet) and rehashes every id.
+  const table = new IdTable(nodes.length + contains);
   const canon = new Int32Array(nodes.length);
   // The section node of each node vertex (the last node of that id that is a section, as a map
   // `id → node` filled in node order keeps): -1 when none is.
   const sectionNode = new Int32Array(nodes.length).fill(-1);
   const from = new Int32Array(contains);
   const to = new Int32Array(contains);
-  const { m, nodeVertices } = numberGraph(graph, table, canon, sectionNode, from, to);
+  numberNodes(nodes, table, canon, sectionNode);
+  const nodeVertices = table.ids.length;
+  const m = numberEdges(edges, table, nodeVertices, from, to);
   const isSection = (v: number): boolean => v < nodeVertices && (sectionNode[v] as number) >= 0;
   const scopeOf = scopes === undefined && appliesTo > 0 ? vertexScopes(graph, table, canon, from, to, m) : NO_SCOPES;
   const ids = table.ids;
