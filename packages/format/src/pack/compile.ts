@@ -797,11 +797,16 @@ export function compilePack(input: PackInput): CompiledPack {
   // Under a focus too: its candidates are what it names, and each of their sections is delivered
   // from its top. A list's items chain the same way.
   const after = new Int32Array(live.length).fill(-1);
-  const chains = (): void => {
+  // Three loops, each in a function of its own (see `countSlots`): as one function, its OSR
+  // compilation in the first loop deoptimized in the second and the next in the third (a cold
+  // render compiled it twice and ran its last loop in the interpreter).
+  const listChains = (): void => {
     for (let h = 0; h < live.length; h++) {
       const p = piece[h];
       if (p) after[h] = p.prev;
     }
+  };
+  const sectionMembers = (): Array<number[] | undefined> => {
     const bySection: Array<number[] | undefined> = new Array(slotKey.length);
     for (let h = 0; h < live.length; h++) {
       const slot = noteSlot[h] as number;
@@ -810,19 +815,26 @@ export function compilePack(input: PackInput): CompiledPack {
       if (list) list.push(h);
       else bySection[slot] = [h];
     }
+    return bySection;
+  };
+  const sectionChains = (bySection: Array<number[] | undefined>): void => {
     const lineAt = (h: number): number => lineOf(h) + (piece[h]?.start ?? 0);
-    for (const hs of bySection) {
+    for (let s = 0; s < bySection.length; s++) {
+      const hs = bySection[s];
       if (hs === undefined) continue;
       hs.sort((a, b) => lineAt(a) - lineAt(b) || cmp((live[a] as MergedNode).id, (live[b] as MergedNode).id) || (piece[a]?.k ?? 0) - (piece[b]?.k ?? 0));
       let prev = -1;
-      for (const h of hs) {
+      for (let j = 0; j < hs.length; j++) {
+        const h = hs[j] as number;
         if (keys.big[h]) continue;
         after[h] = prev;
         prev = h;
       }
     }
   };
-  chains();
+  // Only list nodes have pieces (none in most packs).
+  if (piece.length > 0) listChains();
+  sectionChains(sectionMembers());
   minBlock = Math.max(renderer.minBlockBytes, live.length > 0 ? minBlock : 0);
   /** The smallest `lowerBound` of `hs`. */
   const minOf = (hs: ArrayLike<number>): number => {
