@@ -11,7 +11,7 @@ import { LazyOrder, MergedOrder } from './lazy-order.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
 import type { RenderItem } from './render.js';
-import { selectWithinBudget, setSelectEarlyStop, setWalkRebuildFrom, type OrderedSequence } from './select.js';
+import { selectWithinBudget, setSelectEarlyStop, setWalkRebuildFrom, setWalkScanFrom, type OrderedSequence } from './select.js';
 import { SECTIONS, type SectionName } from './types.js';
 import { byteLen, graph, node, NOW } from './__tests__/graph.js';
 
@@ -251,12 +251,23 @@ describe('early stop and bounded walk (select.ts): the same selection as reading
         setSelectEarlyStop(true);
         // Sequences listing their members: the bounded walk (select.ts), its heap rebuilt whenever
         // it may be (from size 1) and never; without members: read in order.
+        const scanWas = setWalkScanFrom(Number.POSITIVE_INFINITY);
         const rebuildWas = setWalkRebuildFrom(1);
         const early = run();
         setWalkRebuildFrom(Number.POSITIVE_INFINITY);
         const unbuilt = run();
         setWalkRebuildFrom(rebuildWas);
+        // Reading in order when any member fits the pass's first threshold, or a tenth, a quarter, half, three quarters of them.
+        setWalkScanFrom(0);
+        const scanned = run();
+        const switched = [0.1, 0.25, 0.5, 0.75].map((share) => {
+          setWalkScanFrom(share);
+          return run();
+        });
+        setWalkScanFrom(scanWas);
         expect(unbuilt).toEqual(full);
+        expect(scanned).toEqual(full);
+        for (const s of switched) expect(s).toEqual(full);
         hideMembers = true;
         const ordered = run();
         hideMembers = false;
@@ -311,13 +322,21 @@ describe('bounded walk (select.ts): members passed over stay passed over', () =>
         const was = setSelectEarlyStop(false);
         const full = run();
         setSelectEarlyStop(true);
+        const scanWas = setWalkScanFrom(Number.POSITIVE_INFINITY);
         const walked = run();
         const rebuildWas = setWalkRebuildFrom(1);
         const rebuilt = run();
         setWalkRebuildFrom(rebuildWas);
+        // Reading in order when a share of the members fits the pass's first threshold.
+        const switched = [0.1, 0.25, 0.5, 0.75].map((share) => {
+          setWalkScanFrom(share);
+          return run();
+        });
+        setWalkScanFrom(scanWas);
         setSelectEarlyStop(was);
         expect(walked).toEqual(full);
         expect(rebuilt).toEqual(full);
+        for (const s of switched) expect(s).toEqual(full);
       }),
       {
         numRuns: 3000,
@@ -422,16 +441,25 @@ describe('bounded walk (select.ts) and the needs shortcuts (compile.ts): compile
         setNeedsShortcuts(true);
         const shortcuts = run();
         setSelectEarlyStop(true);
+        const scanWas = setWalkScanFrom(Number.POSITIVE_INFINITY);
         const walked = run();
         const rebuildWas = setWalkRebuildFrom(1);
         const rebuilt = run();
         setWalkRebuildFrom(rebuildWas);
+        setWalkScanFrom(0);
+        const scanned = run();
+        setWalkScanFrom(0.25);
+        const switched = run();
+        setWalkScanFrom(scanWas);
         setNeedsShortcuts(shortcutsWere);
         setSelectEarlyStop(was);
-        // The needs pass's shortcuts (compile.ts), the bounded walk and its rebuilt heap.
+        // The needs pass's shortcuts (compile.ts), the bounded walk, its rebuilt heap, and reading
+        // in order instead of walking (when any member fits, or a quarter of them).
         expect(shortcuts).toBe(full);
         expect(walked).toBe(full);
         expect(rebuilt).toBe(full);
+        expect(scanned).toBe(full);
+        expect(switched).toBe(full);
       }),
       { numRuns: 400 },
     );

@@ -204,6 +204,21 @@ export function setSelectEarlyStop(on: boolean): boolean {
   return was;
 }
 
+let scanFrom = 0.5;
+/**
+ * The share of the members (0 … 1): when more than this share fits the threshold of a pool pass's
+ * first read, the pass reads the sections merged in their order instead of a bounded walk
+ * (`reader` in `selectWithinBudget`) — each repeat of the pass would push nearly all of them into
+ * a heap again, where the sections' orders are built once (a corpus-shaped 50k graph: ~71k pushes
+ * and ~2.0M comparisons a render). For tests, which set 0 (read in order when any member fits)
+ * and Infinity (always walk). Returns the previous setting.
+ */
+export function setWalkScanFrom(share: number): number {
+  const was = scanFrom;
+  scanFrom = share;
+  return was;
+}
+
 let rebuildFrom = 64;
 /**
  * The least heap size at which a bounded walk considers rebuilding its heap (`BoundedWalk`) —
@@ -331,11 +346,15 @@ class BoundedWalk {
   private readonly heap: number[] = [];
   private admitted = Number.NEGATIVE_INFINITY;
   private last = -1;
+  /** Every member's bound, ascending (`within`; built on first use). */
+  private allBounds: Float64Array | undefined;
 
   constructor(
     private readonly lists: readonly ByBound[],
     private readonly bound: (h: number) => number,
     private readonly cmp: (a: number, b: number) => number,
+    /** Every member's bound, ascending, when the caller keeps it for these lists (else built here on first use). */
+    private readonly every?: () => Float64Array,
   ) {
     this.at = new Int32Array(lists.length);
   }
@@ -363,11 +382,44 @@ class BoundedWalk {
     }
   }
 
-  /** How many members pushed so far have a bound at most `t` (read ones included: an upper bound of those in the heap). */
+  /**
+   * How many members pushed so far have a bound at most `t` (read ones included: an upper bound of
+   * those in the heap), for `t` below `admitted`. Every list's pushed members are exactly those with
+   * a bound at most `admitted` (`admit` and `rebuild` both leave `at[i]` there), so these are all
+   * the members with a bound at most `t`: one binary search in every member's bound, sorted once
+   * when first asked (was a search per list per call — a pool walk over ~3,000 heading sections
+   * of a corpus-shaped graph made ~10^8 list visits per render).
+   */
   private within(t: number): number {
-    let q = 0;
-    for (let i = 0; i < this.lists.length; i++) q += this.upTo((this.lists[i] as ByBound).bounds, t, this.at[i] as number);
-    return q;
+    return this.upTo(this.everyBound(), t, this.everyBound().length);
+  }
+
+  /**
+   * The number of members whose bound is at most `t` when `t` is above every threshold the walk
+   * has had (a `next(t)` would push the ones among them not pushed yet); 0 otherwise.
+   */
+  admitting(t: number): number {
+    if (t <= this.admitted) return 0;
+    const all = this.everyBound();
+    return this.upTo(all, t, all.length);
+  }
+
+  private everyBound(): Float64Array {
+    let all = this.allBounds;
+    if (all === undefined && this.every !== undefined) all = this.allBounds = this.every();
+    if (all === undefined) {
+      let n = 0;
+      for (const l of this.lists) n += l.bounds.length;
+      all = new Float64Array(n);
+      n = 0;
+      for (const l of this.lists) {
+        all.set(l.bounds, n);
+        n += l.bounds.length;
+      }
+      all.sort();
+      this.allBounds = all;
+    }
+    return all;
   }
 
   /** The number of `bounds[0 … end)` at most `t` (binary search: they are ascending). */
@@ -560,12 +612,14 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   const threshold = (room: number): number => room - (blocks > 0 ? o.separatorSize : 0) - Math.min(0, openDelta.min());
   // Member arrays sorted by bound, once each (pass 1c, 2 and 3 read the same arrays).
   const sortedOf = new Map<Int32Array, ByBound>();
+  // Every member's bound of a sequence, ascending (a walk's `admitting`), once per member set.
+  const everyOf = new Map<readonly Int32Array[], Float64Array>();
   /**
    * The handles a pass reads from `seq`, one per call, in the total order: `next(t)` — with `t`
    * the pass's `threshold` at that moment — is a bounded walk over its members when the sequence
    * lists them (module docstring), else simply its next handle (-1: the end).
    */
-  const reader = (seq: OrderedSequence): ((t: number) => number) => {
+  const reader = (seq: OrderedSequence, inOrder?: () => () => number): ((t: number) => number) => {
     const members = earlyStop && cands.lowerBoundAt ? seq.members : undefined;
     if (members === undefined) {
       let k = 0;
@@ -576,8 +630,35 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       if (l === undefined) sortedOf.set(m, (l = sortByBound(m, boundOf)));
       return l;
     });
-    const walk = new BoundedWalk(lists, boundOf, cands.compare);
-    return (t) => walk.next(t);
+    const walk = new BoundedWalk(lists, boundOf, cands.compare, () => {
+      let all = everyOf.get(members);
+      if (all === undefined) {
+        let n = 0;
+        for (const l of lists) n += l.bounds.length;
+        all = new Float64Array(n);
+        n = 0;
+        for (const l of lists) {
+          all.set(l.bounds, n);
+          n += l.bounds.length;
+        }
+        all.sort();
+        everyOf.set(members, all);
+      }
+      return all;
+    });
+    let count = 0;
+    for (const l of lists) count += l.handles.length;
+    if (inOrder === undefined) return (t) => walk.next(t);
+    // A pass given the sequence's order (the pool pass, which repeats over every section) decides
+    // at its first read, when its threshold is at its highest but for note refunds: when most
+    // members fit, it reads in that order instead — the same handles the walk would return, and
+    // the ones it would pass over, which cost more than the room. The sections' orders are built
+    // once (a LazyOrder keeps its prefix), where each walk would push them all into a heap again.
+    let read: ((t: number) => number) | undefined;
+    return (t) => {
+      if (read === undefined) read = walk.admitting(t) > scanFrom * count ? inOrder() : (x) => walk.next(x);
+      return read(t);
+    };
   };
 
   // 1b. Focus pass.
@@ -682,7 +763,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   };
   for (let changed = true; changed; ) {
     changed = false;
-    const next = earlyStop && cands.lowerBoundAt && poolMembers !== undefined ? reader(pool) : merged();
+    const next = earlyStop && cands.lowerBoundAt && poolMembers !== undefined ? reader(pool, merged) : merged();
     for (;;) {
       if (beyond(roomMax(), pool)) break;
       const best = next(threshold(roomMax()));
