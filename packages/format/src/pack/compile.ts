@@ -625,40 +625,6 @@ export function compilePack(input: PackInput): CompiledPack {
   const slotSection: string[] = [];
   const slotPackage: string[] = [];
   const slotOf = new Map<string, number>();
-  const noteSlots = (): void => {
-    // The slot of the package last seen with each heading path (usually its only one).
-    const byPath = new Map<readonly SectionRef[], { pkg: string; slot: number }>();
-    for (let h = 0; h < live.length; h++) {
-      const path = sectionsAt(h);
-      // Checked by length: `path[-1]` of an empty path is a named-property lookup ("-1"), not an
-      // element read (most candidates of a graph with few sections).
-      if (path.length === 0) continue;
-      const inner = path[path.length - 1] as SectionRef;
-      const pkg = (live[h] as MergedNode).package;
-      const seen = byPath.get(path);
-      let slot: number;
-      if (seen !== undefined && seen.pkg === pkg) slot = seen.slot;
-      else {
-        const key = `${pkg}\u0000${inner.id}`;
-        let s = slotOf.get(key);
-        if (s === undefined) {
-          slotOf.set(key, (s = slotKey.length));
-          slotKey.push(key);
-          slotMembers.push(0);
-          slotSection.push(inner.id);
-          slotPackage.push(pkg);
-        }
-        slot = s;
-        if (seen !== undefined) {
-          seen.pkg = pkg;
-          seen.slot = s;
-        } else byPath.set(path, { pkg, slot: s });
-      }
-      noteSlot[h] = slot;
-      slotMembers[slot]++;
-    }
-  };
-  if (renderer.partialNote) noteSlots();
   /** The note key of candidate `h` (undefined: in no heading section). */
   const noteKeyAt = (h: number): string | undefined => {
     const s = noteSlot[h] as number;
@@ -686,12 +652,45 @@ export function compilePack(input: PackInput): CompiledPack {
   // The selection's lower bound of each candidate's block (`lowerBoundAt`), known for all of them
   // here: each sequence carries the smallest of its members' (select.ts "Early stop").
   const lowerBound = new Int32Array(live.length);
+  // One pass: note slots (above) and needs. Each candidate's heading path is read once, and a
+  // cold render compiles one loop instead of two that both inline the heading-path lookup (was
+  // `noteSlots`, its own pass: 24 M instructions of TurboFan for its OSR compilation).
   const needs = (): void => {
     const boundOf = needsShortcuts ? renderer.blockLowerBoundOf : undefined;
     const skip = needsShortcuts;
+    const notes = renderer.partialNote !== undefined;
+    // The slot of the package last seen with each heading path (usually its only one).
+    const byPath = new Map<readonly SectionRef[], { pkg: string; slot: number }>();
     for (let h = 0; h < live.length; h++) {
       const n = live[h] as MergedNode;
       const path = sectionsAt(h);
+      // Checked by length: `path[-1]` of an empty path is a named-property lookup ("-1"), not an
+      // element read (most candidates of a graph with few sections).
+      if (notes && path.length > 0) {
+        const pkg = n.package;
+        const seen = byPath.get(path);
+        let slot: number;
+        if (seen !== undefined && seen.pkg === pkg) slot = seen.slot;
+        else {
+          const inner = path[path.length - 1] as SectionRef;
+          const key = `${pkg}\u0000${inner.id}`;
+          let s = slotOf.get(key);
+          if (s === undefined) {
+            slotOf.set(key, (s = slotKey.length));
+            slotKey.push(key);
+            slotMembers.push(0);
+            slotSection.push(inner.id);
+            slotPackage.push(pkg);
+          }
+          slot = s;
+          if (seen !== undefined) {
+            seen.pkg = pkg;
+            seen.slot = s;
+          } else byPath.set(path, { pkg, slot: s });
+        }
+        noteSlot[h] = slot;
+        slotMembers[slot]++;
+      }
       // The selection's bound (with the heading path and scope), and the bare one (without them)
       // for the need and `minBlock`.
       let lb: number;
