@@ -17,7 +17,7 @@ import { factsFor } from './node-facts.js';
 import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
 import { listPieces } from './passage.js';
 import { defaultPackPolicy } from './policy.js';
-import { buildReceipt, contentHash, countByReason, omissionOf, type PackReceipt } from './receipt.js';
+import { buildReceipt, contentHash, countByReason, OmissionTable, type PackReceipt } from './receipt.js';
 import { compareOutput, type FrameInfo, type RenderItem, type Renderer } from './render.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-md.js';
@@ -27,7 +27,7 @@ import { graphStructure, sequenceResolver, type SectionRef } from './sections.js
 import { checkPins, conflictPartners, omissionReason, screenNode, secretKindsOf, type BrokenPin, type ScreenContext } from './screen.js';
 import { scanSecrets, secretKinds, surelyClean, type SecretFinding } from '../secrets.js';
 import { selectWithinBudget, type OrderedSequence } from './select.js';
-import { SECTIONS, type Delivered, type Omission, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
+import { SECTIONS, type Delivered, type OmissionReason, type PackFormat, type PackPolicy, type SectionName, type WorkspaceReader } from './types.js';
 
 const NO_KINDS: readonly string[] = Object.freeze([]);
 const NO_FINDINGS: readonly SecretFinding[] = Object.freeze([]);
@@ -906,8 +906,9 @@ export function compilePack(input: PackInput): CompiledPack {
     },
   );
 
-  // Omissions in input order (screening reasons and byte_budget alike).
-  const omissions: Omission[] = [];
+  // Omissions in input order (screening reasons and byte_budget alike), as rows of a table (no
+  // object per omitted node: the receipt builds its records when they are read).
+  const omissions = new OmissionTable(inScope.length);
   let nb = 0;
   const omit = (): void => {
     for (let i = 0; i < inScope.length; i++) {
@@ -915,11 +916,11 @@ export function compilePack(input: PackInput): CompiledPack {
       if (reason !== undefined) {
         const n = inScope[i] as MergedNode;
         const at = inIdx[i] as number;
-        omissions.push(omissionOf(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHash(at), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined));
+        omissions.add(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHex(at), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined);
       } else if (!selected[handleOf[i] as number]) {
         nb++;
         // A candidate passed every screening check, so its facts entry is current.
-        omissions.push(omissionOf(inScope[i] as MergedNode, 'byte_budget', false, facts.omissionHashOfCurrent(inIdx[i] as number)));
+        omissions.add(inScope[i] as MergedNode, 'byte_budget', false, facts.omissionHexOfCurrent(inIdx[i] as number));
       }
     }
   };

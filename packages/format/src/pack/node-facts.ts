@@ -93,6 +93,7 @@ export class NodeFacts {
   private readonly kinds: Array<readonly string[] | undefined>;
   /** 1 when the content itself (not only the metadata) has a finding. */
   private readonly contentSecret: Uint8Array;
+  /** Hex SHA-256 of the content, and of the redacted content (no `sha256:` prefix: added when read). */
   private readonly hash: Array<string | undefined>;
   private readonly redacted: Array<string | undefined>;
   /** `forceOf(content)` and the content it was computed from (`undefined`: not computed yet). */
@@ -161,7 +162,7 @@ export class NodeFacts {
   /** `sha256:<hex>` of the content of `nodes[i]` as UTF-8 (spec/pack.md §10). */
   contentHash(i: number): string {
     const n = this.at(i);
-    return (this.hash[i] ??= 'sha256:' + sha256Hex(n.content));
+    return 'sha256:' + (this.hash[i] ??= sha256Hex(n.content));
   }
 
   /**
@@ -170,9 +171,14 @@ export class NodeFacts {
    * so a receipt can never confirm a guessed secret (spec/pack.md §3, §10).
    */
   omissionHash(i: number): string {
+    return 'sha256:' + this.omissionHex(i);
+  }
+
+  /** `omissionHash(i)` without its `sha256:` prefix: 64 lowercase hex digits. */
+  omissionHex(i: number): string {
     const n = this.at(i);
-    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= 'sha256:' + sha256Hex(n.content));
-    return (this.redacted[i] ??= 'sha256:' + sha256Hex(redactSecrets(n.content).text));
+    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= sha256Hex(n.content));
+    return (this.redacted[i] ??= sha256Hex(redactSecrets(n.content).text));
   }
 
   /**
@@ -184,10 +190,18 @@ export class NodeFacts {
    * node's object when ~50k are omitted (bench/render).
    */
   omissionHashOfCurrent(i: number): string {
+    return 'sha256:' + this.omissionHexOfCurrent(i);
+  }
+
+  /**
+   * `omissionHashOfCurrent(i)` without its `sha256:` prefix (64 lowercase hex digits): what the
+   * pack compiler keeps per omission (`OmissionTable`), so no prefixed string is built per node.
+   */
+  omissionHexOfCurrent(i: number): string {
     const content = this.content[i];
-    if (content === undefined || this.kinds[i] === undefined) return this.omissionHash(i);
-    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= 'sha256:' + sha256Hex(content));
-    return (this.redacted[i] ??= 'sha256:' + sha256Hex(redactSecrets(content).text));
+    if (content === undefined || this.kinds[i] === undefined) return this.omissionHex(i);
+    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= sha256Hex(content));
+    return (this.redacted[i] ??= sha256Hex(redactSecrets(content).text));
   }
 }
 

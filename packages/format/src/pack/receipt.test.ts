@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildReceipt, countByReason } from './receipt.js';
-import type { Omission } from './types.js';
+import type { MergedNode } from '../graph-types.js';
+import { buildReceipt, countByReason, OmissionTable, omissionOf, receiptText } from './receipt.js';
+import { OMISSION_REASONS, type Omission } from './types.js';
 
 const args = (omissions: Omission[]) => ({
   text: 'x',
@@ -42,5 +43,55 @@ describe('buildReceipt', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('OmissionTable', () => {
+  // Strings JSON escapes (quotes, backslashes, controls, lone surrogates), non-ASCII, and text
+  // that looks like the writer's own keys.
+  const str = fc.oneof(fc.constantFrom('@a/x', '@a/x-y', '@b/y', '1.0.0', 'é', '"', '\\', '\u0000', '\n', '\ud800', '\udc00x', '"content_hash": "', '\u2028'), fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 4 }));
+  const row = fc.record({
+    package: str,
+    version: str,
+    local: str,
+    hex: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }),
+    reason: fc.constantFrom(...OMISSION_REASONS),
+    pinned: fc.boolean(),
+    kinds: fc.option(fc.array(str, { maxLength: 3 }), { nil: undefined }),
+    by: fc.option(fc.array(str, { maxLength: 3 }), { nil: undefined }),
+  });
+
+  it('gives the records and the receipt text of omissionOf records: same objects, same bytes (receiptText writes them without building them)', () => {
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 25 }), fc.boolean(), (rows, readFirst) => {
+        const table = new OmissionTable(Math.floor(rows.length / 2));
+        const records: Omission[] = [];
+        for (const r of rows) {
+          const node = { id: `${r.package}#${r.local}`, package: r.package, version: r.version, content: '', type: 'fact', ...(r.by ? { superseded_by: r.by } : {}) } as unknown as MergedNode;
+          const hex = r.hex.toLowerCase();
+          table.add(node, r.reason, r.pinned, hex, r.kinds);
+          records.push(omissionOf(node, r.reason, r.pinned, 'sha256:' + hex, r.kinds));
+        }
+        const counts = { byReason: countByReason(records), pinnedOmissions: records.filter((o) => o.pinned).length };
+        const want = buildReceipt({ ...args(records), counts });
+        const got = buildReceipt({ ...args([]), omissions: table, nodes: records.length, candidates: records.length, counts });
+        if (readFirst) expect(got.omissions).toEqual(want.omissions);
+        expect(receiptText(got)).toBe(JSON.stringify(want, null, 2) + '\n');
+        expect(receiptText(got)).toBe(receiptText(want));
+        expect(got.omissions).toEqual(want.omissions);
+        expect(Object.keys(got)).toEqual(Object.keys(want));
+        expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a receipt whose omissions are replaced writes the new ones', () => {
+    const table = new OmissionTable(1);
+    table.add({ id: '@a/x#1', package: '@a/x', version: '1.0.0' } as MergedNode, 'byte_budget', false, 'ab'.repeat(32));
+    const r = buildReceipt({ ...args([]), omissions: table, counts: { byReason: countByReason([]), pinnedOmissions: 0 } });
+    r.omissions = [];
+    expect(receiptText(r)).toContain('"omissions": []\n}');
+    expect(r.omissions).toEqual([]);
   });
 });

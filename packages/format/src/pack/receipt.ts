@@ -59,6 +59,10 @@ export interface PackReceipt {
     by_reason: Record<OmissionReason, number>;
   };
   delivered: Delivered[];
+  /**
+   * Sorted by package, then id. In a receipt of `compilePack` they are built when first read
+   * (`OmissionTable`); assigning replaces them.
+   */
   omissions: Omission[];
 }
 
@@ -83,6 +87,166 @@ export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boo
   return o;
 }
 
+const REASON_CODE: Readonly<Record<OmissionReason, number>> = Object.fromEntries(OMISSION_REASONS.map((r, i) => [r, i])) as Record<OmissionReason, number>;
+/** Each reason's text in a receipt after the content hash's digits (reason names need no escaping). */
+const REASON_TAIL: readonly string[] = OMISSION_REASONS.map((r) => `",\n      "reason": "${r}"`);
+/** Bit of `OmissionTable`'s code byte: the omitted node is pinned. */
+const PINNED = 0x80;
+
+/**
+ * The omission records of one compilation as parallel arrays — package, version, id and hex
+ * content hash by row, reason and pinned flag in one byte, the rare secret kinds and superseding
+ * ids beside them — instead of one object per omitted node (a 50k-node graph omits ~49k of them
+ * from a 32 KiB pack: their objects and `sha256:` strings were most of what a cold render kept
+ * alive through its scavenges, bench/render). Rows are added in any order; `toArray` gives the
+ * records sorted by package, then id, as `omissionOf` builds them, and `receiptText` writes them
+ * without building the records.
+ */
+export class OmissionTable {
+  /** Rows added. */
+  length = 0;
+  private pkg: string[];
+  private version: string[];
+  private id: string[];
+  private hex: string[];
+  private code: Uint8Array;
+  /** Secret kinds and superseding ids by row (only rows that have some). */
+  private extra: Map<number, { kinds?: string[]; by?: string[] }> | undefined;
+  private sorted: Int32Array | undefined;
+
+  /** A table for up to `capacity` rows (it grows past that). */
+  constructor(capacity: number) {
+    this.pkg = new Array<string>(capacity);
+    this.version = new Array<string>(capacity);
+    this.id = new Array<string>(capacity);
+    this.hex = new Array<string>(capacity);
+    this.code = new Uint8Array(capacity);
+  }
+
+  /**
+   * Add the omission of `node` — the same record as `omissionOf(node, reason, pinned,
+   * 'sha256:' + hex, kinds)`; `hex` is the 64 lowercase hex digits of `NodeFacts.omissionHex`.
+   * The node's package, version, id and superseding ids are read now.
+   */
+  add(node: MergedNode, reason: OmissionReason, pinned: boolean, hex: string, kinds?: readonly string[]): void {
+    const r = this.length++;
+    if (r >= this.code.length) this.grow();
+    this.pkg[r] = node.package;
+    this.version[r] = node.version;
+    this.id[r] = node.id;
+    this.hex[r] = hex;
+    this.code[r] = REASON_CODE[reason] | (pinned ? PINNED : 0);
+    this.sorted = undefined;
+    const withKinds = kinds !== undefined && kinds.length > 0;
+    const by = reason === 'superseded' && node.superseded_by && node.superseded_by.length > 0 ? node.superseded_by : undefined;
+    if (withKinds || by) {
+      const x: { kinds?: string[]; by?: string[] } = {};
+      if (withKinds) x.kinds = [...kinds];
+      if (by) x.by = [...by];
+      (this.extra ??= new Map()).set(r, x);
+    }
+  }
+
+  private grow(): void {
+    const code = new Uint8Array(2 * this.code.length + 16);
+    code.set(this.code);
+    this.code = code;
+  }
+
+  /** Rows by package, then id (ties in the order added: the sort is stable). */
+  private order(): Int32Array {
+    if (this.sorted) return this.sorted;
+    const n = this.length;
+    const pkg = this.pkg;
+    const id = this.id;
+    // Rows usually come sorted already (merged graphs are sorted by id): checked in one pass.
+    let inOrder = true;
+    for (let r = 1; r < n && inOrder; r++) inOrder = compareRows(pkg, id, r - 1, r) <= 0;
+    const rows = new Int32Array(n);
+    for (let r = 0; r < n; r++) rows[r] = r;
+    if (!inOrder) {
+      const sorted = Array.from(rows).sort((a, b) => compareRows(pkg, id, a, b) || a - b);
+      rows.set(sorted);
+    }
+    return (this.sorted = rows);
+  }
+
+  /** The records, sorted by package, then id (fresh objects and arrays on every call). */
+  toArray(): Omission[] {
+    const rows = this.order();
+    const out = new Array<Omission>(rows.length);
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k] as number;
+      const c = this.code[r] as number;
+      const o: Omission = { package: this.pkg[r] as string, version: this.version[r] as string, id: this.id[r] as string, content_hash: 'sha256:' + this.hex[r], reason: OMISSION_REASONS[c & ~PINNED] as OmissionReason };
+      if (c & PINNED) o.pinned = true;
+      const x = this.extra?.get(r);
+      if (x?.kinds) o.secret_kinds = [...x.kinds];
+      if (x?.by) o.superseded_by = [...x.by];
+      out[k] = o;
+    }
+    return out;
+  }
+
+  /**
+   * The records as the elements of a JSON array at depth 1 of a document written by
+   * `JSON.stringify(…, null, 2)` — each `    {…}` with its members at six spaces — joined by
+   * `,\n`: the same bytes `JSON.stringify` gives for `toArray()`'s objects there.
+   */
+  jsonElements(): string {
+    const rows = this.order();
+    const q = JSON.stringify;
+    // Rows of one package and version are adjacent: their text up to the id is built once per
+    // run; after the hash, each reason's text is a constant.
+    let pkg: string | undefined;
+    let version: string | undefined;
+    let head = '';
+    // Each row's text is joined into a flat string with the rows around it, 1,024 at a time: the
+    // pieces die young (a string grown by += stays one live tree of pieces per row until written,
+    // which a cold process's scavenges copied: its GC was most of receiptText's time).
+    const chunks: string[] = [];
+    const part = new Array<string>(Math.min(rows.length, 1024));
+    let p0 = 0;
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k] as number;
+      const c = this.code[r] as number;
+      const p = this.pkg[r] as string;
+      const v = this.version[r] as string;
+      if (p !== pkg || v !== version) {
+        pkg = p;
+        version = v;
+        head = '    {\n      "package": ' + q(p) + ',\n      "version": ' + q(v) + ',\n      "id": ';
+      }
+      // Hex digits need no escaping.
+      let s = head + q(this.id[r]) + ',\n      "content_hash": "sha256:' + this.hex[r] + (REASON_TAIL[c & ~PINNED] as string);
+      if (c & PINNED) s += ',\n      "pinned": true';
+      const x = this.extra?.get(r);
+      if (x?.kinds) s += ',\n      "secret_kinds": ' + jsonStrings(x.kinds);
+      if (x?.by) s += ',\n      "superseded_by": ' + jsonStrings(x.by);
+      part[p0++] = s + '\n    }';
+      if (p0 === part.length || k === rows.length - 1) {
+        chunks.push(p0 === part.length ? part.join(',\n') : part.slice(0, p0).join(',\n'));
+        p0 = 0;
+      }
+    }
+    return chunks.join(',\n');
+  }
+}
+
+/** A non-empty array of strings as `JSON.stringify(…, null, 2)` writes it at depth 2. */
+function jsonStrings(xs: readonly string[]): string {
+  let s = '[\n';
+  for (let i = 0; i < xs.length; i++) s += (i > 0 ? ',\n        ' : '        ') + JSON.stringify(xs[i]);
+  return s + '\n      ]';
+}
+
+function compareRows(pkg: readonly string[], id: readonly string[], a: number, b: number): number {
+  return cmp(pkg[a] as string, pkg[b] as string) || cmp(id[a] as string, id[b] as string);
+}
+
+/** Receipts whose `omissions` are still an `OmissionTable` not turned into records. */
+const lazyOmissions = new WeakMap<PackReceipt, OmissionTable>();
+
 /** Counts per reason with every reason present (zeros included), in `OMISSION_REASONS` order. */
 export function countByReason(omissions: readonly Pick<Omission, 'reason'>[]): Record<OmissionReason, number> {
   const out = Object.fromEntries(OMISSION_REASONS.map((r) => [r, 0])) as Record<OmissionReason, number>;
@@ -96,6 +260,8 @@ export function countByReason(omissions: readonly Pick<Omission, 'reason'>[]): R
  * them are pinned, known to a caller that made them (the pack compiler): then the ~50k
  * omissions of a large graph are not walked twice more to count them (bench/render). A wrong
  * `counts` gives a wrong receipt: compile.equivalence.test.ts pins the compiler's receipts.
+ * `omissions` given as an `OmissionTable` become the receipt's records when `omissions` is first
+ * read (a lazy property; `receiptText` writes them without building them).
  */
 export function buildReceipt(args: {
   text: string;
@@ -110,11 +276,12 @@ export function buildReceipt(args: {
   structural: number;
   candidates: number;
   delivered: Delivered[];
-  omissions: Omission[];
+  omissions: Omission[] | OmissionTable;
   counts?: { byReason: Record<OmissionReason, number>; pinnedOmissions: number };
 }): PackReceipt {
-  const omissions = [...args.omissions].sort((a, b) => cmp(a.package, b.package) || cmp(a.id, b.id));
-  return {
+  const table = args.omissions instanceof OmissionTable ? args.omissions : undefined;
+  const omissions = table ? (args.counts ? undefined : table.toArray()) : [...(args.omissions as Omission[])].sort((a, b) => cmp(a.package, b.package) || cmp(a.id, b.id));
+  const receipt: PackReceipt = {
     format: 'ctxpkg-receipt-v1',
     pack_sha256: 'sha256:' + sha256Hex(args.text),
     pack_format: args.format,
@@ -136,18 +303,54 @@ export function buildReceipt(args: {
       structural: args.structural,
       candidates: args.candidates,
       delivered: args.delivered.length,
-      suppressed: omissions.length,
+      suppressed: omissions ? omissions.length : (table as OmissionTable).length,
       flagged: args.delivered.filter((d) => d.flags.length > 0).length,
-      pinned: args.delivered.filter((d) => d.section === 'pinned').length + (args.counts ? args.counts.pinnedOmissions : omissions.filter((o) => o.pinned).length),
-      by_reason: args.counts ? { ...args.counts.byReason } : countByReason(omissions),
+      pinned: args.delivered.filter((d) => d.section === 'pinned').length + (args.counts ? args.counts.pinnedOmissions : (omissions as Omission[]).filter((o) => o.pinned).length),
+      by_reason: args.counts ? { ...args.counts.byReason } : countByReason(omissions as Omission[]),
     },
     delivered: args.delivered,
-    omissions,
+    omissions: omissions ?? [],
   };
+  if (!omissions) {
+    // Last key, in place: the records are built on first read (then a plain data property).
+    const t = table as OmissionTable;
+    const settle = (value: Omission[]): Omission[] => {
+      lazyOmissions.delete(receipt);
+      Object.defineProperty(receipt, 'omissions', { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    };
+    Object.defineProperty(receipt, 'omissions', {
+      get: () => settle(t.toArray()),
+      set: (value: Omission[]) => void settle(value),
+      enumerable: true,
+      configurable: true,
+    });
+    lazyOmissions.set(receipt, t);
+  }
+  return receipt;
 }
 
-/** The receipt file text: 2-space JSON, LF-terminated (deterministic: keys are built in order). */
+/**
+ * The receipt file text: 2-space JSON, LF-terminated (deterministic: keys are built in order).
+ * Omissions the compiler left in an `OmissionTable` (not read yet) are written from the table,
+ * the same bytes as `JSON.stringify` of their records (receipt.test.ts compares the two).
+ */
 export function receiptText(receipt: PackReceipt): string {
+  const table = lazyOmissions.get(receipt);
+  if (table !== undefined && table.length > 0) {
+    // The omissions not built yet (the usual `ctxpkg render`): the rest of the receipt through
+    // JSON.stringify with an empty list in their place — the last key — then their elements
+    // written into it, the same bytes as stringifying their records.
+    const rest: Record<string, unknown> = {};
+    const keys = Object.keys(receipt);
+    for (const k of keys) if (k !== 'omissions') rest[k] = (receipt as unknown as Record<string, unknown>)[k];
+    rest.omissions = [];
+    const text = JSON.stringify(rest, null, 2);
+    const tail = '\n  "omissions": []\n}';
+    if (keys[keys.length - 1] === 'omissions' && text.endsWith(tail)) {
+      return text.slice(0, text.length - tail.length) + '\n  "omissions": [\n' + table.jsonElements() + '\n  ]\n}\n';
+    }
+  }
   return JSON.stringify(receipt, null, 2) + '\n';
 }
 
