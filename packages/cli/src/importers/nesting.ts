@@ -113,6 +113,9 @@ export function nestingDepth(text: string, limit: number): { depth: number; line
     const fresh: number[] = [];
     let firstCanInterrupt = true;
     let endsInEmptyItem = false;
+    // The containers opened leave nothing after them on the line (`>` alone, an empty item): no
+    // paragraph is open, so the next line cannot be its lazy continuation.
+    let restBlank = false;
     if (!blank && at - base < 4) {
       let pos = i;
       let pcol = at;
@@ -125,7 +128,11 @@ export function nestingDepth(text: string, limit: number): { depth: number; line
           qcol = text.charCodeAt(q) === TAB ? qcol + 4 - (qcol % 4) : qcol + 1;
           q++;
         }
-        if (q === e || qcol - pbase >= 4) break;
+        if (q === e) {
+          restBlank = true;
+          break;
+        }
+        if (qcol - pbase >= 4) break;
         if (text.charCodeAt(q) === GT) {
           fresh.push(QUOTE);
           pos = q + 1;
@@ -171,7 +178,7 @@ export function nestingDepth(text: string, limit: number): { depth: number; line
       } else {
         stack.length = matched;
         stack.push(...fresh);
-        prevParagraph = !endsInEmptyItem;
+        prevParagraph = !endsInEmptyItem && !restBlank;
       }
     } else if (blank) {
       // A blank line continues list items but ends block quotes and paragraphs.
