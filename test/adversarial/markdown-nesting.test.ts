@@ -125,10 +125,10 @@ describe('issue 11: the pre-scan against the parser', () => {
         const t = toks.join('');
         expect(nestingDepth(t, 1e9).depth).toBeGreaterThanOrEqual(parserDepth(t) - 1);
       }),
-      // A CI run's seed found the example: `>` alone left a paragraph open in the scan, so `* `
-      // read as its lazy continuation and the tab-indented `>1.` inside the item was not counted
-      // (scan 1, parser 3).
-      { numRuns: 1_500, examples: [[['>', '\n', '* ', '\n', '\t', '>', '1.']]] },
+      // Found by random seeds (scan 1, parser 3 each): `>` alone left a paragraph open in the
+      // scan, so `* ` read as its lazy continuation and the tab-indented `>1.` inside the item was
+      // not counted; an empty item after a quote's paragraph kept the quote open in the scan.
+      { numRuns: 1_500, examples: [[['>', '\n', '* ', '\n', '\t', '>', '1.']], [['>', 'x', '\r\n', '-', '\n', '\t- ', '* ']]] },
     );
   });
 });

@@ -14,8 +14,8 @@
  * line opens (`>`, `-`/`*`/`+`/`1.`/`1)` followed by a space, a tab or the end of the line; not a
  * thematic break; not after 4 or more columns of indentation, which is code or continuation text).
  * Where it cannot tell, it errs towards the deeper answer: fenced code is scanned like any other
- * text (a fence's lines cannot hide nesting from the count), and of the two readings of a line
- * that may be a lazy paragraph continuation it keeps the deeper. On 20,000 random texts of list,
+ * text (a fence's lines cannot hide nesting from the count). A line that opens a container is
+ * never a lazy continuation (the parser closes what the line does not continue). On 20,000 random texts of list,
  * quote, fence, tab and line-ending tokens it is never below the parser's depth by more than one
  * level (tabs after `>`; the importer checks the parsed tree too). Lines are split at LF,
  * CR and CRLF, as the parser splits them; line numbers count the same way. Each character is
@@ -111,7 +111,6 @@ export function nestingDepth(text: string, limit: number): { depth: number; line
     const blank = i === e;
     // Containers this line opens, from `i` on (content columns, or QUOTE).
     const fresh: number[] = [];
-    let firstCanInterrupt = true;
     let endsInEmptyItem = false;
     // The containers opened leave nothing after them on the line (`>` alone, an empty item): no
     // paragraph is open, so the next line cannot be its lazy continuation.
@@ -150,8 +149,6 @@ export function nestingDepth(text: string, limit: number): { depth: number; line
             r++;
           }
           const empty = r === e;
-          // An empty item, or an ordered one not numbered 1, cannot interrupt a paragraph.
-          if (fresh.length === 0 && (empty || (m > 1 && !(m === 2 && text.charCodeAt(q) === 0x31)))) firstCanInterrupt = false;
           const codeInside = !empty && rcol - markerCol > 4;
           fresh.push(empty || codeInside ? markerCol + 1 : rcol);
           endsInEmptyItem = empty;
@@ -170,16 +167,14 @@ export function nestingDepth(text: string, limit: number): { depth: number; line
     }
     const isParagraph: boolean = !blank && fresh.length === 0 && (at - base >= 4 ? prevParagraph : !isNonParagraphLeaf(text, i, e));
     if (fresh.length > 0) {
-      if (matched < stack.length && prevParagraph && !firstCanInterrupt && stack.length >= matched + fresh.length) {
-        // Likely a lazy paragraph continuation for the parser: the open containers stay, nothing
-        // opens (what it would have opened was still counted above). Of the two readings the
-        // scan keeps the deeper one.
-        prevParagraph = true;
-      } else {
-        stack.length = matched;
-        stack.push(...fresh);
-        prevParagraph = !endsInEmptyItem && !restBlank;
-      }
+      // A line that opens a container closes the containers it does not continue, as the parser
+      // does — even an empty item or one not numbered 1, which could not interrupt a paragraph:
+      // the paragraph lies in a container the line left (micromark: '>x' then '-' is a quote,
+      // then a list). Reading such a line as a lazy continuation kept the quote open, and the
+      // items nested under the new one went uncounted ('>x', '-', '\t- * ': 1 level, parser 3).
+      stack.length = matched;
+      stack.push(...fresh);
+      prevParagraph = !endsInEmptyItem && !restBlank;
     } else if (blank) {
       // A blank line continues list items but ends block quotes and paragraphs.
       stack.length = matched;
