@@ -15,10 +15,10 @@
  * thematic break; not after 4 or more columns of indentation, which is code or continuation text).
  * Where it cannot tell, it errs towards the deeper answer: fenced code is scanned like any other
  * text (a fence's lines cannot hide nesting from the count). A line that opens a container is
- * never a lazy continuation (the parser closes what the line does not continue). On 20,000 random texts of list,
- * quote, fence, tab and line-ending tokens it is never below the parser's depth by more than one
- * level (tabs after `>`; the importer checks the parsed tree too). Lines are split at LF,
- * CR and CRLF, as the parser splits them; line numbers count the same way. Each character is
+ * never a lazy continuation (the parser closes what the line does not continue). On 20,000
+ * random texts of list, quote, fence, tab and line-ending tokens it is never below the parser's
+ * depth by more than one level (tabs after `>`; the importer checks the parsed tree too). Lines
+ * are split at LF, CR and CRLF, as the parser splits them; line numbers count the same way. Each character is
  * looked at a bounded number of times (a line opening more than `MAX_NESTING` containers stops
  * the scan), so the whole scan is linear in the text.
  */

@@ -332,6 +332,19 @@ function sortByBound(handles: Int32Array, bound: (h: number) => number): ByBound
   return out;
 }
 
+/** Every member's bound of `lists`, ascending (one array; no comparator). */
+function everyBound(lists: readonly ByBound[]): Float64Array {
+  let n = 0;
+  for (const l of lists) n += l.bounds.length;
+  const all = new Float64Array(n);
+  n = 0;
+  for (const l of lists) {
+    all.set(l.bounds, n);
+    n += l.bounds.length;
+  }
+  return all.sort();
+}
+
 /**
  * A bounded walk (module docstring) over member arrays already sorted by bound: `next(t)` is the
  * next handle in the total order, after the last one it returned, whose bound is at most `t`
@@ -346,15 +359,13 @@ class BoundedWalk {
   private readonly heap: number[] = [];
   private admitted = Number.NEGATIVE_INFINITY;
   private last = -1;
-  /** Every member's bound, ascending (`within`; built on first use). */
-  private allBounds: Float64Array | undefined;
 
   constructor(
     private readonly lists: readonly ByBound[],
     private readonly bound: (h: number) => number,
     private readonly cmp: (a: number, b: number) => number,
-    /** Every member's bound, ascending, when the caller keeps it for these lists (else built here on first use). */
-    private readonly every?: () => Float64Array,
+    /** Every member's bound, ascending (`everyBound` of the lists; the caller keeps one per member set). */
+    private readonly every: () => Float64Array,
   ) {
     this.at = new Int32Array(lists.length);
   }
@@ -391,7 +402,8 @@ class BoundedWalk {
    * of a corpus-shaped graph made ~10^8 list visits per render).
    */
   private within(t: number): number {
-    return this.upTo(this.everyBound(), t, this.everyBound().length);
+    const all = this.every();
+    return this.upTo(all, t, all.length);
   }
 
   /**
@@ -399,27 +411,7 @@ class BoundedWalk {
    * has had (a `next(t)` would push the ones among them not pushed yet); 0 otherwise.
    */
   admitting(t: number): number {
-    if (t <= this.admitted) return 0;
-    const all = this.everyBound();
-    return this.upTo(all, t, all.length);
-  }
-
-  private everyBound(): Float64Array {
-    let all = this.allBounds;
-    if (all === undefined && this.every !== undefined) all = this.allBounds = this.every();
-    if (all === undefined) {
-      let n = 0;
-      for (const l of this.lists) n += l.bounds.length;
-      all = new Float64Array(n);
-      n = 0;
-      for (const l of this.lists) {
-        all.set(l.bounds, n);
-        n += l.bounds.length;
-      }
-      all.sort();
-      this.allBounds = all;
-    }
-    return all;
+    return t <= this.admitted ? 0 : this.within(t);
   }
 
   /** The number of `bounds[0 … end)` at most `t` (binary search: they are ascending). */
@@ -630,24 +622,12 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
       if (l === undefined) sortedOf.set(m, (l = sortByBound(m, boundOf)));
       return l;
     });
-    const walk = new BoundedWalk(lists, boundOf, cands.compare, () => {
+    const every = (): Float64Array => {
       let all = everyOf.get(members);
-      if (all === undefined) {
-        let n = 0;
-        for (const l of lists) n += l.bounds.length;
-        all = new Float64Array(n);
-        n = 0;
-        for (const l of lists) {
-          all.set(l.bounds, n);
-          n += l.bounds.length;
-        }
-        all.sort();
-        everyOf.set(members, all);
-      }
+      if (all === undefined) everyOf.set(members, (all = everyBound(lists)));
       return all;
-    });
-    let count = 0;
-    for (const l of lists) count += l.handles.length;
+    };
+    const walk = new BoundedWalk(lists, boundOf, cands.compare, every);
     if (inOrder === undefined) return (t) => walk.next(t);
     // A pass given the sequence's order (the pool pass, which repeats over every section) decides
     // at its first read, when its threshold is at its highest but for note refunds: when most
@@ -656,7 +636,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     // once (a LazyOrder keeps its prefix), where each walk would push them all into a heap again.
     let read: ((t: number) => number) | undefined;
     return (t) => {
-      if (read === undefined) read = walk.admitting(t) > scanFrom * count ? inOrder() : (x) => walk.next(x);
+      if (read === undefined) read = walk.admitting(t) > scanFrom * every().length ? inOrder() : (x) => walk.next(x);
       return read(t);
     };
   };
