@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { redactSecrets, secretKinds } from '../secrets.js';
 import { compilePack } from './compile.js';
 import { NodeFacts, nodeSecrets } from './node-facts.js';
+import { forceOf } from './order.js';
 import { graph, node, NOW } from './__tests__/graph.js';
 
 const sha = (s: string): string => 'sha256:' + createHash('sha256').update(s, 'utf8').digest('hex');
@@ -86,6 +87,41 @@ describe('node facts', () => {
         });
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('any sequence of reads and in-place changes answers as a fresh memo (force, kinds, hashes share one remembered content)', () => {
+    const contents = ['plain words', `key ${LEAK}`, 'Never commit API keys.', 'Always run the tests.', `never ${LEAK}`, ''];
+    const field = fc.constantFrom('content', 'id', 'category', 'file_path');
+    const value = fc.constantFrom(...contents, 'AGENTS.md', `k/${LEAK}.md`, 'docs/a.md');
+    const read = fc.constantFrom('force', 'kinds', 'contentHash', 'omissionHash', 'ofCurrent');
+    const op = fc.oneof(fc.tuple(fc.constant('read'), fc.nat(1), read), fc.tuple(fc.constant('set'), fc.nat(1), field, value));
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 4, maxLength: 40, size: 'medium' }), (ops) => {
+        const nodes = [0, 1].map((i) => node('@a/x', `n${i}`, { content: contents[i]!, file_path: 'docs/a.md' }));
+        const facts = new NodeFacts(nodes);
+        for (const o of ops) {
+          const i = o[1];
+          const n = nodes[i]!;
+          if (o[0] === 'set') {
+            const [, , f, v] = o as [string, number, 'content' | 'id' | 'category' | 'file_path', string];
+            // A new string of the same value as often as another value: the memo compares by value.
+            (n as unknown as Record<string, unknown>)[f] = f === 'id' ? `@a/x#${v.length}${v.slice(0, 3)}` : `${v}`;
+            continue;
+          }
+          const fresh = new NodeFacts([{ ...n }]);
+          const r = o[2];
+          if (r === 'force') expect(facts.force(i)).toBe(forceOf(n.content));
+          else if (r === 'kinds') expect(facts.secretKinds(i)).toEqual(fresh.secretKinds(0));
+          else if (r === 'contentHash') expect(facts.contentHash(i)).toBe(sha(n.content));
+          else if (r === 'omissionHash') expect(facts.omissionHash(i)).toBe(fresh.omissionHash(0));
+          else {
+            facts.secretKinds(i);
+            expect(facts.omissionHashOfCurrent(i)).toBe(fresh.omissionHash(0));
+          }
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 

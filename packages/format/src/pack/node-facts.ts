@@ -7,7 +7,8 @@
  * was computed; otherwise it is recomputed.
  *
  * `factsFor(graph)` is the memo of one graph's node array, addressed by position in it (parallel
- * arrays: no object or map entry per node, which matters when 50k nodes are screened once),
+ * arrays: no object or map entry per node, which matters when 50k nodes are screened once; maps
+ * hold only the rare facts of nodes with secrets),
  * kept in a `WeakMap` keyed by the array so it goes away with the graph.
  */
 import type { MergedNode } from '../graph-types.js';
@@ -83,21 +84,34 @@ export function nodeSecrets(n: Pick<MergedNode, 'content' | 'id' | 'category' | 
   return found;
 }
 
+/** `NodeFacts.state` bits: the secret kinds are current (for the entry's content, id, category and path) … */
+const SCREENED = 1;
+/** … and not empty (they are in `kindsOf`) … */
+const HAS_KINDS = 2;
+/** … and the content itself (not only the metadata) has a finding. */
+const CONTENT_SECRET = 4;
+
 /** Remembered facts of the nodes of one node array, by position (see module docstring). */
 export class NodeFacts {
+  /**
+   * The content every remembered fact of a node's text (kinds, hashes, force) was computed from.
+   * Node-sized arrays of strings are few on purpose: on 50k nodes each is a ~200 KB object a cold
+   * compilation allocates and fills (~0.25 ms each here, bench/render); the rare facts (kinds,
+   * redacted hashes) are kept in maps and the rest in typed arrays.
+   */
   private readonly content: Array<string | undefined>;
   private readonly id: Array<string | undefined>;
   private readonly category: Array<string | undefined>;
   private readonly path: Array<string | undefined>;
-  /** Secret kinds (`undefined`: not computed yet). */
-  private readonly kinds: Array<readonly string[] | undefined>;
-  /** 1 when the content itself (not only the metadata) has a finding. */
-  private readonly contentSecret: Uint8Array;
-  /** Hex SHA-256 of the content, and of the redacted content (no `sha256:` prefix: added when read). */
+  /** `SCREENED | HAS_KINDS | CONTENT_SECRET` bits by position (0: not screened since the content was set). */
+  private readonly state: Uint8Array;
+  /** Secret kinds by position, only of entries that have some (`HAS_KINDS`). */
+  private kindsOf: Map<number, readonly string[]> | undefined;
+  /** Hex SHA-256 of the content (no `sha256:` prefix: added when read). */
   private readonly hash: Array<string | undefined>;
-  private readonly redacted: Array<string | undefined>;
-  /** `forceOf(content)` and the content it was computed from (`undefined`: not computed yet). */
-  private readonly forceText: Array<string | undefined>;
+  /** Hex SHA-256 of the redacted content, by position: only nodes with a secret in their content have one (rare). */
+  private redacted: Map<number, string> | undefined;
+  /** `forceOf(content) + 1` (0: not computed yet). */
   private readonly forceValue: Uint8Array;
   private readonly fields = new FieldMemo();
 
@@ -107,11 +121,8 @@ export class NodeFacts {
     this.id = new Array(n);
     this.category = new Array(n);
     this.path = new Array(n);
-    this.kinds = new Array(n);
-    this.contentSecret = new Uint8Array(n);
+    this.state = new Uint8Array(n);
     this.hash = new Array(n);
-    this.redacted = new Array(n);
-    this.forceText = new Array(n);
     this.forceValue = new Uint8Array(n);
   }
 
@@ -121,42 +132,56 @@ export class NodeFacts {
    */
   force(i: number): number {
     const content = (this.nodes[i] as MergedNode).content;
-    if (this.forceText[i] !== content) {
-      this.forceValue[i] = forceOf(content);
-      this.forceText[i] = content;
-    }
-    return this.forceValue[i] as number;
+    if (this.content[i] !== content) this.restart(i, content);
+    let f = this.forceValue[i] as number;
+    if (f === 0) this.forceValue[i] = f = forceOf(content) + 1;
+    return f - 1;
+  }
+
+  /** Forget every fact of entry `i` (computed from another content) and make `content` its text. */
+  private restart(i: number, content: string): void {
+    this.content[i] = content;
+    this.state[i] = 0;
+    this.kindsOf?.delete(i);
+    this.hash[i] = undefined;
+    this.redacted?.delete(i);
+    this.forceValue[i] = 0;
   }
 
   /** Make the entry of `nodes[i]` current (computing the secret scan if needed); returns the node. */
   private at(i: number): MergedNode {
     const n = this.nodes[i] as MergedNode;
-    if (this.kinds[i] !== undefined && this.content[i] === n.content && this.id[i] === n.id && this.category[i] === n.category && this.path[i] === n.file_path) return n;
+    if (((this.state[i] as number) & SCREENED) !== 0 && this.content[i] === n.content && this.id[i] === n.id && this.category[i] === n.category && this.path[i] === n.file_path) return n;
     // Most nodes are clean: one gate pass per text proves it, with no findings array or joined
     // metadata text built (the full scan runs only when the gate cannot rule a rule out). The
     // content's pass also gives its force (order key 3b), which `force(i)` then reads.
-    const gated = gateAndForce(n.content);
-    const inContent = (gated & GATE_FLAGS) === 0 ? NO_FINDINGS : scanSecrets(n.content);
-    if (this.forceText[i] !== n.content) {
-      this.forceValue[i] = forceOfVerdict(gated >>> GATE_WORDS_SHIFT);
-      this.forceText[i] = n.content;
+    const content = n.content;
+    const gated = gateAndForce(content);
+    const inContent = (gated & GATE_FLAGS) === 0 ? NO_FINDINGS : scanSecrets(content);
+    // The hashes stay valid when only the metadata changed; a first entry has none to forget.
+    const was = this.content[i];
+    if (was !== content) {
+      if (was !== undefined) this.restart(i, content);
+      else this.content[i] = content;
     }
+    this.forceValue[i] = forceOfVerdict(gated >>> GATE_WORDS_SHIFT) + 1;
     const inMeta = metaSurelyClean(n, this.fields) ? NO_FINDINGS : scanSecrets(metaText(n));
-    this.kinds[i] = inContent.length + inMeta.length === 0 ? NONE : secretKinds([...inContent, ...inMeta]);
-    this.contentSecret[i] = inContent.length > 0 ? 1 : 0;
-    this.content[i] = n.content;
+    let state = SCREENED | (inContent.length > 0 ? CONTENT_SECRET : 0);
+    if (inContent.length + inMeta.length > 0) {
+      (this.kindsOf ??= new Map()).set(i, secretKinds([...inContent, ...inMeta]));
+      state |= HAS_KINDS;
+    } else if (((this.state[i] as number) & HAS_KINDS) !== 0) (this.kindsOf as Map<number, readonly string[]>).delete(i);
+    this.state[i] = state;
     this.id[i] = n.id;
     this.category[i] = n.category;
     this.path[i] = n.file_path;
-    this.hash[i] = undefined;
-    this.redacted[i] = undefined;
     return n;
   }
 
   /** Kinds of secrets a pack would show of `nodes[i]` (sorted, distinct; empty when clean). Never the values. */
   secretKinds(i: number): readonly string[] {
     this.at(i);
-    return this.kinds[i] as readonly string[];
+    return ((this.state[i] as number) & HAS_KINDS) !== 0 ? ((this.kindsOf as Map<number, readonly string[]>).get(i) as readonly string[]) : NONE;
   }
 
   /** `sha256:<hex>` of the content of `nodes[i]` as UTF-8 (spec/pack.md §10). */
@@ -177,8 +202,16 @@ export class NodeFacts {
   /** `omissionHash(i)` without its `sha256:` prefix: 64 lowercase hex digits. */
   omissionHex(i: number): string {
     const n = this.at(i);
-    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= sha256Hex(n.content));
-    return (this.redacted[i] ??= sha256Hex(redactSecrets(n.content).text));
+    if (((this.state[i] as number) & CONTENT_SECRET) === 0) return (this.hash[i] ??= sha256Hex(n.content));
+    return this.redactedHex(i, n.content);
+  }
+
+  /** Hex SHA-256 of the redacted `content` of entry `i` (its current content), remembered. */
+  private redactedHex(i: number, content: string): string {
+    const map = (this.redacted ??= new Map());
+    let hex = map.get(i);
+    if (hex === undefined) map.set(i, (hex = sha256Hex(redactSecrets(content).text)));
+    return hex;
   }
 
   /**
@@ -199,9 +232,10 @@ export class NodeFacts {
    */
   omissionHexOfCurrent(i: number): string {
     const content = this.content[i];
-    if (content === undefined || this.kinds[i] === undefined) return this.omissionHex(i);
-    if (this.contentSecret[i] !== 1) return (this.hash[i] ??= sha256Hex(content));
-    return (this.redacted[i] ??= sha256Hex(redactSecrets(content).text));
+    const state = this.state[i] as number;
+    if (content === undefined || (state & SCREENED) === 0) return this.omissionHex(i);
+    if ((state & CONTENT_SECRET) === 0) return (this.hash[i] ??= sha256Hex(content));
+    return this.redactedHex(i, content);
   }
 }
 
