@@ -111,6 +111,24 @@ describe('secret gate', () => {
     }
   });
 
+  it('assignment flag: a key holding every letter of a stem but not the stem is no assignment (the letter filter only skips the search)', () => {
+    for (const [text, want] of [
+      ['spa_s: x', false],
+      ['ssap: x', false],
+      ['yek = x', false],
+      ['nekot: x', false],
+      ['laitnederc: x', false],
+      ['tercesp: x', false],
+      ['xpassx: x', true],
+      ['PWD=x', true],
+      ['a.b-c_Key9: x', true],
+      ['p0s: x', false],
+    ] as const) {
+      expect(Boolean(gate(text) & GATE_ASSIGN), text).toBe(want);
+      expect(HINT.test(text), text).toBe(want);
+    }
+  });
+
   it('surelyClean: never true for a text with findings', () => {
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 30 }), (parts) => {
