@@ -78,6 +78,7 @@
  */
 import { CtxpkgError } from '../errors.js';
 import { splitBudget } from './budget.js';
+import { isRadixKey, RadixScratch, stableOrder } from './radix.js';
 import { SECTIONS, type SectionName } from './types.js';
 
 /** Handles of one section in the total order: `at(k)` is the k-th (-1 past the end). */
@@ -206,12 +207,13 @@ export function setSelectEarlyStop(on: boolean): boolean {
 
 let scanFrom = 0.5;
 /**
- * The share of the members (0 … 1): when more than this share fits the threshold of a pool pass's
- * first read, the pass reads the sections merged in their order instead of a bounded walk
- * (`reader` in `selectWithinBudget`) — each repeat of the pass would push nearly all of them into
- * a heap again, where the sections' orders are built once (a corpus-shaped 50k graph: ~71k pushes
- * and ~2.0M comparisons a render). For tests, which set 0 (read in order when any member fits)
- * and Infinity (always walk). Returns the previous setting.
+ * The share of the members (0 … 1): when more than this share fits the threshold of a pass's
+ * first read, the pass reads its sequence in order instead of a bounded walk (`reader` in
+ * `selectWithinBudget`), until its threshold falls so far that this share no longer fits — each
+ * walk would push nearly all of them into a heap again, where the sequences' orders are built
+ * once (a corpus-shaped 50k graph: ~71k pushes and ~2.0M comparisons a render in its pool
+ * passes; the bench graph's section pass pushed ~55k members to take 10). For tests, which set 0
+ * (read in order when any member fits) and Infinity (always walk). Returns the previous setting.
  */
 export function setWalkScanFrom(share: number): number {
   const was = scanFrom;
@@ -291,6 +293,8 @@ class KeyedMin {
   }
 }
 
+const EMPTY_HEAP = new Int32Array(0);
+
 /** One member array sorted by lower bound: handles and their bounds, ascending. */
 interface ByBound {
   handles: Int32Array;
@@ -298,18 +302,19 @@ interface ByBound {
 }
 
 /**
- * `handles` sorted by `bound` (ascending; equal bounds in array order): as numbers
- * `bound · 2^21 + index` in a Float64Array, so the sort calls no comparator (exact for bounds in
- * 0 … 2^31 − 1 and arrays below 2^21 handles; others are sorted with a comparator).
+ * `handles` sorted by `bound` (ascending; equal bounds in array order): by `stableOrder` (radix.ts,
+ * no comparator) when every bound is an integer in 0 … 2^31 − 1, else with a comparator. Was a
+ * Float64Array of `bound · 2^21 + index` and its `sort()`: ~20 µs for 200 handles, ~250 arrays a
+ * cold render of the bench graph. `scratch` holds the bounds and positions while sorting.
  */
-function sortByBound(handles: Int32Array, bound: (h: number) => number): ByBound {
+function sortByBound(handles: Int32Array, bound: (h: number) => number, scratch: RadixScratch): ByBound {
   const n = handles.length;
-  const b = new Float64Array(n);
-  let plain = n < 2097152;
+  const b = scratch.numbers(n);
+  let plain = true;
   for (let j = 0; j < n; j++) {
     const v = bound(handles[j] as number);
     b[j] = v;
-    if (!(v >= 0 && v <= 0x7fffffff && Number.isInteger(v))) plain = false;
+    if (!isRadixKey(v)) plain = false;
   }
   const out: ByBound = { handles: new Int32Array(n), bounds: new Float64Array(n) };
   if (!plain) {
@@ -320,29 +325,34 @@ function sortByBound(handles: Int32Array, bound: (h: number) => number): ByBound
     });
     return out;
   }
-  const keys = new Float64Array(n);
-  for (let j = 0; j < n; j++) keys[j] = (b[j] as number) * 2097152 + j;
-  keys.sort();
+  const [order, tmp] = scratch.pair(n);
+  stableOrder(b, n, order, tmp);
   for (let k = 0; k < n; k++) {
-    const key = keys[k] as number;
-    const j = key % 2097152;
+    const j = order[k] as number;
     out.handles[k] = handles[j] as number;
-    out.bounds[k] = (key - j) / 2097152;
+    out.bounds[k] = b[j] as number;
   }
   return out;
 }
 
-/** Every member's bound of `lists`, ascending (one array; no comparator). */
-function everyBound(lists: readonly ByBound[]): Float64Array {
+/** Every member's bound of `lists`, ascending (one array; no comparator when all are `isRadixKey`). */
+function everyBound(lists: readonly ByBound[], scratch: RadixScratch): Float64Array {
   let n = 0;
   for (const l of lists) n += l.bounds.length;
   const all = new Float64Array(n);
   n = 0;
+  let plain = true;
   for (const l of lists) {
     all.set(l.bounds, n);
     n += l.bounds.length;
   }
-  return all.sort();
+  for (let i = 0; i < n && plain; i++) plain = isRadixKey(all[i] as number);
+  if (!plain) return all.sort();
+  const [order, tmp] = scratch.pair(n);
+  stableOrder(all, n, order, tmp);
+  const sorted = new Float64Array(n);
+  for (let k = 0; k < n; k++) sorted[k] = all[order[k] as number] as number;
+  return sorted;
 }
 
 /**
@@ -356,9 +366,19 @@ function everyBound(lists: readonly ByBound[]): Float64Array {
  */
 class BoundedWalk {
   private readonly at: Int32Array;
-  private readonly heap: number[] = [];
+  /**
+   * The heap, `heap[0 … n)`: a typed array with room for every member (one is in it at most
+   * once), made on first use — not an array grown by push, whose copies filled the young
+   * generation (~1.7 MB a cold render of the 50k bench graph, sampling heap profiler).
+   */
+  private heap: Int32Array = EMPTY_HEAP;
+  private n = 0;
   private admitted = Number.NEGATIVE_INFINITY;
   private last = -1;
+  /** Number of members (of all lists). */
+  readonly size: number;
+  /** List visits spent by `count` searching list by list (see there). */
+  private searched = 0;
 
   constructor(
     private readonly lists: readonly ByBound[],
@@ -368,12 +388,15 @@ class BoundedWalk {
     private readonly every: () => Float64Array,
   ) {
     this.at = new Int32Array(lists.length);
+    let n = 0;
+    for (let i = 0; i < lists.length; i++) n += (lists[i] as ByBound).bounds.length;
+    this.size = n;
   }
 
   next(t: number): number {
     if (t > this.admitted) this.admit(t);
-    else if (t < this.admitted && this.heap.length >= rebuildFrom && 2 * this.within(t) < this.heap.length) this.rebuild(t);
-    while (this.heap.length > 0) {
+    else if (t < this.admitted && this.n >= rebuildFrom && 2 * this.count(t) < this.n) this.rebuild(t);
+    while (this.n > 0) {
       const h = this.pop();
       if (this.last >= 0 && this.cmp(h, this.last) < 0) continue;
       this.last = h;
@@ -385,23 +408,55 @@ class BoundedWalk {
   /** Push the members whose bound is at most `t` not pushed yet. */
   private admit(t: number): void {
     this.admitted = t;
+    const heap = this.room();
+    const from = this.n;
+    let n = from;
     for (let i = 0; i < this.lists.length; i++) {
       const l = this.lists[i] as ByBound;
       let k = this.at[i] as number;
-      while (k < l.bounds.length && (l.bounds[k] as number) <= t) this.push(l.handles[k++] as number);
+      while (k < l.bounds.length && (l.bounds[k] as number) <= t) heap[n++] = l.handles[k++] as number;
       this.at[i] = k;
     }
+    this.n = n;
+    this.settle(from);
   }
 
   /**
-   * How many members pushed so far have a bound at most `t` (read ones included: an upper bound of
-   * those in the heap), for `t` below `admitted`. Every list's pushed members are exactly those with
-   * a bound at most `admitted` (`admit` and `rebuild` both leave `at[i]` there), so these are all
-   * the members with a bound at most `t`: one binary search in every member's bound, sorted once
-   * when first asked (was a search per list per call — a pool walk over ~3,000 heading sections
-   * of a corpus-shaped graph made ~10^8 list visits per render).
+   * Restore the heap after `heap[from … n)` were appended: sifted up one by one, or — when they
+   * are more than the heap held (a pass's first threshold admits most members) — the whole array
+   * heapified bottom-up (fewer comparisons). The order of pops is the same either way: the
+   * comparator is a total order.
    */
-  private within(t: number): number {
+  private settle(from: number): void {
+    const heap = this.heap;
+    const n = this.n;
+    if (n - from > from) {
+      for (let i = (n >> 1) - 1; i >= 0; i--) this.down(i, heap[i] as number, n);
+      return;
+    }
+    for (let j = from; j < n; j++) this.up(j, heap[j] as number);
+  }
+
+  /**
+   * The number of members whose bound is at most `t` (any `t`). For `t` below `admitted` this is
+   * how many members pushed so far have a bound at most `t` (read ones included: an upper bound
+   * of those in the heap): every list's pushed members are exactly those with a bound at most
+   * `admitted` (`admit` and `rebuild` both leave `at[i]` there). Searched list by list while those
+   * searches have visited fewer lists than there are members, then in every member's bound,
+   * sorted once (`every`): a pass of few lists asks a few times, where sorting every bound cost
+   * more (the 50k bench graph sorted ~100k bounds a render); a search per list at every read of a
+   * pool walk over ~3,000 heading sections of a corpus-shaped graph made ~10^8 list visits.
+   */
+  count(t: number): number {
+    if (this.searched + this.lists.length <= this.size) {
+      this.searched += this.lists.length;
+      let n = 0;
+      for (let i = 0; i < this.lists.length; i++) {
+        const b = (this.lists[i] as ByBound).bounds;
+        n += this.upTo(b, t, b.length);
+      }
+      return n;
+    }
     const all = this.every();
     return this.upTo(all, t, all.length);
   }
@@ -411,7 +466,18 @@ class BoundedWalk {
    * has had (a `next(t)` would push the ones among them not pushed yet); 0 otherwise.
    */
   admitting(t: number): number {
-    return t <= this.admitted ? 0 : this.within(t);
+    return t <= this.admitted ? 0 : this.count(t);
+  }
+
+  /**
+   * Start (a walk not read yet) where a reading in the total order stopped, after handle `last`
+   * (-1: none) at threshold `t`: its heap holds the members at most `t` ahead of `last`, so the
+   * walk returns what that reading would have returned next and not refused by bound.
+   */
+  resume(last: number, t: number): void {
+    this.last = last;
+    for (let i = 0; i < this.lists.length; i++) this.at[i] = (this.lists[i] as ByBound).bounds.length;
+    this.rebuild(t);
   }
 
   /** The number of `bounds[0 … end)` at most `t` (binary search: they are ascending). */
@@ -428,23 +494,31 @@ class BoundedWalk {
 
   /** The heap anew: the members at most `t` ahead of the walk's position; the others join again when `t` reaches them. */
   private rebuild(t: number): void {
-    this.heap.length = 0;
+    const heap = this.room();
+    let n = 0;
     this.admitted = t;
     for (let i = 0; i < this.lists.length; i++) {
       const l = this.lists[i] as ByBound;
       const k = this.upTo(l.bounds, t, this.at[i] as number);
       for (let j = 0; j < k; j++) {
         const h = l.handles[j] as number;
-        if (this.last < 0 || this.cmp(h, this.last) > 0) this.push(h);
+        if (this.last < 0 || this.cmp(h, this.last) > 0) heap[n++] = h;
       }
       this.at[i] = k;
     }
+    this.n = n;
+    this.settle(0);
   }
 
-  private push(h: number): void {
+  /** The heap's array, made on first use. */
+  private room(): Int32Array {
+    if (this.heap.length < this.size) this.heap = new Int32Array(this.size);
+    return this.heap;
+  }
+
+  /** Move `h` up from slot `i` to its place. */
+  private up(i: number, h: number): void {
     const heap = this.heap;
-    let i = heap.length;
-    heap.push(h);
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (this.cmp(heap[p] as number, h) <= 0) break;
@@ -454,13 +528,9 @@ class BoundedWalk {
     heap[i] = h;
   }
 
-  private pop(): number {
+  /** Put `x` into slot `i` and move it down to its place in `heap[0 … n)`. */
+  private down(i: number, x: number, n: number): void {
     const heap = this.heap;
-    const top = heap[0] as number;
-    const x = heap.pop() as number;
-    const n = heap.length;
-    if (n === 0) return top;
-    let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
@@ -471,6 +541,13 @@ class BoundedWalk {
       i = c;
     }
     heap[i] = x;
+  }
+
+  private pop(): number {
+    const heap = this.heap;
+    const top = heap[0] as number;
+    const n = --this.n;
+    if (n > 0) this.down(0, heap[n] as number, n);
     return top;
   }
 }
@@ -602,6 +679,8 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
    * early stop's floor: separator and the smallest note change, module docstring).
    */
   const threshold = (room: number): number => room - (blocks > 0 ? o.separatorSize : 0) - Math.min(0, openDelta.min());
+  // Scratch of the bound sorts (radix.ts), reused by all of them.
+  const scratch = new RadixScratch();
   // Member arrays sorted by bound, once each (pass 1c, 2 and 3 read the same arrays).
   const sortedOf = new Map<Int32Array, ByBound>();
   // Every member's bound of a sequence, ascending (a walk's `admitting`), once per member set.
@@ -619,27 +698,58 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     }
     const lists = members.map((m) => {
       let l = sortedOf.get(m);
-      if (l === undefined) sortedOf.set(m, (l = sortByBound(m, boundOf)));
+      if (l === undefined) sortedOf.set(m, (l = sortByBound(m, boundOf, scratch)));
       return l;
     });
     const every = (): Float64Array => {
       let all = everyOf.get(members);
-      if (all === undefined) everyOf.set(members, (all = everyBound(lists)));
+      if (all === undefined) everyOf.set(members, (all = everyBound(lists, scratch)));
       return all;
     };
     const walk = new BoundedWalk(lists, boundOf, cands.compare, every);
     if (inOrder === undefined) return (t) => walk.next(t);
-    // A pass given the sequence's order (the pool pass, which repeats over every section) decides
-    // at its first read, when its threshold is at its highest but for note refunds: when most
-    // members fit, it reads in that order instead — the same handles the walk would return, and
-    // the ones it would pass over, which cost more than the room. The sections' orders are built
-    // once (a LazyOrder keeps its prefix), where each walk would push them all into a heap again.
+    // A pass given the sequence's order decides at its first read, when its threshold is at its
+    // highest but for note refunds: when most members fit, it reads in that order instead — the
+    // same handles the walk would return, and the ones it would pass over, which cost more than
+    // the room. The orders are built once (a LazyOrder keeps its prefix) and shared by every pass
+    // that reads them, where each walk would push them all into a heap again. Once the threshold
+    // has fallen so far that no longer most members fit (the pass's takes used most of its
+    // bytes), it walks on from the last handle read (`resume`): reading on in order would refuse
+    // nearly every handle it reads.
+    const fitsMost = (t: number): boolean => walk.count(t) > scanFrom * walk.size;
     let read: ((t: number) => number) | undefined;
+    const walkOn = (x: number): number => walk.next(x);
     return (t) => {
-      if (read === undefined) read = walk.admitting(t) > scanFrom * every().length ? inOrder() : (x) => walk.next(x);
+      if (read === undefined) {
+        if (walk.admitting(t) > scanFrom * walk.size) {
+          const ordered = inOrder();
+          let checked = t;
+          let last = -1;
+          read = (x) => {
+            if (x < checked) {
+              checked = x;
+              if (!fitsMost(x)) {
+                walk.resume(last, x);
+                read = walkOn;
+                return walk.next(x);
+              }
+            }
+            const h = ordered();
+            if (h >= 0) last = h;
+            return h;
+          };
+        } else read = walkOn;
+      }
       return read(t);
     };
   };
+  /** The sequence's handles in its order, one per call (-1: the end). */
+  const inOrderOf =
+    (seq: OrderedSequence) =>
+    (): (() => number) => {
+      let k = 0;
+      return () => seq.at(k++);
+    };
 
   // 1b. Focus pass.
   const focused = cands.focused;
@@ -669,7 +779,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     for (const s of present) {
       const seq = bySection.get(s) as OrderedSequence;
       let left = shares.get(s) as number;
-      const next = reader(seq);
+      const next = reader(seq, inOrderOf(seq));
       // The stop test before each read: a sequence never read is never ordered (LazyOrder).
       while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seq)) {
         const h = next(threshold(left));
@@ -695,7 +805,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     pk.sequences.forEach((seqs, i) => {
       // The package's section shares, then what they left of its share in its total order.
       let left = sectionShares(shares[i] as number, seqs.bySection);
-      const next = reader(seqs.all);
+      const next = reader(seqs.all, inOrderOf(seqs.all));
       while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seqs.all)) {
         const h = next(threshold(left));
         if (h < 0) break;
