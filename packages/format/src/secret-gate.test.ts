@@ -9,6 +9,14 @@ const STEMS = ['pass', 'pwd', 'secret', 'key', 'token', 'credential'];
 const HINT = /(?:pass|pwd|secret|key|token|credential)[a-z0-9_.-]*["']?\s*(?::=|=>|=|:)/i;
 const gate = buildSecretGate(HINTS, 24, STEMS);
 
+/** The gate's assignment flag and the assignment hint's expression both say `want` for each text. */
+function expectAssignment(cases: ReadonlyArray<readonly [string, boolean]>): void {
+  for (const [text, want] of cases) {
+    expect(Boolean(gate(text) & GATE_ASSIGN), text).toBe(want);
+    expect(HINT.test(text), text).toBe(want);
+  }
+}
+
 /** The reference meaning of each flag, computed the slow way. */
 function reference(text: string): number {
   let f = 0;
@@ -93,7 +101,7 @@ describe('secret gate', () => {
   });
 
   it('assignment flag: exactly where the assignment hint matches (whitespace, quotes, case, operators)', () => {
-    for (const [text, want] of [
+    expectAssignment([
       ['password = x', true],
       ['API_KEY: x', true],
       ['"token" : x', true],
@@ -105,14 +113,11 @@ describe('secret gate', () => {
       ['k\u212aey = x', false],
       ['ke-y = x', false],
       ['secret\u00a0= x', true],
-    ] as const) {
-      expect(Boolean(gate(text) & GATE_ASSIGN), text).toBe(want);
-      expect(HINT.test(text), text).toBe(want);
-    }
+    ]);
   });
 
   it('assignment flag: a key holding every letter of a stem but not the stem is no assignment (the letter filter only skips the search)', () => {
-    for (const [text, want] of [
+    expectAssignment([
       ['spa_s: x', false],
       ['ssap: x', false],
       ['yek = x', false],
@@ -123,10 +128,7 @@ describe('secret gate', () => {
       ['PWD=x', true],
       ['a.b-c_Key9: x', true],
       ['p0s: x', false],
-    ] as const) {
-      expect(Boolean(gate(text) & GATE_ASSIGN), text).toBe(want);
-      expect(HINT.test(text), text).toBe(want);
-    }
+    ]);
   });
 
   it('surelyClean: never true for a text with findings', () => {

@@ -341,11 +341,11 @@ function everyBound(lists: readonly ByBound[], scratch: RadixScratch): Float64Ar
   for (const l of lists) n += l.bounds.length;
   const all = new Float64Array(n);
   n = 0;
-  let plain = true;
   for (const l of lists) {
     all.set(l.bounds, n);
     n += l.bounds.length;
   }
+  let plain = true;
   for (let i = 0; i < n && plain; i++) plain = isRadixKey(all[i] as number);
   if (!plain) return all.sort();
   const [order, tmp] = scratch.pair(n);
@@ -721,7 +721,8 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     const walkOn = (x: number): number => walk.next(x);
     return (t) => {
       if (read === undefined) {
-        if (walk.admitting(t) > scanFrom * walk.size) {
+        // Nothing is admitted before the first read: `count(t)` is what `admitting(t)` would say.
+        if (fitsMost(t)) {
           const ordered = inOrder();
           let checked = t;
           let last = -1;
