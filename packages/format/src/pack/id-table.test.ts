@@ -40,6 +40,18 @@ describe('IdTable', () => {
     });
   }
 
+  it('touch reads slots only: the numbers given after it are those given without it', () => {
+    const words = Array.from({ length: 300 }, (_, i) => `@a/p#AGENTS.md:${i % 211}`);
+    const plain = new IdTable(8);
+    const touched = new IdTable(8);
+    const hashes = Int32Array.from(words, idHash);
+    for (let i = 0; i < words.length; i++) {
+      if (i % 64 === 0) touched.touch(hashes.subarray(i), Math.min(64, words.length - i));
+      expect(touched.addHashed(words[i] as string, hashes[i] as number)).toBe(plain.add(words[i] as string));
+    }
+    expect(touched.ids).toEqual(plain.ids);
+  });
+
   it('grows past the size it was given', () => {
     const t = new IdTable(0);
     const ids = Array.from({ length: 5000 }, (_, i) => `@a/p#item-${i}`);

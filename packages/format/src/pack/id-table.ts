@@ -81,6 +81,25 @@ export class IdTable {
     return this.get(id);
   }
 
+  /**
+   * Reads the slot each of `hashes[0 … count)` starts probing at and, where that slot holds a
+   * string of the same hash, the string's length: brings into the cache what `addHashed` of those
+   * hashes reads first, all at once (the reads are independent). Returns a value of no meaning
+   * (the caller keeps it, so the reads are not optimized away).
+   */
+  touch(hashes: Int32Array, count: number): number {
+    if (this.map !== undefined) return 0;
+    const { pairs, mask, ids } = this;
+    let t = 0;
+    for (let j = 0; j < count; j++) {
+      const h = hashes[j] as number;
+      const p = h & mask;
+      const k = (pairs[2 * p + 1] as number) - 1;
+      if (k >= 0 && pairs[2 * p] === h) t ^= (ids[k] as string).length;
+    }
+    return t;
+  }
+
   /** The number of `id`, numbering it next (`ids.length`) when it is new. */
   add(id: string): number {
     return this.addHashed(id, idHash(id));

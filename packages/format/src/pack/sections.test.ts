@@ -151,6 +151,37 @@ describe('graphStructure by node position against the rules written plainly (ref
   });
 });
 
+describe('graphStructure over several numbering blocks (sections.ts BLOCK: ids and edge ends are read 64 at a time)', () => {
+  it('gives the plain rules\' answers on random graphs of up to 200 nodes and 500 edges (block boundaries; unsorted edges turn the next-node guesses off after a few blocks)', () => {
+    // Ids 0–269 are facts or sections, 270–299 scopes (unless drawn as sections), 300–399 no node:
+    // few repeats, so an edge looked up wrongly changes some node's path.
+    const pool = Array.from({ length: 400 }, (_, i) => `@a/p#n${String(i).padStart(3, '0')}`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ id: fc.nat({ max: 299 }), section: fc.boolean() }), { minLength: 60, maxLength: 200 }),
+        fc.array(fc.record({ from: fc.nat({ max: 299 }), to: fc.nat({ max: 399 }), type: fc.constantFrom('contains', 'contains', 'contains', 'applies_to', 'followed_by') }), { minLength: 200, maxLength: 500 }),
+        fc.boolean(),
+        (spec, links, sortEdges) => {
+          const nodes = spec.map((x, i) => node('@a/p', `n${String(x.id).padStart(3, '0')}`, { type: x.section ? 'section' : x.id >= 270 ? 'scope' : 'fact', content: x.id >= 270 ? ` src/${x.id}/** ` : `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
+          const edges = links.map((l) => ({ from: pool[l.from] as string, to: pool[l.to] as string, type: l.type }));
+          if (sortEdges) edges.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+          const g = graph(nodes, edges);
+          const scopes = computeScopes(g);
+          const ref = referenceResolver(g, scopes);
+          const s = graphStructure(g);
+          g.nodes.forEach((n, i) => {
+            expect(s.sectionsAt(i)).toEqual(ref(n.id));
+            expect(s.scopeAt(i)).toEqual(scopes.get(n.id));
+          });
+          for (const id of pool) expect(s.sectionsOf(id)).toEqual(ref(id));
+        },
+      ),
+      // No shrinking: a failing graph of hundreds of edges shrinks for minutes; the seed is printed.
+      { numRuns: 100, endOnFailure: true },
+    );
+  });
+});
+
 describe('graphStructure on a merged graph\'s order (nodes by id, edges by from and to) and on shuffled edges', () => {
   it('gives the plain rule\'s paths whether the next-node guesses come true or stop being tried', () => {
     // An importer-like outline: sections `F:<a>`, subsections `F:<a>.<b>`, items `F:<a>.<b>~<c>`,
