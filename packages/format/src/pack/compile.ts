@@ -13,7 +13,7 @@ import { checkByteBudget, utf8Length } from './budget.js';
 import { checkFreshness, freshnessResolver, installedBuiltHere } from './freshness.js';
 import { itemOf } from './item.js';
 import { candidateKeys, handleComparator, LazyOrder, MergedOrder, packedKey } from './lazy-order.js';
-import { factsFor } from './node-facts.js';
+import { factsFor, TOUCH_BLOCK, touchNodes } from './node-facts.js';
 import { decayedActivation, isOversize, priorityOf, sectionOf, typeRank } from './order.js';
 import { listPieces } from './passage.js';
 import { defaultPackPolicy } from './policy.js';
@@ -215,6 +215,9 @@ export function setNeedsShortcuts(on: boolean): boolean {
 /** Section index (into `SECTIONS`) of each candidate. */
 const SECTION_INDEX: Readonly<Record<SectionName, number>> = { pinned: 0, gotchas: 1, conventions: 2, procedures: 3, facts: 4 };
 
+/** Where the read-ahead of screening (`touchNodes`) goes, so it is not optimized away. */
+let touchedNodes = 0;
+
 /**
  * Compile a context pack. Deterministic: the same graph (in any node/edge order), policy,
  * budget, `now`, format, focus and workspace contents give byte-identical text and receipt.
@@ -350,6 +353,9 @@ export function compilePack(input: PackInput): CompiledPack {
   let liveCount = 0;
   const mayBeLists: number[] = [];
   inScope.forEach((n, i) => {
+    // Every 64 candidates, the next 64's id and content are read ahead (`touchNodes`): screening
+    // then finds them in the cache instead of waiting on each in turn.
+    if ((i & (TOUCH_BLOCK - 1)) === 0) touchedNodes ^= touchNodes(inScope, i, TOUCH_BLOCK);
     const decayed = decayedActivation(n, now.ms);
     const reason = omissionReason(n, inIdx[i] as number, sctx, decayed);
     if (reason) {

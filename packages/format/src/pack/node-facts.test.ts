@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets, secretKinds } from '../secrets.js';
 import { compilePack } from './compile.js';
-import { NodeFacts, nodeSecrets } from './node-facts.js';
+import { NodeFacts, nodeSecrets, touchNodes } from './node-facts.js';
 import { forceOf } from './order.js';
 import { graph, node, NOW } from './__tests__/graph.js';
 
@@ -135,5 +135,21 @@ describe('node facts', () => {
     expect(byId.get('@a/x#exp')).toMatchObject({ reason: 'expired', content_hash: sha(redactSecrets(expired.content).text) });
     expect(byId.get('@a/x#big')).toMatchObject({ reason: 'byte_budget', content_hash: sha(budget.content) });
     expect(JSON.stringify(p.receipt)).not.toContain(LEAK);
+  });
+});
+
+describe('touchNodes', () => {
+  it('reads the nodes of [from, from + count) only, stopping at the end of the array', () => {
+    const nodes = Array.from({ length: 70 }, (_, i) => node('@a/p', `n${i}`, { content: `text ${i}` }));
+    const read: number[] = [];
+    const spied = nodes.map((n, i) => ({ ...n, get id() { read.push(i); return n.id; } }));
+    touchNodes(spied, 64, 64);
+    expect(read).toEqual([64, 65, 66, 67, 68, 69]);
+    read.length = 0;
+    touchNodes(spied, 0, 3);
+    expect(read).toEqual([0, 1, 2]);
+    read.length = 0;
+    touchNodes(spied, 70, 64);
+    expect(read).toEqual([]);
   });
 });

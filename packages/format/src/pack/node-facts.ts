@@ -84,6 +84,29 @@ export function nodeSecrets(n: Pick<MergedNode, 'content' | 'id' | 'category' | 
   return found;
 }
 
+/** How many nodes `touchNodes` reads ahead at a time (a power of two). */
+export const TOUCH_BLOCK = 64;
+
+/**
+ * Reads ahead the last code unit of the id and the first of the content of `nodes[from …
+ * from + count)` (fewer at the end) and returns a value of no meaning (keep it somewhere, so the
+ * reads are not optimized away). Screening a freshly parsed graph node by node waits on each
+ * node's scattered strings in turn (the secret gate is one long dependent computation per text);
+ * reading a block's strings first — short, independent steps — lets the CPU fetch them at once.
+ * Screening 50k bench nodes (`secretKinds` of each, fresh graph, interleaved, loaded machine):
+ * 138 → 110 ms.
+ */
+export function touchNodes(nodes: readonly MergedNode[], from: number, count: number): number {
+  const end = from + count < nodes.length ? from + count : nodes.length;
+  let t = 0;
+  for (let i = from; i < end; i++) {
+    const n = nodes[i] as MergedNode;
+    const id = n.id;
+    t ^= id.charCodeAt(id.length - 1) ^ n.content.charCodeAt(0);
+  }
+  return t;
+}
+
 /** `NodeFacts.state` bits: the secret kinds are current (for the entry's content, id, category and path) … */
 const SCREENED = 1;
 /** … and not empty (they are in `kindsOf`) … */
