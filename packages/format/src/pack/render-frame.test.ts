@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from './render-md.js';
-import { omissionSummary, type FrameInfo } from './render.js';
+import { omissionSummary, type FrameInfo, type RenderItem } from './render.js';
 import type { OmissionReason } from './types.js';
 
 const ZERO: Record<OmissionReason, number> = { superseded: 0, expired: 0, secret: 0, disputed: 0, absent: 0, stale: 0, byte_budget: 0 };
@@ -69,5 +69,31 @@ describe('omissionSummary', () => {
     expect(omissionSummary(info([]))).toBe('none');
     expect(omissionSummary({ ...info([], { expired: 4 }), pinnedOmitted: 1 })).toBe('4 (4 expired; 1 of them pinned)');
     expect(omissionSummary({ ...info([], { expired: 1 }), selection: { mode: 'pinned', items: 5, pinned: 2 } })).toBe('1 of the 2 pinned items (1 expired)');
+  });
+});
+
+describe('group headers (render-md.ts `groups`) asked again for one heading path', () => {
+  const root = Object.freeze({ id: '@p/a#F.md', title: 'F title', file_path: 'F.md', line_start: 1, line_end: 9, scope: ['src/**'] });
+  const sections = Object.freeze([root]);
+  const item = (over: Partial<RenderItem>): RenderItem => ({
+    id: '@p/a#x', package: '@p/a', version: '1.0.0', local_id: 'x', type: 'fact', content: 'x', file_path: 'F.md', line_start: 2, line_end: 2,
+    scope: [], sections, seq: 0, flags: [], disputed_with: [], section: 'facts', ...over,
+  });
+  const text = (it: RenderItem): string => renderMarkdown.groups(it).map((g) => `${g.key}|${g.text}`).join('');
+
+  it('follow every field they depend on, also a stated scope array changed in place', () => {
+    const plain = text(item({}));
+    expect(plain).toContain('applies to: src/**');
+    expect(text(item({}))).toBe(plain);
+    expect(text(item({ version: '2.0.0' }))).toContain('## @p/a@2.0.0');
+    expect(text(item({ trusted: true }))).toContain('## Instructions from @p/a@1.0.0');
+    expect(text(item({ package: '@p/b' }))).toContain('## @p/b@1.0.0');
+    expect(text(item({ file_path: 'G.md' }))).toContain('### G.md');
+    const stated = ['src/**'];
+    expect(text(item({ statedScope: stated }))).not.toContain('applies to');
+    stated[0] = 'lib/**';
+    expect(text(item({ statedScope: stated }))).toBe(plain);
+    expect(text(item({ statedScope: [] }))).toBe(plain);
+    expect(text(item({}))).toBe(plain);
   });
 });

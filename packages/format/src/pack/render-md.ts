@@ -137,22 +137,57 @@ const isStated = (scope: readonly string[], stated: readonly string[] | undefine
  * shares one frozen array per section, and keeps it for later compilations of the same graph)
  * and trust, package, version, file and stated scope: they depend on nothing else.
  */
-const groupMemo = new WeakMap<readonly SectionRef[], Map<string, RenderGroup[]>>();
+const groupMemo = new WeakMap<readonly SectionRef[], GroupMemo>();
+
+/**
+ * The groups of one heading path by the rest of their key, and the fields of the last one asked
+ * (a heading path nearly always has one package, version, file and trust: its section's), which
+ * answer a repeated question without building the key string — the pack compiler asks ~1.4k
+ * times per cold render of the bench graph, and each key was young garbage twice (built, then
+ * copied flat to be hashed).
+ */
+interface GroupMemo {
+  byKey: Map<string, RenderGroup[]>;
+  last: RenderGroup[] | undefined;
+  trusted: boolean;
+  package: string;
+  version: string;
+  filePath: string;
+  /** A copy of the last stated scope (the caller's array may change between calls). */
+  stated: string[] | undefined;
+}
+
+/** True when `stated` holds the strings of `copy` (both absent counts too; an empty array against none does not: the slow path decides). */
+function sameStated(copy: readonly string[] | undefined, stated: readonly string[] | undefined): boolean {
+  if (copy === undefined || stated === undefined) return copy === stated;
+  if (copy.length !== stated.length) return false;
+  for (let i = 0; i < copy.length; i++) if (copy[i] !== stated[i]) return false;
+  return true;
+}
+
 function groups(item: RenderItem): RenderGroup[] {
-  let byKey = groupMemo.get(item.sections);
-  if (!byKey) {
-    byKey = new Map();
-    if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, byKey);
+  let memo = groupMemo.get(item.sections);
+  if (!memo) {
+    memo = { byKey: new Map(), last: undefined, trusted: false, package: '', version: '', filePath: '', stated: undefined };
+    if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, memo);
   }
+  const fp = item.file_path ?? '';
+  const trusted = item.trusted === true;
+  if (memo.last !== undefined && memo.trusted === trusted && memo.package === item.package && memo.version === item.version && memo.filePath === fp && sameStated(memo.stated, item.statedScope)) return memo.last;
   // The file path is package text (it may hold U+0000): written with its length, so no two
   // (path, stated scope) pairs give one key.
-  const fp = item.file_path ?? '';
-  const k = `${item.trusted ? 't' : 'u'}${item.package}\u0000${item.version}\u0000${fp.length}:${fp}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
-  let g = byKey.get(k);
+  const k = `${trusted ? 't' : 'u'}${item.package}\u0000${item.version}\u0000${fp.length}:${fp}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
+  let g = memo.byKey.get(k);
   if (!g) {
     g = groupsOf(item);
-    byKey.set(k, g);
+    memo.byKey.set(k, g);
   }
+  memo.last = g;
+  memo.trusted = trusted;
+  memo.package = item.package;
+  memo.version = item.version;
+  memo.filePath = fp;
+  memo.stated = item.statedScope === undefined ? undefined : [...item.statedScope];
   return g;
 }
 
