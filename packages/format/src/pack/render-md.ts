@@ -147,7 +147,8 @@ const groupMemo = new WeakMap<readonly SectionRef[], GroupMemo>();
  * copied flat to be hashed).
  */
 interface GroupMemo {
-  byKey: Map<string, RenderGroup[]>;
+  /** Every answer but the last by key (`groupsKey`): made when a path gets a second key (rare). */
+  byKey: Map<string, RenderGroup[]> | undefined;
   last: RenderGroup[] | undefined;
   trusted: boolean;
   package: string;
@@ -165,23 +166,32 @@ function sameStated(copy: readonly string[] | undefined, stated: readonly string
   return true;
 }
 
+/**
+ * The memo key of the groups of one heading path. The file path is package text (it may hold
+ * U+0000): written with its length, so no two (path, stated scope) pairs give one key.
+ */
+function groupsKey(trusted: boolean, pkg: string, version: string, filePath: string, stated: readonly string[] | undefined): string {
+  return `${trusted ? 't' : 'u'}${pkg}\u0000${version}\u0000${filePath.length}:${filePath}\u0000${stated?.join('\u0000') ?? ''}`;
+}
+
 function groups(item: RenderItem): RenderGroup[] {
   let memo = groupMemo.get(item.sections);
   if (!memo) {
-    memo = { byKey: new Map(), last: undefined, trusted: false, package: '', version: '', filePath: '', stated: undefined };
+    memo = { byKey: undefined, last: undefined, trusted: false, package: '', version: '', filePath: '', stated: undefined };
     if (Object.isFrozen(item.sections)) groupMemo.set(item.sections, memo);
   }
   const fp = item.file_path ?? '';
   const trusted = item.trusted === true;
-  if (memo.last !== undefined && memo.trusted === trusted && memo.package === item.package && memo.version === item.version && memo.filePath === fp && sameStated(memo.stated, item.statedScope)) return memo.last;
-  // The file path is package text (it may hold U+0000): written with its length, so no two
-  // (path, stated scope) pairs give one key.
-  const k = `${trusted ? 't' : 'u'}${item.package}\u0000${item.version}\u0000${fp.length}:${fp}\u0000${item.statedScope?.join('\u0000') ?? ''}`;
-  let g = memo.byKey.get(k);
-  if (!g) {
-    g = groupsOf(item);
-    memo.byKey.set(k, g);
-  }
+  let g: RenderGroup[] | undefined;
+  if (memo.last !== undefined) {
+    if (memo.trusted === trusted && memo.package === item.package && memo.version === item.version && memo.filePath === fp && sameStated(memo.stated, item.statedScope)) return memo.last;
+    // A second key for this path: from now on every answer is kept by key.
+    const byKey = (memo.byKey ??= new Map());
+    byKey.set(groupsKey(memo.trusted, memo.package, memo.version, memo.filePath, memo.stated), memo.last);
+    const k = groupsKey(trusted, item.package, item.version, fp, item.statedScope);
+    g = byKey.get(k);
+    if (!g) byKey.set(k, (g = groupsOf(item)));
+  } else g = groupsOf(item);
   memo.last = g;
   memo.trusted = trusted;
   memo.package = item.package;
