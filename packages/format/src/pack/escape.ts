@@ -102,8 +102,73 @@ const MARKER_KEYS = [markerSkeleton('UNTRUSTED CONTEXT'), markerSkeleton('untrus
 /** True when `line` could be read as one of ctxpkg's marker lines (see module docstring). */
 export function looksLikeMarker(line: string): boolean {
   if (line === '') return false;
-  const k = markerSkeleton(line);
+  const ascii = asciiMarker(line);
+  if (ascii >= 0) return ascii === 1;
+  return markerKeyIn(markerSkeleton(line));
+}
+
+/** True when the skeleton `k` contains a marker key (the rule of `looksLikeMarker`). */
+function markerKeyIn(k: string): boolean {
   return MARKER_KEYS.some((m) => k.includes(m));
+}
+
+/**
+ * The marker keys as character codes, each with its KMP failure table (`fail[j]`: the length of
+ * the longest proper border of `key[0..j]`), for `asciiMarker`.
+ */
+const KEY_CODES = MARKER_KEYS.map((k) => Int32Array.from(k, (c) => c.charCodeAt(0)));
+const KEY_FAIL = KEY_CODES.map((key) => {
+  const fail = new Int32Array(key.length);
+  for (let j = 1, b = 0; j < key.length; j++) {
+    while (b > 0 && key[j] !== key[b]) b = fail[b - 1] as number;
+    if (key[j] === key[b]) b++;
+    fail[j] = b;
+  }
+  return fail;
+});
+/** The KMP state of each key during one `asciiMarker` call (reset at its start). */
+const KEY_STATE = new Int32Array(KEY_CODES.length);
+
+/** True when `line` has no code unit ≥ 0x80 from `from` on. */
+function asciiFrom(line: string, from: number): boolean {
+  for (let i = from; i < line.length; i++) if (line.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+/**
+ * `markerKeyIn(markerSkeleton(line))` for an ASCII `line` without building the skeleton (1 or 0),
+ * or -1 when `line` is not ASCII (the caller builds the skeleton). For ASCII text the skeleton
+ * is: A–Z lowercased, every character but `a–z0–9` dropped, then `0`, `1`, `5` read as `o`, `l`,
+ * `s` — so each character gives at most one skeleton character, fed in order to one KMP matcher
+ * per key: linear, no string built (the regex chain built ~1.8 KB of strings per line, and every
+ * line of every block a cold render writes or sizes goes through here).
+ */
+function asciiMarker(line: string): number {
+  const keys = KEY_CODES.length;
+  for (let m = 0; m < keys; m++) {
+    // An empty key is in every skeleton.
+    if ((KEY_CODES[m] as Int32Array).length === 0) return 1;
+    KEY_STATE[m] = 0;
+  }
+  for (let i = 0; i < line.length; i++) {
+    let c = line.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    if (c >= 65 && c <= 90) c += 32;
+    else if (c >= 48 && c <= 57) c = c === 48 ? 111 : c === 49 ? 108 : c === 53 ? 115 : c;
+    else if (c < 97 || c > 122) continue;
+    for (let m = 0; m < keys; m++) {
+      const key = KEY_CODES[m] as Int32Array;
+      const fail = KEY_FAIL[m] as Int32Array;
+      let st = KEY_STATE[m] as number;
+      while (st > 0 && key[st] !== c) st = fail[st - 1] as number;
+      if (key[st] === c) st++;
+      // A match answers for an ASCII line only: a non-ASCII line's skeleton is built another way
+      // (NFKC, confusables), in which a later character can change the characters before it.
+      if (st === key.length) return asciiFrom(line, i + 1) ? 1 : -1;
+      KEY_STATE[m] = st;
+    }
+  }
+  return 0;
 }
 
 /** Escape a single-line field; also caps it at `max` characters (with `…`). */
