@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN } from './secret-gate.js';
+import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN, utf8Writer } from './secret-gate.js';
 import { hasTokenRun } from './secret-heuristics.js';
 import { scanSecrets, surelyClean } from './secrets.js';
 
@@ -141,5 +141,45 @@ describe('secret gate', () => {
     );
     expect(surelyClean('AGENTS.md:12 plain words')).toBe(true);
     expect(surelyClean('db_password = "Xk29!aPqLm"')).toBe(false);
+  });
+});
+
+describe('utf8Writer (the gate\'s encoder without a result object)', () => {
+  const bytes = new Uint8Array(300);
+  const write = utf8Writer(bytes);
+  const encoder = new TextEncoder();
+
+  it('exists under Node (node:buffer), and refuses an array too small for its probe', () => {
+    expect(write).toBeTypeOf('function');
+    expect(utf8Writer(new Uint8Array(8))).toBeUndefined();
+  });
+
+  it('writes what TextEncoder writes, lone surrogates as U+FFFD, for every text of at most a third of the array (property)', () => {
+    const unit = fc.oneof(fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '😀', 'é', '\u07ff', '\u0800', '\uffff', '\u0000', 'a'), fc.string({ unit: 'binary', maxLength: 4 }));
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 60 }), (parts) => {
+        const text = parts.join('').slice(0, 100);
+        bytes.fill(0xaa);
+        const n = (write as (t: string) => number)(text);
+        const want = encoder.encode(text);
+        expect(n).toBe(want.length);
+        expect([...bytes.subarray(0, n)]).toEqual([...want]);
+        // Nothing is written past the text's bytes.
+        expect(bytes.subarray(n).every((b) => b === 0xaa)).toBe(true);
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('the gate reads texts around the writer\'s limit (16384 / 3 code units) and past it as the reference does', () => {
+    // At most 5461 code units: the writer; more: encodeInto (fits, or does not: read as a string).
+    for (const n of [5460, 5461, 5462, 8000, 16384]) {
+      for (const tail of ['AKIA', 'key=1', '😀 ghp_', '\ud800 password: x']) {
+        for (const fill of ['x ', 'é', '中']) {
+          const text = fill.repeat(Math.ceil(n / fill.length)).slice(0, n - tail.length) + tail;
+          expect(gate(text), `${n} ${fill} ${tail}`).toBe(reference(text));
+        }
+      }
+    }
   });
 });

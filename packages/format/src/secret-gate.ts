@@ -18,8 +18,9 @@
  * Cost: one loop per text instead of one regular-expression scan per rule group (bench/render
  * measures screening 50k nodes). The loop does a table lookup, the run count and one rarely taken
  * branch per character; the rare characters (`:`, `=`, anchors) are handled out of line. A text
- * of 64 to 16,384 code units is read as its UTF-8 bytes (`TextEncoder.encodeInto` into one
- * reused array: a typed array reads faster than `charCodeAt`); for a non-ASCII text the loop
+ * of 64 to 16,384 code units is read as its UTF-8 bytes, written into one reused array (a typed
+ * array reads faster than `charCodeAt`) by `utf8Writer` when it surely fits (at most 5,461 code
+ * units), else by `TextEncoder.encodeInto`; for a non-ASCII text the loop
  * counts how many code units fewer than bytes precede each position, and bytes ≥ 128 have class 0
  * (every non-ASCII character is none of the classes), so each event is handled at its code unit
  * index. Other texts are read with `charCodeAt`.
@@ -33,9 +34,47 @@ export const GATE_FLAGS = 7;
 /** A gate built with words returns their verdict shifted left by this (`buildSecretGate`). */
 export const GATE_WORDS_SHIFT = 3;
 
+import { nodeBuiltin } from './builtin.js';
 import { wordHit, WORD_CODE, type WordStarts } from './word-starts.js';
 
 const ENCODER = new TextEncoder();
+
+type NodeBufferCtor = { from(buffer: ArrayBufferLike, byteOffset: number, length: number): { write?: (text: string, offset: number, length: number) => number } };
+/** Node's `Buffer` (by feature probe, builtin.ts), or undefined. */
+const NODE_BUFFER: NodeBufferCtor | undefined = (() => {
+  const B = nodeBuiltin<{ Buffer: NodeBufferCtor }>('node:buffer')?.Buffer;
+  return B !== undefined && typeof B.from === 'function' ? B : undefined;
+})();
+/** Text whose UTF-8 checks a writer: 1-, 2-, 3- and 4-byte characters, and lone surrogates (high, low, high last). */
+const WRITER_PROBE = 'a\u00e9\u20ac\ud83d\ude00\ud800x\udc00\u07ff\uffff\ud800';
+
+/**
+ * A UTF-8 writer into the start of `bytes` that allocates nothing: `write(text)` puts the UTF-8
+ * of `text` — lone surrogates as U+FFFD, as `TextEncoder` does — at `bytes[0 …)` and returns its
+ * length in bytes, for any `text` with `3 · text.length ≤ bytes.length` (every UTF-16 code unit
+ * takes at most three bytes, so such a text always fits whole). Node's `Buffer#write` over the
+ * same memory (by feature probe, builtin.ts), used only when it writes a probe text byte for byte
+ * as `TextEncoder.encode` does; `undefined` elsewhere (callers use `TextEncoder.encodeInto`).
+ * Why: `encodeInto` returns a fresh `{ read, written }` object per call, which V8 removes only
+ * when it inlines the call — the secret gate encodes every node of a graph (50k per cold render
+ * of the bench graph: ~2 MB of young garbage when it does not).
+ */
+export function utf8Writer(bytes: Uint8Array): ((text: string) => number) | undefined {
+  try {
+    if (NODE_BUFFER === undefined || bytes.length < 3 * WRITER_PROBE.length) return undefined;
+    const view = NODE_BUFFER.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    if (typeof view.write !== 'function') return undefined;
+    const limit = bytes.length;
+    const write = (text: string): number => (view.write as (text: string, offset: number, length: number) => number)(text, 0, limit);
+    const want = ENCODER.encode(WRITER_PROBE);
+    const got = write(WRITER_PROBE);
+    if (got !== want.length) return undefined;
+    for (let i = 0; i < got; i++) if (bytes[i] !== want[i]) return undefined;
+    return write;
+  } catch {
+    return undefined;
+  }
+}
 /** Where the gate puts a text as UTF-8 (see the module docstring); a text that does not fit is read as a string. */
 const TEXT_BYTES = new Uint8Array(16384);
 /** Shorter texts are read as a string (encoding costs more than it saves). */
@@ -258,6 +297,8 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
   mem.set(cls, 16384);
   mem.set(trig, 16640);
   const textBytes = mem.subarray(0, TEXT_BYTES.length);
+  /** `utf8Writer(textBytes)`: what `encode` uses for texts that surely fit (no result object per call). */
+  const write = utf8Writer(textBytes);
   /**
    * The state of the fused pass over `TEXT_BYTES` between events: the position, the token run,
    * the word window (word-starts.ts: 5 bits a code, the last four read), the flags, and (UTF-8 of
@@ -352,6 +393,8 @@ export function buildSecretGate(hints: readonly string[], runLength: number, ste
   const encode = (text: string): number => {
     const n = text.length;
     if (n < BYTES_MIN || n > textBytes.length) return -1;
+    // A text of at most a third of the array's length always fits whole: `read` would be `n`.
+    if (write !== undefined && 3 * n <= textBytes.length) return write(text);
     const r = ENCODER.encodeInto(text, textBytes);
     return r.read === n ? r.written : -1;
   };
