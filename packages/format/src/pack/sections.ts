@@ -286,13 +286,34 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
   const ids = table.ids;
   const vertices = ids.length;
   const parent = parentsOf(vertices, from, to, m, ids, isSection);
+  // The ref and the chain of each section vertex, in dense arrays at `slot[v] − 1` (0: none yet):
+  // arrays indexed by vertex would be sparse (~500 sections among ~75k vertices of the bench
+  // graph), and a sparse array's dictionary grew by rehashing (~0.3 MB of young garbage per
+  // cold render).
+  const slot = new Int32Array(vertices);
   const refs: Array<SectionRef | undefined> = [];
+  const chains: Array<readonly SectionRef[] | undefined> = [];
+  /** The slot of vertex `v`, made when it has none. */
+  const slotOf = (v: number): number => {
+    let k = slot[v] as number;
+    if (k === 0) {
+      refs.push(undefined);
+      k = slot[v] = chains.push(undefined);
+    }
+    return k - 1;
+  };
+  /** The chain of `v` (undefined: not built yet). */
+  const chainAt = (v: number): readonly SectionRef[] | undefined => {
+    const k = slot[v] as number;
+    return k === 0 ? undefined : chains[k - 1];
+  };
   // The file path last shown and how (the sections of one file come together): `shown` is a
   // function of the text, so it runs once per run of sections sharing their path.
   let lastPath: string | undefined;
   let lastShown = '';
   const refOf = (v: number): SectionRef => {
-    let r = refs[v];
+    const k = slotOf(v);
+    let r = refs[k];
     if (!r) {
       const id = ids[v] as string;
       const n = nodes[sectionNode[v] as number] as MergedNode;
@@ -306,7 +327,7 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
       }
       if (n.line_start !== undefined) r.line_start = n.line_start;
       if (n.line_end !== undefined) r.line_end = n.line_end;
-      refs[v] = r;
+      refs[k] = r;
     }
     return r;
   };
@@ -320,9 +341,8 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
   };
   // The nearest section of each vertex once asked (-2: not yet; -1: none).
   const near = new Int32Array(vertices).fill(-2);
-  // One shared, frozen chain per section (ending with it): every node in a section gets the same
-  // array, so callers can memoize per heading path by identity.
-  const chains: Array<readonly SectionRef[] | undefined> = [];
+  // One shared, frozen chain per section (ending with it, `chainAt`): every node in a section gets
+  // the same array, so callers can memoize per heading path by identity.
   // Sections whose container link is cut: the smallest id of each `contains` cycle of sections
   // (found by the first walk that meets the cycle; every walk into it meets the same cycle, so
   // the cut does not depend on which node is asked first).
@@ -330,7 +350,7 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
   // The position in the current walk's trail of each section on it (-1 elsewhere; reset after each walk).
   const at = new Int32Array(vertices).fill(-1);
   const chainOf = (section: number): readonly SectionRef[] => {
-    const known = chains[section];
+    const known = chainAt(section);
     if (known) return known;
     // Walk out to a section whose chain is known, or to the outermost one (no container, or the
     // cut section of a cycle), then build the chains inwards and memoize each. Each chain is its
@@ -339,7 +359,7 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
     // MAX_DEPTH-th ancestor's chain). Linear: every section is walked once.
     const trail: number[] = [];
     let s = section;
-    while (s !== -1 && chains[s] === undefined) {
+    while (s !== -1 && chainAt(s) === undefined) {
       const seen = at[s] as number;
       if (seen !== -1) {
         let smallest = trail[seen] as number;
@@ -355,13 +375,13 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
       s = cut[s] === 1 ? -1 : nearestSection(s);
     }
     for (const x of trail) at[x] = -1;
-    let chain: readonly SectionRef[] = s !== -1 ? (chains[s] as readonly SectionRef[]) : EMPTY;
+    let chain: readonly SectionRef[] = s !== -1 ? (chainAt(s) as readonly SectionRef[]) : EMPTY;
     for (let k = trail.length - 1; k >= 0; k--) {
       const v = trail[k] as number;
       chain = chain.length >= MAX_DEPTH ? chain : Object.freeze([...chain, refOf(v)]);
-      chains[v] = chain;
+      chains[slotOf(v)] = chain;
     }
-    return chains[section] ?? EMPTY;
+    return chainAt(section) ?? EMPTY;
   };
   return {
     table,
