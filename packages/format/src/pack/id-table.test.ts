@@ -52,6 +52,26 @@ describe('IdTable', () => {
     expect(touched.ids).toEqual(plain.ids);
   });
 
+  it('keeps count, idAt and ids in step when ids is read while strings are still added (sized for more, fewer or none)', () => {
+    fc.assert(
+      fc.property(fc.array(str, { maxLength: 120 }), fc.nat({ max: 120 }), fc.nat({ max: 150 }), (adds, cut, expected) => {
+        const t = new IdTable(expected);
+        const ref = reference(adds);
+        const at = Math.min(cut, adds.length);
+        adds.slice(0, at).forEach((s) => t.add(s));
+        const early = reference(adds.slice(0, at)).ids;
+        expect(t.ids).toEqual(early);
+        expect(t.count).toBe(early.length);
+        adds.slice(at).forEach((s) => t.add(s));
+        expect(t.count).toBe(ref.ids.length);
+        ref.ids.forEach((s, k) => expect(t.idAt(k)).toBe(s));
+        expect(t.ids).toEqual(ref.ids);
+        for (const s of adds) expect(t.get(s)).toBe(ref.ids.indexOf(s));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('grows past the size it was given', () => {
     const t = new IdTable(0);
     const ids = Array.from({ length: 5000 }, (_, i) => `@a/p#item-${i}`);

@@ -15,6 +15,8 @@
 
 /** Probes one operation may take before the table falls back to a `Map`. */
 const MAX_PROBES = 64;
+/** The most strings a table's array is sized for up front (a larger table grows it). */
+const MAX_PRESIZE = 1 << 24;
 
 /**
  * A 32-bit hash of all UTF-16 code units of `s` (murmur3-style mixing, two units per step): the
@@ -47,8 +49,14 @@ export function idHash(s: string): number {
  * compared only when the whole hash matches.
  */
 export class IdTable {
-  /** The strings, by number. */
-  readonly ids: string[] = [];
+  /**
+   * The strings by number at `[0, count)`, in an array sized for `expected` strings up front
+   * (holes past `count`): pushed one by one, a 75k-string table (the bench graph's) regrew its
+   * array ~25 times, ~0.4 MB of young garbage per cold render below the large-object size alone.
+   */
+  private readonly names: string[];
+  /** How many strings are numbered. */
+  count = 0;
   /** Slot `p` is `pairs[2p]` (the string's hash) and `pairs[2p + 1]` (its number + 1; 0 when empty). */
   private pairs: Int32Array;
   /** Slots − 1 (a power of two minus one). */
@@ -64,17 +72,41 @@ export class IdTable {
     while (cap < expected * 2) cap *= 2;
     this.pairs = new Int32Array(cap * 2);
     this.mask = cap - 1;
+    this.names = new Array<string>(Math.max(0, Math.min(expected, MAX_PRESIZE)));
+  }
+
+  /**
+   * The strings, by number (`count` of them). Trims the array to `count` first (in place): read
+   * it once the table is complete, or use `idAt` and `count` while strings are still added (an
+   * add after a trim grows the array again).
+   */
+  get ids(): string[] {
+    if (this.names.length !== this.count) this.names.length = this.count;
+    return this.names;
+  }
+
+  /** The string numbered `k` (`k < count`). */
+  idAt(k: number): string {
+    return this.names[k] as string;
+  }
+
+  /** Number `id` next (`count`); returns its number. */
+  private append(id: string): number {
+    const k = this.count;
+    this.names[k] = id;
+    this.count = k + 1;
+    return k;
   }
 
   /** The number of `id`, or -1 when it was never added. */
   get(id: string): number {
     if (this.map !== undefined) return this.map.get(id) ?? -1;
-    const { pairs, mask, ids, maxProbes } = this;
+    const { pairs, mask, names, maxProbes } = this;
     const h = idHash(id);
     let p = h & mask;
     for (let probes = 0; probes < maxProbes; probes++) {
       const k = (pairs[2 * p + 1] as number) - 1;
-      if (k === -1 || (pairs[2 * p] === h && ids[k] === id)) return k;
+      if (k === -1 || (pairs[2 * p] === h && names[k] === id)) return k;
       p = (p + 1) & mask;
     }
     this.toMap();
@@ -89,18 +121,18 @@ export class IdTable {
    */
   touch(hashes: Int32Array, count: number): number {
     if (this.map !== undefined) return 0;
-    const { pairs, mask, ids } = this;
+    const { pairs, mask, names } = this;
     let t = 0;
     for (let j = 0; j < count; j++) {
       const h = hashes[j] as number;
       const p = h & mask;
       const k = (pairs[2 * p + 1] as number) - 1;
-      if (k >= 0 && pairs[2 * p] === h) t ^= (ids[k] as string).length;
+      if (k >= 0 && pairs[2 * p] === h) t ^= (names[k] as string).length;
     }
     return t;
   }
 
-  /** The number of `id`, numbering it next (`ids.length`) when it is new. */
+  /** The number of `id`, numbering it next (`count`) when it is new. */
   add(id: string): number {
     return this.addHashed(id, idHash(id));
   }
@@ -108,21 +140,20 @@ export class IdTable {
   /** `add(id)` for `h = idHash(id)` computed by the caller (who may hash a batch of strings first). */
   addHashed(id: string, h: number): number {
     if (this.map !== undefined) return this.addToMap(id);
-    if ((this.ids.length + 1) * 2 > this.mask + 1) {
+    if ((this.count + 1) * 2 > this.mask + 1) {
       this.grow();
       if (this.map !== undefined) return this.addToMap(id);
     }
-    const { pairs, mask, ids, maxProbes } = this;
+    const { pairs, mask, names, maxProbes } = this;
     let p = h & mask;
     for (let probes = 0; probes < maxProbes; probes++) {
       const k = (pairs[2 * p + 1] as number) - 1;
       if (k === -1) {
         pairs[2 * p] = h;
-        pairs[2 * p + 1] = ids.length + 1;
-        ids.push(id);
-        return ids.length - 1;
+        pairs[2 * p + 1] = this.count + 1;
+        return this.append(id);
       }
-      if (pairs[2 * p] === h && ids[k] === id) return k;
+      if (pairs[2 * p] === h && names[k] === id) return k;
       p = (p + 1) & mask;
     }
     this.toMap();
@@ -134,9 +165,8 @@ export class IdTable {
     const map = this.map as Map<string, number>;
     const known = map.get(id);
     if (known !== undefined) return known;
-    map.set(id, this.ids.length);
-    this.ids.push(id);
-    return this.ids.length - 1;
+    map.set(id, this.count);
+    return this.append(id);
   }
 
   /** Twice the slots, every string placed again by its kept hash (its number kept). */
@@ -170,8 +200,8 @@ export class IdTable {
   /** Moves every string into a `Map` (collisions beyond `MAX_PROBES`: ids crafted to collide). */
   private toMap(): void {
     const map = new Map<string, number>();
-    const ids = this.ids;
-    for (let k = 0; k < ids.length; k++) map.set(ids[k] as string, k);
+    const names = this.names;
+    for (let k = 0; k < this.count; k++) map.set(names[k] as string, k);
     this.map = map;
     this.pairs = new Int32Array(0);
     this.mask = 0;

@@ -146,7 +146,7 @@ function gather(nodes: readonly MergedNode[], b: number, e: number, ids: string[
  * slots touched before any of them is numbered.
  */
 function numberEdges(edges: MergedGraph['edges'], table: IdTable, nodeVertices: number, from: Int32Array, to: Int32Array): number {
-  const names = table.ids;
+  const names = table;
   let m = 0;
   let lastFrom: string | undefined;
   let lastF = -1;
@@ -184,7 +184,7 @@ function numberEdges(edges: MergedGraph['edges'], table: IdTable, nodeVertices: 
       if (guess > 0 && guess < nodeVertices && misses <= 2 * hits + 64) {
         // Counted without a branch of their own (a count never taken before the loop is optimized
         // would send it back to the interpreter once taken).
-        const hit = names[guess] === et;
+        const hit = names.idAt(guess) === et;
         if (hit) t = guess;
         hits += hit ? 1 : 0;
         misses += hit ? 0 : 1;
@@ -279,7 +279,7 @@ function outlineOf(graph: Pick<MergedGraph, 'nodes' | 'edges'>, scopes?: Readonl
   const from = new Int32Array(contains);
   const to = new Int32Array(contains);
   numberNodes(nodes, table, canon, sectionNode);
-  const nodeVertices = table.ids.length;
+  const nodeVertices = table.count;
   const m = numberEdges(edges, table, nodeVertices, from, to);
   const isSection = (v: number): boolean => v < nodeVertices && (sectionNode[v] as number) >= 0;
   const scopeOf = scopes === undefined && appliesTo > 0 ? vertexScopes(graph, table, canon, from, to, m) : NO_SCOPES;
@@ -406,7 +406,7 @@ const NO_SCOPES: ReadonlyArray<readonly string[] | undefined> = [];
 function vertexScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>, table: IdTable, canon: Int32Array, from: Int32Array, to: Int32Array, m: number): Array<readonly string[] | undefined> {
   const { nodes, edges } = graph;
   // The scope node of each node vertex (the last node of that id of type `scope`, as `computeScopes`' map).
-  const scopeNode = new Int32Array(table.ids.length).fill(-1);
+  const scopeNode = new Int32Array(table.count).fill(-1);
   for (let i = 0; i < nodes.length; i++) if ((nodes[i] as MergedNode).type === 'scope') scopeNode[canon[i] as number] = i;
   // The globs each source applies (in edge order; a set per source).
   const direct = new Map<number, Set<string>>();
@@ -423,7 +423,7 @@ function vertexScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>, table: IdTabl
     if (set === undefined) direct.set(f, (set = new Set<string>()));
     set.add(glob);
   }
-  const vertices = table.ids.length;
+  const vertices = table.count;
   const out = new Array<readonly string[] | undefined>(vertices);
   if (direct.size === 0) return out;
   // Children of each vertex over `contains` edges (compressed rows).
@@ -440,7 +440,7 @@ function vertexScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>, table: IdTabl
   const first = new Int32Array(vertices).fill(-1);
   const merged = new Map<number, Set<string>>();
   const seen = new Int32Array(vertices).fill(-1);
-  const sources = [...direct.keys()].sort((a, b) => ((table.ids[a] as string) < (table.ids[b] as string) ? -1 : 1));
+  const sources = [...direct.keys()].sort((a, b) => (table.idAt(a) < table.idAt(b) ? -1 : 1));
   const sorted: Array<readonly string[]> = [];
   const stack: number[] = [];
   sources.forEach((src, si) => {
