@@ -10,6 +10,8 @@
 import { nodeBuiltin } from './builtin.js';
 
 type NativeDigest = (data: Uint8Array | string) => string;
+/** The native digest of a string as a 32-character latin1 string (one character per byte). */
+type NativeLatin1 = (text: string) => string;
 type NativeHasher = { update(d: Uint8Array): unknown; digest(enc: 'hex'): string; digest(): Uint8Array };
 
 /** An incremental SHA-256: `update` with bytes, then `digestHex` once. */
@@ -20,12 +22,13 @@ export interface Sha256Stream {
 }
 
 let nativeCreate: (() => NativeHasher) | undefined;
+let nativeLatin1: NativeLatin1 | undefined;
 
 function probeNative(): NativeDigest | undefined {
   try {
     const crypto = nodeBuiltin<{
       createHash: (alg: string) => { update(d: Uint8Array | string, enc?: string): { digest(enc: string): string } };
-      hash: (alg: string, data: Uint8Array | string, enc: 'hex') => string;
+      hash: (alg: string, data: Uint8Array | string, enc: 'hex' | 'latin1') => string;
     }>('node:crypto');
     const createHash = crypto?.createHash;
     if (typeof createHash !== 'function') return undefined;
@@ -33,7 +36,11 @@ function probeNative(): NativeDigest | undefined {
     // One-shot `crypto.hash` (Node ≥ 20.12): no Hash object per call, strings hashed as UTF-8 —
     // the same digest, several times cheaper for the many short texts of a pack receipt.
     const oneShot = crypto?.hash;
-    if (typeof oneShot === 'function') return (data) => oneShot.call(crypto, 'sha256', data, 'hex');
+    if (typeof oneShot === 'function') {
+      nativeLatin1 = (text) => oneShot.call(crypto, 'sha256', text, 'latin1');
+      return (data) => oneShot.call(crypto, 'sha256', data, 'hex');
+    }
+    nativeLatin1 = (text) => createHash('sha256').update(text, 'utf8').digest('latin1');
     return (data) => (typeof data === 'string' ? createHash('sha256').update(data, 'utf8') : createHash('sha256').update(data)).digest('hex');
   } catch {
     return undefined;
@@ -53,6 +60,24 @@ export const SHA256_BACKEND: 'node' | 'noble' = native ? 'node' : 'noble';
  */
 export function sha256Hex(data: Uint8Array | string): string {
   return native ? native(data) : (portable as typeof import('./hash-portable.js')).sha256HexPortable(data);
+}
+
+/**
+ * Write the 32-byte SHA-256 digest of `text` (hashed as its UTF-8 bytes, like `sha256Hex`) into
+ * `out[offset .. offset + 32)`. For callers that keep many digests as bytes in one arena
+ * (`pack/digests.ts`) instead of one 64-character hex string each: the native backend hands the
+ * digest out in its smallest form, a 32-character latin1 string (one character per byte, ~48
+ * bytes of heap against ~80 for hex), read here and dropped at once; the portable one gives bytes.
+ * Throws `RangeError` when `out` has fewer than `offset + 32` bytes.
+ */
+export function sha256Into(text: string, out: Uint8Array, offset: number): void {
+  if (offset < 0 || offset + 32 > out.length) throw new RangeError(`sha256Into: no room for 32 bytes at ${offset} of ${out.length}`);
+  if (nativeLatin1) {
+    const d = nativeLatin1(text);
+    for (let k = 0; k < 32; k++) out[offset + k] = d.charCodeAt(k);
+    return;
+  }
+  out.set((portable as typeof import('./hash-portable.js')).sha256BytesPortable([encoder.encode(text)]), offset);
 }
 
 /**

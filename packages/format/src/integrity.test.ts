@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SHA256_BACKEND, sha256Hex } from './hash.js';
+import { SHA256_BACKEND, sha256Hex, sha256Into } from './hash.js';
 import { sha256HexPortable } from './hash-portable.js';
 import { compareIntegrity, computeIntegrity, computeIntegrityOfContentBytes, packageSha256 } from './integrity.js';
 import { compactJsonText } from './json/text.js';
@@ -75,6 +75,38 @@ describe('sha256Hex', () => {
     expect(['node', 'noble']).toContain(SHA256_BACKEND);
   });
 
+  it('sha256Into writes the same digest as bytes at the offset, and nothing else', () => {
+    for (const s of ['', 'abc', 'é日本😀', 'lone \ud800 surrogate', 'x'.repeat(100000)]) {
+      const out = new Uint8Array(70).fill(7);
+      sha256Into(s, out, 5);
+      expect(Buffer.from(out.subarray(5, 37)).toString('hex')).toBe(sha256Hex(s));
+      expect([...out.subarray(0, 5), ...out.subarray(37)].every((b) => b === 7)).toBe(true);
+    }
+    expect(() => sha256Into('abc', new Uint8Array(40), 9)).toThrow(RangeError);
+    expect(() => sha256Into('abc', new Uint8Array(40), -1)).toThrow(RangeError);
+  });
+
+  it('sha256Into with node:crypto but no one-shot crypto.hash (Node < 20.12): createHash gives the same digest', async () => {
+    const proc = process as { getBuiltinModule?: (id: string) => unknown };
+    const saved = proc.getBuiltinModule;
+    const real = saved?.('node:crypto') as { createHash: unknown } | undefined;
+    if (!real) return; // nothing to take away here
+    proc.getBuiltinModule = (id: string) => (id === 'node:crypto' ? { createHash: real.createHash } : saved?.(id));
+    try {
+      vi.resetModules();
+      const h = await import('./hash.js');
+      expect(h.SHA256_BACKEND).toBe('node');
+      for (const s of ['', 'abc', 'é日本😀', 'x'.repeat(1000)]) {
+        const out = new Uint8Array(32);
+        h.sha256Into(s, out, 0);
+        expect(Buffer.from(out).toString('hex')).toBe(sha256Hex(s));
+      }
+    } finally {
+      proc.getBuiltinModule = saved;
+      vi.resetModules();
+    }
+  });
+
   it('without a synchronous node:crypto, hash.ts loads the portable backend itself: the same digests, one-shot, by parts and streamed', async () => {
     const proc = process as { getBuiltinModule?: unknown };
     const saved = proc.getBuiltinModule;
@@ -93,6 +125,9 @@ describe('sha256Hex', () => {
         stream.update(bytes.subarray(0, half));
         stream.update(bytes.subarray(half));
         expect(stream.digestHex()).toBe(sha256Hex(s));
+        const out = new Uint8Array(40);
+        h.sha256Into(s, out, 8);
+        expect(Buffer.from(out.subarray(8)).toString('hex')).toBe(sha256Hex(s));
       }
     } finally {
       proc.getBuiltinModule = saved;

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { compilePack, type PackInput } from './compile.js';
+import { receiptText } from './receipt.js';
 import { graph, node, NOW } from './__tests__/graph.js';
 
 const P = '@a/p';
@@ -60,6 +61,36 @@ describe('a compilation does not depend on the compilations before it (memo stat
       const fresh = compilePack(full(copy(warm)));
       expect(after.text).toBe(fresh.text);
       expect(after.sha256).toBe(fresh.sha256);
+    });
+  }
+});
+
+describe('a receipt not read yet does not change when the same graph is compiled again after an in-place change', () => {
+  const LEAK = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+  // Omitted for space (plain and with a secret in their content), for a secret, and superseded.
+  const make = (): MergedGraph =>
+    graph([
+      node(P, 'big', { content: 'y'.repeat(3000) }),
+      node(P, 'big2', { content: `z key ${LEAK} ` + 'z'.repeat(3000) }),
+      node(P, 'sec', { content: `token ${LEAK}` }),
+      node(P, 'old', { content: 'old words', superseded_by: [`${P}#new`] }),
+      node(P, 'new', { content: 'new words' }),
+    ]);
+  for (const read of ['receiptText', 'records'] as const) {
+    it(`the first receipt, read after the second compilation (${read}), equals the receipt of a fresh copy`, () => {
+      const warm = make();
+      const input = (g: MergedGraph): PackInput => ({ graph: g, maxBytes: 1500, now: NOW });
+      const first = compilePack(input(warm));
+      const want = compilePack(input(copy(warm)));
+      expect(first.receipt.counts.suppressed).toBe(4);
+      // Every omitted node changes (same secret state or not), then the graph is compiled again:
+      // the memo hashes the new contents into the same positions.
+      for (const n of warm.nodes) if (n.local_id !== 'new') n.content = n.content.includes(LEAK) ? `other ${LEAK} ${n.content.length}` : `changed ${n.content}`;
+      const second = compilePack(input(warm));
+      expect(receiptText(second.receipt)).toBe(receiptText(compilePack(input(copy(warm))).receipt));
+      if (read === 'records') expect(first.receipt.omissions).toEqual(want.receipt.omissions);
+      expect(receiptText(first.receipt)).toBe(receiptText(want.receipt));
+      expect(receiptText(first.receipt)).not.toBe(receiptText(second.receipt));
     });
   }
 });

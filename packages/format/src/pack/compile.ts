@@ -925,7 +925,7 @@ export function compilePack(input: PackInput): CompiledPack {
   );
 
   // Omissions in input order (screening reasons and byte_budget alike), as rows of a table (no
-  // object per omitted node: the receipt builds its records when they are read).
+  // object or hash string per omitted node: the receipt builds its records and their hex when they are read).
   const omissions = new OmissionTable(inScope.length);
   let nb = 0;
   const omit = (): void => {
@@ -934,11 +934,13 @@ export function compilePack(input: PackInput): CompiledPack {
       if (reason !== undefined) {
         const n = inScope[i] as MergedNode;
         const at = inIdx[i] as number;
-        omissions.add(n, reason, pinned.size > 0 && pinned.has(n.id), facts.omissionHex(at), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined);
+        const row = omissions.add(n, reason, pinned.size > 0 && pinned.has(n.id), reason === 'secret' ? secretKindsOf(n, at, sctx) : undefined);
+        facts.omissionDigestTo(at, omissions.digests, row);
       } else if (!selected[handleOf[i] as number]) {
         nb++;
         // A candidate passed every screening check, so its facts entry is current.
-        omissions.add(inScope[i] as MergedNode, 'byte_budget', false, facts.omissionHexOfCurrent(inIdx[i] as number));
+        const row = omissions.add(inScope[i] as MergedNode, 'byte_budget', false);
+        facts.omissionDigestOfCurrentTo(inIdx[i] as number, omissions.digests, row);
       }
     }
   };

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets, secretKinds } from '../secrets.js';
 import { compilePack } from './compile.js';
+import { DigestArena } from './digests.js';
 import { NodeFacts, nodeSecrets, touchNodes } from './node-facts.js';
 import { forceOf } from './order.js';
 import { graph, node, NOW } from './__tests__/graph.js';
@@ -83,7 +84,13 @@ describe('node facts', () => {
         const facts = new NodeFacts(nodes);
         nodes.forEach((n, i) => {
           if (rows[i]![2]) facts.secretKinds(i); // made current; else the entry is computed on the way
-          expect(facts.omissionHashOfCurrent(i)).toBe(new NodeFacts([n]).omissionHash(0));
+          const want = new NodeFacts([n]).omissionHash(0);
+          expect(facts.omissionHashOfCurrent(i)).toBe(want);
+          const to = new DigestArena(2);
+          facts.omissionDigestOfCurrentTo(i, to, 1);
+          expect('sha256:' + to.hex(1)).toBe(want);
+          facts.omissionDigestTo(i, to, 0);
+          expect('sha256:' + to.hex(0)).toBe(want);
         });
       }),
       { numRuns: 300 },
@@ -94,12 +101,16 @@ describe('node facts', () => {
     const contents = ['plain words', `key ${LEAK}`, 'Never commit API keys.', 'Always run the tests.', `never ${LEAK}`, ''];
     const field = fc.constantFrom('content', 'id', 'category', 'file_path');
     const value = fc.constantFrom(...contents, 'AGENTS.md', `k/${LEAK}.md`, 'docs/a.md');
-    const read = fc.constantFrom('force', 'kinds', 'contentHash', 'omissionHash', 'ofCurrent');
+    const read = fc.constantFrom('force', 'kinds', 'contentHash', 'omissionHash', 'ofCurrent', 'digestTo', 'digestOfCurrentTo');
     const op = fc.oneof(fc.tuple(fc.constant('read'), fc.nat(1), read), fc.tuple(fc.constant('set'), fc.nat(1), field, value));
     fc.assert(
       fc.property(fc.array(op, { minLength: 4, maxLength: 40, size: 'medium' }), (ops) => {
         const nodes = [0, 1].map((i) => node('@a/x', `n${i}`, { content: contents[i]!, file_path: 'docs/a.md' }));
         const facts = new NodeFacts(nodes);
+        // Digests copied out (as the pack compiler copies them into a receipt's table) and the
+        // hash each had when copied: later changes and reads must not alter a copy.
+        const copies = new DigestArena(1);
+        const copied: string[] = [];
         for (const o of ops) {
           const i = o[1];
           const n = nodes[i]!;
@@ -115,11 +126,20 @@ describe('node facts', () => {
           else if (r === 'kinds') expect(facts.secretKinds(i)).toEqual(fresh.secretKinds(0));
           else if (r === 'contentHash') expect(facts.contentHash(i)).toBe(sha(n.content));
           else if (r === 'omissionHash') expect(facts.omissionHash(i)).toBe(fresh.omissionHash(0));
-          else {
+          else if (r === 'ofCurrent') {
             facts.secretKinds(i);
             expect(facts.omissionHashOfCurrent(i)).toBe(fresh.omissionHash(0));
+          } else {
+            copies.reserve(copied.length);
+            if (r === 'digestTo') facts.omissionDigestTo(i, copies, copied.length);
+            else {
+              facts.secretKinds(i);
+              facts.omissionDigestOfCurrentTo(i, copies, copied.length);
+            }
+            copied.push(fresh.omissionHash(0));
           }
         }
+        copied.forEach((h, k) => expect('sha256:' + copies.hex(k)).toBe(h));
       }),
       { numRuns: 2000 },
     );

@@ -12,9 +12,9 @@
  * kept in a `WeakMap` keyed by the array so it goes away with the graph.
  */
 import type { MergedNode } from '../graph-types.js';
-import { sha256Hex } from '../hash.js';
 import { GATE_FLAGS, GATE_WORDS_SHIFT } from '../secret-gate.js';
 import { redactSecrets, scanSecrets, secretKinds, surelyClean, surelyCleanWith, type SecretFinding } from '../secrets.js';
+import { DigestArena } from './digests.js';
 import { FORCE_WORDS, forceOf, forceOfVerdict } from './order.js';
 
 const NONE: readonly string[] = Object.freeze([]);
@@ -113,6 +113,15 @@ const SCREENED = 1;
 const HAS_KINDS = 2;
 /** … and the content itself (not only the metadata) has a finding. */
 const CONTENT_SECRET = 4;
+/**
+ * The SHA-256 of the entry's content is in `digests` (slot = position). Like the next bit it
+ * depends on the content alone, so it outlives a change of the metadata; `restart` clears both.
+ */
+const HASHED = 8;
+/** The SHA-256 of the entry's *redacted* content is in `redacted` (slot `redactedSlot.get(i)`). */
+const REDACTED = 16;
+/** The bits `at` keeps when it screens an entry again for the same content. */
+const OF_CONTENT = HASHED | REDACTED;
 
 /** Remembered facts of the nodes of one node array, by position (see module docstring). */
 export class NodeFacts {
@@ -126,14 +135,22 @@ export class NodeFacts {
   private readonly id: Array<string | undefined>;
   private readonly category: Array<string | undefined>;
   private readonly path: Array<string | undefined>;
-  /** `SCREENED | HAS_KINDS | CONTENT_SECRET` bits by position (0: not screened since the content was set). */
+  /** `SCREENED | HAS_KINDS | CONTENT_SECRET | HASHED | REDACTED` bits by position (0: nothing known since the content was set). */
   private readonly state: Uint8Array;
   /** Secret kinds by position, only of entries that have some (`HAS_KINDS`). */
   private kindsOf: Map<number, readonly string[]> | undefined;
-  /** Hex SHA-256 of the content (no `sha256:` prefix: added when read). */
-  private readonly hash: Array<string | undefined>;
-  /** Hex SHA-256 of the redacted content, by position: only nodes with a secret in their content have one (rare). */
-  private redacted: Map<number, string> | undefined;
+  /**
+   * SHA-256 of the content by position (`HASHED`), as bytes: no hex string per node (~80 bytes of
+   * young heap each, ~50k of them live through a cold render's scavenges, bench/render); the hex
+   * is written when a hash is read. Made on first use.
+   */
+  private digests: DigestArena | undefined;
+  /**
+   * SHA-256 of the redacted content (`REDACTED`): only nodes with a secret in their content have
+   * one (rare). A position keeps its slot when its content changes (no slot is ever freed).
+   */
+  private redacted: DigestArena | undefined;
+  private redactedSlot: Map<number, number> | undefined;
   /** `forceOf(content) + 1` (0: not computed yet). */
   private readonly forceValue: Uint8Array;
   private readonly fields = new FieldMemo();
@@ -145,7 +162,6 @@ export class NodeFacts {
     this.category = new Array(n);
     this.path = new Array(n);
     this.state = new Uint8Array(n);
-    this.hash = new Array(n);
     this.forceValue = new Uint8Array(n);
   }
 
@@ -166,8 +182,6 @@ export class NodeFacts {
     this.content[i] = content;
     this.state[i] = 0;
     this.kindsOf?.delete(i);
-    this.hash[i] = undefined;
-    this.redacted?.delete(i);
     this.forceValue[i] = 0;
   }
 
@@ -189,7 +203,8 @@ export class NodeFacts {
     }
     this.forceValue[i] = forceOfVerdict(gated >>> GATE_WORDS_SHIFT) + 1;
     const inMeta = metaSurelyClean(n, this.fields) ? NO_FINDINGS : scanSecrets(metaText(n));
-    let state = SCREENED | (inContent.length > 0 ? CONTENT_SECRET : 0);
+    // The digests are of the content, which is the one they were computed from (`restart` cleared them otherwise).
+    let state = SCREENED | (inContent.length > 0 ? CONTENT_SECRET : 0) | ((this.state[i] as number) & OF_CONTENT);
     if (inContent.length + inMeta.length > 0) {
       (this.kindsOf ??= new Map()).set(i, secretKinds([...inContent, ...inMeta]));
       state |= HAS_KINDS;
@@ -207,34 +222,21 @@ export class NodeFacts {
     return ((this.state[i] as number) & HAS_KINDS) !== 0 ? ((this.kindsOf as Map<number, readonly string[]>).get(i) as readonly string[]) : NONE;
   }
 
-  /** `sha256:<hex>` of the content of `nodes[i]` as UTF-8 (spec/pack.md §10). */
+  /** `sha256:<hex>` of the content of `nodes[i]` as UTF-8 (spec/pack.md §10): `sha256:` and 64 lowercase hex digits. */
   contentHash(i: number): string {
     const n = this.at(i);
-    return 'sha256:' + (this.hash[i] ??= sha256Hex(n.content));
+    return 'sha256:' + this.contentDigest(i, n.content).hex(i);
   }
 
   /**
    * The content hash an omission record of `nodes[i]` carries: of the content, or — when the
    * content contains a secret, whatever the reason of the omission — of the *redacted* content,
-   * so a receipt can never confirm a guessed secret (spec/pack.md §3, §10).
+   * so a receipt can never confirm a guessed secret (spec/pack.md §3, §10). `sha256:` and 64
+   * lowercase hex digits.
    */
   omissionHash(i: number): string {
+    this.at(i);
     return 'sha256:' + this.omissionHex(i);
-  }
-
-  /** `omissionHash(i)` without its `sha256:` prefix: 64 lowercase hex digits. */
-  omissionHex(i: number): string {
-    const n = this.at(i);
-    if (((this.state[i] as number) & CONTENT_SECRET) === 0) return (this.hash[i] ??= sha256Hex(n.content));
-    return this.redactedHex(i, n.content);
-  }
-
-  /** Hex SHA-256 of the redacted `content` of entry `i` (its current content), remembered. */
-  private redactedHex(i: number, content: string): string {
-    const map = (this.redacted ??= new Map());
-    let hex = map.get(i);
-    if (hex === undefined) map.set(i, (hex = sha256Hex(redactSecrets(content).text)));
-    return hex;
   }
 
   /**
@@ -246,19 +248,71 @@ export class NodeFacts {
    * node's object when ~50k are omitted (bench/render).
    */
   omissionHashOfCurrent(i: number): string {
-    return 'sha256:' + this.omissionHexOfCurrent(i);
+    if (!this.screened(i)) this.at(i);
+    return 'sha256:' + this.omissionHex(i);
   }
 
   /**
-   * `omissionHashOfCurrent(i)` without its `sha256:` prefix (64 lowercase hex digits): what the
-   * pack compiler keeps per omission (`OmissionTable`), so no prefixed string is built per node.
+   * Write the digest of `omissionHash(i)` (its 32 bytes, not its text) into slot `slot` of `to`:
+   * what the pack compiler keeps per omission (`OmissionTable.digests`), so no string is built per
+   * omitted node. Throws `RangeError` when `to` has no such slot.
    */
-  omissionHexOfCurrent(i: number): string {
-    const content = this.content[i];
-    const state = this.state[i] as number;
-    if (content === undefined || (state & SCREENED) === 0) return this.omissionHex(i);
-    if ((state & CONTENT_SECRET) === 0) return (this.hash[i] ??= sha256Hex(content));
-    return this.redactedHex(i, content);
+  omissionDigestTo(i: number, to: DigestArena, slot: number): void {
+    this.at(i);
+    this.copyOmissionDigest(i, to, slot);
+  }
+
+  /** `omissionDigestTo` for a node whose entry is current (see `omissionHashOfCurrent`). */
+  omissionDigestOfCurrentTo(i: number, to: DigestArena, slot: number): void {
+    if (!this.screened(i)) this.at(i);
+    this.copyOmissionDigest(i, to, slot);
+  }
+
+  /** True when entry `i` has been screened since its content was last set (its facts are of its remembered content). */
+  private screened(i: number): boolean {
+    return this.content[i] !== undefined && ((this.state[i] as number) & SCREENED) !== 0;
+  }
+
+  /** The arena holding the SHA-256 of `content` (entry `i`'s current content) at slot `i`, hashing it first if needed. */
+  private contentDigest(i: number, content: string): DigestArena {
+    const d = (this.digests ??= new DigestArena(this.nodes.length));
+    const s = this.state[i] as number;
+    if ((s & HASHED) === 0) {
+      d.hash(i, content);
+      this.state[i] = s | HASHED;
+    }
+    return d;
+  }
+
+  /** The slot in `redacted` of the SHA-256 of entry `i`'s redacted content (its current content), hashing it first if needed. */
+  private redactedDigest(i: number): number {
+    const slots = (this.redactedSlot ??= new Map());
+    const d = (this.redacted ??= new DigestArena(4));
+    let slot = slots.get(i);
+    if (slot === undefined) slots.set(i, (slot = slots.size));
+    const s = this.state[i] as number;
+    if ((s & REDACTED) === 0) {
+      d.reserve(slot);
+      d.hash(slot, redactSecrets(this.content[i] as string).text);
+      this.state[i] = s | REDACTED;
+    }
+    return slot;
+  }
+
+  /** Hex of the omission digest of screened entry `i`. */
+  private omissionHex(i: number): string {
+    if (((this.state[i] as number) & CONTENT_SECRET) === 0) return this.contentDigest(i, this.content[i] as string).hex(i);
+    const slot = this.redactedDigest(i);
+    return (this.redacted as DigestArena).hex(slot);
+  }
+
+  /** Copy the omission digest of screened entry `i` into slot `slot` of `to`. */
+  private copyOmissionDigest(i: number, to: DigestArena, slot: number): void {
+    if (((this.state[i] as number) & CONTENT_SECRET) === 0) to.copy(slot, this.contentDigest(i, this.content[i] as string), i);
+    else {
+      const from = this.redactedDigest(i);
+      to.copy(slot, this.redacted as DigestArena, from);
+    }
   }
 }
 

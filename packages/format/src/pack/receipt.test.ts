@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MergedNode } from '../graph-types.js';
+import { HEX_RUN } from './digests.js';
 import { buildReceipt, countByReason, OmissionTable, omissionOf, receiptText } from './receipt.js';
 import { OMISSION_REASONS, type Omission } from './types.js';
 
@@ -57,6 +59,7 @@ describe('OmissionTable', () => {
     hex: fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }),
     reason: fc.constantFrom(...OMISSION_REASONS),
     pinned: fc.boolean(),
+    upper: fc.boolean(),
     kinds: fc.option(fc.array(str, { maxLength: 3 }), { nil: undefined }),
     by: fc.option(fc.array(str, { maxLength: 3 }), { nil: undefined }),
   });
@@ -69,7 +72,8 @@ describe('OmissionTable', () => {
         for (const r of rows) {
           const node = { id: `${r.package}#${r.local}`, package: r.package, version: r.version, content: '', type: 'fact', ...(r.by ? { superseded_by: r.by } : {}) } as unknown as MergedNode;
           const hex = r.hex.toLowerCase();
-          table.add(node, r.reason, r.pinned, hex, r.kinds);
+          // Either case in: the digest is bytes, and the text written is lowercase.
+          table.digests.setHex(table.add(node, r.reason, r.pinned, r.kinds), r.upper ? r.hex.toUpperCase() : r.hex);
           records.push(omissionOf(node, r.reason, r.pinned, 'sha256:' + hex, r.kinds));
         }
         const counts = { byReason: countByReason(records), pinnedOmissions: records.filter((o) => o.pinned).length };
@@ -86,9 +90,28 @@ describe('OmissionTable', () => {
     );
   });
 
+  it('more rows than one hex run (HEX_RUN), out of order: the same records and receipt text as omissionOf records', () => {
+    const n = 2 * HEX_RUN + 37;
+    const table = new OmissionTable(16);
+    const records: Omission[] = [];
+    for (let k = 0; k < n; k++) {
+      // Added in an order that is not the sorted one, so the rows are read through a permutation.
+      const i = (k * 1021) % n;
+      const node = { id: `@a/x#${String(i).padStart(5, '0')}`, package: i % 3 ? '@a/x' : '@a/w', version: '1.0.0' } as MergedNode;
+      const hex = createHash('sha256').update(String(i)).digest('hex');
+      table.digests.setHex(table.add(node, i % 5 ? 'byte_budget' : 'expired', false), hex);
+      records.push(omissionOf(node, i % 5 ? 'byte_budget' : 'expired', false, 'sha256:' + hex));
+    }
+    const counts = { byReason: countByReason(records), pinnedOmissions: 0 };
+    const want = buildReceipt({ ...args(records), counts });
+    const got = buildReceipt({ ...args([]), omissions: table, nodes: n, candidates: n, counts });
+    expect(receiptText(got)).toBe(JSON.stringify(want, null, 2) + '\n');
+    expect(got.omissions).toEqual(want.omissions);
+  });
+
   it('a receipt whose omissions are replaced writes the new ones', () => {
     const table = new OmissionTable(1);
-    table.add({ id: '@a/x#1', package: '@a/x', version: '1.0.0' } as MergedNode, 'byte_budget', false, 'ab'.repeat(32));
+    table.digests.setHex(table.add({ id: '@a/x#1', package: '@a/x', version: '1.0.0' } as MergedNode, 'byte_budget', false), 'ab'.repeat(32));
     const r = buildReceipt({ ...args([]), omissions: table, counts: { byReason: countByReason([]), pinnedOmissions: 0 } });
     r.omissions = [];
     expect(receiptText(r)).toContain('"omissions": []\n}');

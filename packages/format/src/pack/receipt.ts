@@ -7,6 +7,7 @@
 import { sha256Hex } from '../hash.js';
 import type { MergedNode } from '../graph-types.js';
 import { estimateTokens } from './budget.js';
+import { DigestArena, HEX_RUN } from './digests.js';
 import { BYTES_PER_TOKEN, OMISSION_REASONS, TOKEN_NOTE, type Delivered, type FreshnessScope, type Omission, type OmissionReason, type PackFormat } from './types.js';
 
 export interface PackReceipt {
@@ -94,13 +95,14 @@ const REASON_TAIL: readonly string[] = OMISSION_REASONS.map((r) => `",\n      "r
 const PINNED = 0x80;
 
 /**
- * The omission records of one compilation as parallel arrays — package, version, id and hex
- * content hash by row, reason and pinned flag in one byte, the rare secret kinds and superseding
- * ids beside them — instead of one object per omitted node (a 50k-node graph omits ~49k of them
- * from a 32 KiB pack: their objects and `sha256:` strings were most of what a cold render kept
- * alive through its scavenges, bench/render). Rows are added in any order; `toArray` gives the
+ * The omission records of one compilation as parallel arrays — package, version and id by row,
+ * the content hash's 32 bytes in a `DigestArena` by row, reason and pinned flag in one byte, the
+ * rare secret kinds and superseding ids beside them — instead of one object per omitted node (a
+ * 50k-node graph omits ~49k of them from a 32 KiB pack: their objects, then their hex strings,
+ * were most of what a cold render kept alive through its scavenges, bench/render). Rows are
+ * added in any order (`add`, then the row's digest written into `digests`); `toArray` gives the
  * records sorted by package, then id, as `omissionOf` builds them, and `receiptText` writes them
- * without building the records.
+ * without building the records. The `sha256:<hex>` text of a row's hash is made only then.
  */
 export class OmissionTable {
   /** Rows added. */
@@ -108,7 +110,12 @@ export class OmissionTable {
   private pkg: string[];
   private version: string[];
   private id: string[];
-  private hex: string[];
+  /**
+   * The content hash of row `r` is slot `r`: written by whoever adds the row, right after `add`
+   * (`NodeFacts.omissionDigestTo`, or `setHex`). A copy, not a view of the facts memo's digests:
+   * a later compilation of a changed node must not change an earlier receipt.
+   */
+  readonly digests: DigestArena;
   private code: Uint8Array;
   /** Secret kinds and superseding ids by row (only rows that have some). */
   private extra: Map<number, { kinds?: string[]; by?: string[] }> | undefined;
@@ -119,22 +126,22 @@ export class OmissionTable {
     this.pkg = new Array<string>(capacity);
     this.version = new Array<string>(capacity);
     this.id = new Array<string>(capacity);
-    this.hex = new Array<string>(capacity);
+    this.digests = new DigestArena(capacity);
     this.code = new Uint8Array(capacity);
   }
 
   /**
-   * Add the omission of `node` — the same record as `omissionOf(node, reason, pinned,
-   * 'sha256:' + hex, kinds)`; `hex` is the 64 lowercase hex digits of `NodeFacts.omissionHex`.
-   * The node's package, version, id and superseding ids are read now.
+   * Add the omission of `node` and return its row: the same record as `omissionOf(node, reason,
+   * pinned, contentHash, kinds)` once the caller has written the 32 bytes of `contentHash` into
+   * slot `row` of `digests` (`NodeFacts.omissionDigestTo(i, table.digests, row)`), which it must
+   * do before the table is read. The node's package, version, id and superseding ids are read now.
    */
-  add(node: MergedNode, reason: OmissionReason, pinned: boolean, hex: string, kinds?: readonly string[]): void {
+  add(node: MergedNode, reason: OmissionReason, pinned: boolean, kinds?: readonly string[]): number {
     const r = this.length++;
     if (r >= this.code.length) this.grow();
     this.pkg[r] = node.package;
     this.version[r] = node.version;
     this.id[r] = node.id;
-    this.hex[r] = hex;
     this.code[r] = REASON_CODE[reason] | (pinned ? PINNED : 0);
     this.sorted = undefined;
     const withKinds = kinds !== undefined && kinds.length > 0;
@@ -145,12 +152,14 @@ export class OmissionTable {
       if (by) x.by = [...by];
       (this.extra ??= new Map()).set(r, x);
     }
+    return r;
   }
 
   private grow(): void {
     const code = new Uint8Array(2 * this.code.length + 16);
     code.set(this.code);
     this.code = code;
+    this.digests.reserve(code.length - 1);
   }
 
   /** Rows by package, then id (ties in the order added: the sort is stable). */
@@ -175,10 +184,14 @@ export class OmissionTable {
   toArray(): Omission[] {
     const rows = this.order();
     const out = new Array<Omission>(rows.length);
+    // The hex of the hashes HEX_RUN rows at a time (one decode each), read by slices.
+    let hexes = '';
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k] as number;
       const c = this.code[r] as number;
-      const o: Omission = { package: this.pkg[r] as string, version: this.version[r] as string, id: this.id[r] as string, content_hash: 'sha256:' + this.hex[r], reason: OMISSION_REASONS[c & ~PINNED] as OmissionReason };
+      const j = k % HEX_RUN;
+      if (j === 0) hexes = this.digests.hexOfSlots(rows, k, Math.min(rows.length, k + HEX_RUN));
+      const o: Omission = { package: this.pkg[r] as string, version: this.version[r] as string, id: this.id[r] as string, content_hash: 'sha256:' + hexes.slice(64 * j, 64 * j + 64), reason: OMISSION_REASONS[c & ~PINNED] as OmissionReason };
       if (c & PINNED) o.pinned = true;
       const x = this.extra?.get(r);
       if (x?.kinds) o.secret_kinds = [...x.kinds];
@@ -196,19 +209,23 @@ export class OmissionTable {
   jsonElements(): string {
     const rows = this.order();
     const q = JSON.stringify;
+    const digests = this.digests;
     // Rows of one package and version are adjacent: their text up to the id is built once per
     // run; after the hash, each reason's text is a constant.
     let pkg: string | undefined;
     let version: string | undefined;
     let head = '';
-    // Each row's text is joined into a flat string with the rows around it, 1,024 at a time: the
+    // Each row's text is joined into a flat string with the rows around it, HEX_RUN at a time: the
     // pieces die young (a string grown by += stays one live tree of pieces per row until written,
     // which a cold process's scavenges copied: its GC was most of receiptText's time).
     const chunks: string[] = [];
-    const part = new Array<string>(Math.min(rows.length, 1024));
+    const part = new Array<string>(Math.min(rows.length, HEX_RUN));
     let p0 = 0;
+    // The hex of each chunk's hashes in one string (one decode per chunk), read by slices.
+    let hexes = '';
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k] as number;
+      if (p0 === 0) hexes = digests.hexOfSlots(rows, k, Math.min(rows.length, k + part.length));
       const c = this.code[r] as number;
       const p = this.pkg[r] as string;
       const v = this.version[r] as string;
@@ -218,7 +235,7 @@ export class OmissionTable {
         head = '    {\n      "package": ' + q(p) + ',\n      "version": ' + q(v) + ',\n      "id": ';
       }
       // Hex digits need no escaping.
-      let s = head + q(this.id[r]) + ',\n      "content_hash": "sha256:' + this.hex[r] + (REASON_TAIL[c & ~PINNED] as string);
+      let s = head + q(this.id[r]) + ',\n      "content_hash": "sha256:' + hexes.slice(64 * p0, 64 * p0 + 64) + (REASON_TAIL[c & ~PINNED] as string);
       if (c & PINNED) s += ',\n      "pinned": true';
       const x = this.extra?.get(r);
       if (x?.kinds) s += ',\n      "secret_kinds": ' + jsonStrings(x.kinds);
