@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DigestArena, HEX_RUN } from './digests.js';
 
 const hexOf = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -47,6 +47,15 @@ describe('DigestArena', () => {
       }),
       { numRuns: 200 },
     );
+    // Consecutive slots (one run of bytes: Node's Buffer writes their hex), whole and cut at both ends.
+    const run = new DigestArena(50);
+    for (let s = 0; s < 50; s++) run.hash(s, `run ${s}`);
+    for (const [a0, b0] of [[0, 50], [3, 17], [49, 50], [0, 1]] as const) {
+      const slots = Array.from({ length: b0 - a0 }, (_, k) => a0 + k);
+      expect(run.hexOfSlots(slots, 0, slots.length)).toBe(slots.map((s) => hexOf(`run ${s}`)).join(''));
+      expect(run.hexOfSlots([99, ...slots], 1, slots.length + 1)).toBe(slots.map((s) => hexOf(`run ${s}`)).join(''));
+    }
+    expect(() => run.hexOfSlots([48, 49, 50], 0, 3)).toThrow(RangeError);
     const big = new DigestArena(HEX_RUN + 3);
     for (let s = 0; s < big.slots; s++) big.hash(s, String(s));
     const all = Array.from({ length: 2 * HEX_RUN + 5 }, (_, k) => (7 * k) % big.slots);
@@ -54,6 +63,24 @@ describe('DigestArena', () => {
     expect(big.hexOfSlots(all, 3, 3)).toBe('');
     expect(() => big.hexOfSlots([0, big.slots], 0, 2)).toThrow(RangeError);
     expect(() => big.hexOfSlots([-1], 0, 1)).toThrow(RangeError);
+  });
+
+  it('without Node\'s Buffer (no process.getBuiltinModule), hexOfSlots writes the same digits itself', async () => {
+    const proc = process as { getBuiltinModule?: unknown };
+    const saved = proc.getBuiltinModule;
+    proc.getBuiltinModule = undefined;
+    try {
+      vi.resetModules();
+      const m = await import('./digests.js');
+      const a = new m.DigestArena(m.HEX_RUN + 2);
+      for (let s = 0; s < a.slots; s++) a.setHex(s, hexOf(`p ${s}`));
+      const slots = Array.from({ length: a.slots }, (_, s) => s);
+      expect(a.hexOfSlots(slots, 1, slots.length)).toBe(slots.slice(1).map((s) => hexOf(`p ${s}`)).join(''));
+      expect(() => a.hexOfSlots([a.slots], 0, 1)).toThrow(RangeError);
+    } finally {
+      proc.getBuiltinModule = saved;
+      vi.resetModules();
+    }
   });
 
   it('refuses slots past its end and text that is not 64 hex digits', () => {
