@@ -543,6 +543,7 @@ export function compilePack(input: PackInput): CompiledPack {
     style: input.style ?? 'pack',
   });
   const frameSize = (nb: number): number => {
+    if (renderer.frameBytes !== undefined) return renderer.frameBytes(frameInfo(nb));
     const f = renderer.frame(frameInfo(nb));
     return utf8Length(f.prefix) + utf8Length(f.suffix);
   };

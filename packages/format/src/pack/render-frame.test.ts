@@ -5,6 +5,7 @@
  * caller changes an inputs array it passed before. `omissionSummary` (render.ts) lists the
  * reasons with a count in the object's own key order.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from './render-md.js';
 import { omissionSummary, type FrameInfo, type RenderItem } from './render.js';
@@ -95,5 +96,75 @@ describe('group headers (render-md.ts `groups`) asked again for one heading path
     expect(text(item({ statedScope: stated }))).toBe(plain);
     expect(text(item({ statedScope: [] }))).toBe(plain);
     expect(text(item({}))).toBe(plain);
+  });
+});
+
+describe('frameBytes (the frame size without its text)', () => {
+  const bytesOf = (i: FrameInfo): number => new TextEncoder().encode(renderMarkdown.frame(i).prefix + renderMarkdown.frame(i).suffix).length;
+  const word = fc.constantFrom('a', 'é', '😀', 'Notes', '\u200b', '@p/x', '');
+  const infoArb = fc.record({
+    title: fc.constantFrom('T', 'Título', 'Context pack (ctxpkg)'),
+    inputs: fc.constantFrom(inputs(0), inputs(2), inputs(12), inputs(2, 'é')),
+    omitted: fc.record({ byte_budget: fc.nat({ max: 120000 }), expired: fc.nat({ max: 3 }), secret: fc.nat({ max: 2 }) }),
+    pinnedOmitted: fc.nat({ max: 2 }),
+    mode: fc.constantFrom('all', 'pinned') as fc.Arbitrary<'all' | 'pinned'>,
+    focused: fc.option(fc.nat({ max: 9 }), { nil: undefined }),
+    focus: fc.option(fc.constantFrom('deploy', 'déploy'), { nil: undefined }),
+    notes: fc.array(word, { maxLength: 2 }),
+    receipt: fc.boolean(),
+    trusted: fc.constantFrom([], ['@p/n0@1.0.0'], ['@p/é@1']),
+    style: fc.constantFrom('pack', 'pack', 'agent') as fc.Arbitrary<'pack' | 'agent'>,
+  });
+
+  it('equals the size of the frame it would build, over sequences of frames that share some fields (property)', () => {
+    fc.assert(
+      fc.property(fc.array(infoArb, { minLength: 1, maxLength: 8 }), fc.array(fc.nat({ max: 120000 }), { maxLength: 6 }), (infos, counts) => {
+        for (const x of infos) {
+          const i: FrameInfo = { ...info(x.inputs, x.omitted), title: x.title, pinnedOmitted: x.pinnedOmitted, selection: { mode: x.mode, items: 10, pinned: 2, ...(x.focused !== undefined ? { focused: x.focused } : {}) }, focus: x.focus, notes: x.notes, receipt: x.receipt, trusted: x.trusted, style: x.style };
+          expect(renderMarkdown.frameBytes?.(i)).toBe(bytesOf(i));
+          // The same frame at other omission counts (what the selection asks).
+          for (const nb of counts) {
+            const j = { ...i, omitted: { ...i.omitted, byte_budget: nb } };
+            expect(renderMarkdown.frameBytes?.(j)).toBe(bytesOf(j));
+          }
+        }
+      }),
+      { numRuns: 400, seed: 5 },
+    );
+  });
+
+  it('follows each field the rest of the prefix depends on, one at a time', () => {
+    const base: FrameInfo = { ...info(inputs(2), { byte_budget: 7 }), focus: 'deploy', selection: { mode: 'all', items: 10, pinned: 2, focused: 4 }, notes: ['n'], trusted: ['@p/n0@1.0.0'] };
+    const variants: FrameInfo[] = [
+      base,
+      { ...base, title: 'Another title' },
+      { ...base, inputs: inputs(2, 'é') },
+      { ...base, inputs: inputs(3) },
+      { ...base, focus: 'déploy, longer' },
+      { ...base, selection: { ...base.selection, focused: 10 } },
+      { ...base, selection: { ...base.selection, items: 100 } },
+      { ...base, selection: { ...base.selection, mode: 'pinned' } },
+      { ...base, notes: ['n', 'm'] },
+      { ...base, trusted: ['@p/n0@1.0.0', '@p/n1@1.0.0'] },
+      { ...base, receipt: true },
+      { ...base, pinnedOmitted: 1 },
+    ];
+    const pinnedBase: FrameInfo = { ...base, selection: { mode: 'pinned', items: 10, pinned: 2 } };
+    const pairs: Array<[FrameInfo, FrameInfo]> = [...variants.map((v): [FrameInfo, FrameInfo] => [base, v]), [pinnedBase, { ...pinnedBase, selection: { mode: 'pinned', items: 10, pinned: 10 } }]];
+    for (const [b, v] of pairs) {
+      // Each after its base, so the memo holds the base's fields when the variant is asked.
+      expect(renderMarkdown.frameBytes?.(b)).toBe(bytesOf(b));
+      expect(renderMarkdown.frameBytes?.(v)).toBe(bytesOf(v));
+    }
+  });
+
+  it('follows a notes array changed in place', () => {
+    const notes = ['first note'];
+    const i = { ...info(inputs(2)), notes };
+    expect(renderMarkdown.frameBytes?.(i)).toBe(bytesOf(i));
+    notes[0] = 'a longer first note, with é';
+    expect(renderMarkdown.frameBytes?.(i)).toBe(bytesOf(i));
+    notes.push('second');
+    expect(renderMarkdown.frameBytes?.(i)).toBe(bytesOf(i));
   });
 });

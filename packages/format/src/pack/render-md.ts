@@ -463,6 +463,65 @@ function frame(info: FrameInfo): Frame {
   return { prefix: lines.join('\n'), fenceOpen: FENCE_OPEN, fenceClose: FENCE_CLOSE, suffix: '' };
 }
 
+/**
+ * What `frameBytes` last measured: every field of a `pack`-style frame's prefix but its omission
+ * summary line (title, the packages line's text, focus, selection, notes, trusted packages — the
+ * arrays copied), and the bytes of that prefix without the summary line's characters.
+ */
+interface FrameMemo {
+  title: string;
+  inputs: string;
+  focus: string | undefined;
+  mode: FrameInfo['selection']['mode'];
+  items: number;
+  pinned: number;
+  focused: number | undefined;
+  notes: string[];
+  trusted: string[];
+  bytes: number;
+}
+let frameMemo: FrameMemo | undefined;
+
+/** True when `a` and `b` hold the same strings in the same order. */
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * `utf8Length(frame(info).prefix)` (the suffix is empty), measured without building the prefix
+ * when only the omission counts changed since the last call: in a `pack`-style frame they are
+ * read by the summary line alone (`not shown: …`), so the prefix's size is that of the rest —
+ * remembered, for the fields it depends on compared by value — plus that line's. The compiler
+ * asks at every omission count its selection reaches (~230 per cold render of the bench graph).
+ * Agent-style frames (whose left-out line also counts) are built and measured.
+ */
+function frameBytes(info: FrameInfo): number {
+  if (info.style === 'agent') return utf8Length(frame(info).prefix);
+  const inputs = inputsText(info.inputs);
+  const s = info.selection;
+  const m = frameMemo;
+  const summary = utf8Length(`not shown: ${omissionSummary(info)}`);
+  if (
+    m !== undefined &&
+    m.title === info.title &&
+    m.inputs === inputs &&
+    m.focus === info.focus &&
+    m.mode === s.mode &&
+    m.items === s.items &&
+    m.pinned === s.pinned &&
+    m.focused === s.focused &&
+    sameStrings(m.notes, info.notes) &&
+    sameStrings(m.trusted, info.trusted)
+  ) {
+    return m.bytes + summary;
+  }
+  const bytes = utf8Length(frame(info).prefix) - summary;
+  frameMemo = { title: info.title, inputs, focus: info.focus, mode: s.mode, items: s.items, pinned: s.pinned, focused: s.focused, notes: [...info.notes], trusted: [...info.trusted], bytes };
+  return bytes + summary;
+}
+
 /** The fence's text (`Frame.fenceOpen`, `fenceClose`): the same strings for every frame. */
 const FENCE_OPEN = `\n${TRUST_LINE}\n\n${UNTRUSTED_BANNER}\n`;
 const FENCE_CLOSE = `\n${UNTRUSTED_FOOTER}\n`;
@@ -488,6 +547,7 @@ const MIN_BLOCK = utf8Length('x\n');
 export const renderMarkdown: Renderer = {
   format: 'md',
   frame,
+  frameBytes,
   groups,
   block,
   blockLowerBound,

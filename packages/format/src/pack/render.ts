@@ -113,6 +113,12 @@ export interface Renderer {
   format: PackFormat;
   frame(info: FrameInfo): Frame;
   /**
+   * `utf8Length(prefix) + utf8Length(suffix)` of `frame(info)` in bytes (optional: the compiler
+   * builds the frame and measures it otherwise), for a renderer that can tell it without building
+   * the whole text — the selection asks for the frame's size at every omission count it reaches.
+   */
+  frameBytes?(info: FrameInfo): number;
+  /**
    * The groups an item belongs to, outermost first (Markdown: package, source file, each heading
    * of its path; JSON: none). Depends only on the item's package, version, file and sections.
    */
