@@ -4,6 +4,7 @@
 export * from './answer.js';
 export * from './budget.js';
 export * from './compile.js';
+export { DIGEST_BYTES, DigestArena, HEX_RUN } from './digests.js';
 export * from './escape.js';
 export * from './focus.js';
 export * from './freshness.js';
