@@ -931,6 +931,8 @@ export function compilePack(input: PackInput): CompiledPack {
   let nb = 0;
   const omit = (): void => {
     for (let i = 0; i < inScope.length; i++) {
+      // Most omitted nodes are hashed here: their contents are read ahead a block at a time (see screening).
+      if ((i & (TOUCH_BLOCK - 1)) === 0) touchedNodes ^= touchNodes(inScope, i, TOUCH_BLOCK);
       const reason = reasons[i];
       if (reason !== undefined) {
         const n = inScope[i] as MergedNode;
