@@ -120,6 +120,22 @@ describe('sectionPathResolver against the rule written plainly', () => {
   });
 });
 
+/**
+ * `graphStructure(g)` gives the plain rules' answers: `sectionsAt(i)` and `scopeAt(i)` for every
+ * node, `sectionsOf(id)` for every id of `pool`, and (with `scopesMap`) its `scopes` map.
+ */
+function expectPlainRules(g: ReturnType<typeof graph>, pool: readonly string[], scopesMap: boolean): void {
+  const scopes = computeScopes(g);
+  const ref = referenceResolver(g, scopes);
+  const s = graphStructure(g);
+  g.nodes.forEach((n, i) => {
+    expect(s.sectionsAt(i)).toEqual(ref(n.id));
+    expect(s.scopeAt(i)).toEqual(scopes.get(n.id));
+  });
+  for (const id of pool) expect(s.sectionsOf(id)).toEqual(ref(id));
+  if (scopesMap) expect(s.scopes).toEqual(scopes);
+}
+
 describe('graphStructure by node position against the rules written plainly (referenceResolver, computeScopes)', () => {
   it('sectionsAt(i), sectionsOf(id), scopeAt(i) and scopes give the plain rules\' answers, with repeated node ids and containers the graph does not hold', () => {
     // Node ids drawn from a small pool (a graph may repeat an id: the last section of that id
@@ -135,15 +151,7 @@ describe('graphStructure by node position against the rules written plainly (ref
           const globOf = (id: number, i: number): string => (id === 7 ? ' ' : ` src/${id}-${i % 2}/** `);
           const nodes = spec.map((x, i) => node('@a/p', `n${x.id}`, { type: x.section ? 'section' : x.id >= 7 ? 'scope' : 'fact', content: x.id >= 7 ? globOf(x.id, i) : `T${i}\nbody`, ...(i % 3 === 0 ? { file_path: 'F', line_start: i } : {}) }));
           const g = graph(nodes, [...links, ...applies.map((a) => ({ ...a, type: 'applies_to' }))].map((l) => ({ from: pool[l.from] as string, to: pool[l.to] as string, type: l.type })));
-          const scopes = computeScopes(g);
-          const ref = referenceResolver(g, scopes);
-          const s = graphStructure(g);
-          g.nodes.forEach((n, i) => {
-            expect(s.sectionsAt(i)).toEqual(ref(n.id));
-            expect(s.scopeAt(i)).toEqual(scopes.get(n.id));
-          });
-          for (const id of pool) expect(s.sectionsOf(id)).toEqual(ref(id));
-          expect(s.scopes).toEqual(scopes);
+          expectPlainRules(g, pool, true);
         },
       ),
       { numRuns: 1000 },
@@ -166,14 +174,7 @@ describe('graphStructure over several numbering blocks (sections.ts BLOCK: ids a
           const edges = links.map((l) => ({ from: pool[l.from] as string, to: pool[l.to] as string, type: l.type }));
           if (sortEdges) edges.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
           const g = graph(nodes, edges);
-          const scopes = computeScopes(g);
-          const ref = referenceResolver(g, scopes);
-          const s = graphStructure(g);
-          g.nodes.forEach((n, i) => {
-            expect(s.sectionsAt(i)).toEqual(ref(n.id));
-            expect(s.scopeAt(i)).toEqual(scopes.get(n.id));
-          });
-          for (const id of pool) expect(s.sectionsOf(id)).toEqual(ref(id));
+          expectPlainRules(g, pool, false);
         },
       ),
       // No shrinking: a failing graph of hundreds of edges shrinks for minutes; the seed is printed.
