@@ -100,3 +100,41 @@ describe('bench scripts in smoke mode', () => {
     );
   }
 });
+
+/** `npm run bench` as argv (no shell), with `args` after it. */
+function runAll(args: string[]): Promise<{ code: number | null; out: string }> {
+  const argv = (SCRIPTS.bench ?? '').split(/\s+/);
+  if (argv[0] !== 'node' || !argv.includes('bench/run.ts')) throw new Error(`unexpected bench script: ${SCRIPTS.bench}`);
+  return new Promise((resolvePromise, reject) => {
+    const env = { ...process.env, CTXPKG_BENCH_SMOKE: undefined, NODE_OPTIONS: undefined };
+    const child = spawn(process.execPath, [...argv.slice(1), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), BENCH_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, out });
+    });
+  });
+}
+
+describe('npm run bench (bench/run.ts)', () => {
+  it('runs the named benches as their bench:<name> scripts do, passing --smoke on', async () => {
+    const r = await limited(() => runAll(['--smoke', 'resolve']));
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('=== bench:resolve (smoke)');
+    expect(r.out).toContain('SMOKE MODE');
+    expect(r.out).toContain(BENCHES.resolve);
+    // Only the named bench ran.
+    expect(r.out).not.toContain('=== bench:format');
+  }, 2 * BENCH_TIMEOUT_MS);
+
+  it('refuses an unknown bench name with exit 2 before running anything', async () => {
+    const r = await runAll(['--smoke', 'resolve', 'no-such-bench']);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toContain('no such bench: no-such-bench');
+    expect(r.out).not.toContain('=== bench:');
+  });
+});
