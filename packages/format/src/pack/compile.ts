@@ -653,6 +653,15 @@ export function compilePack(input: PackInput): CompiledPack {
   // A note's text depends only on its section and counts (a fixed piece per note, select.ts).
   const noteText = (key: string, taken: number, members: number): string =>
     taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members, headings().label(slotSection[slotOf.get(key) as number] as string)) : '';
+  /**
+   * `utf8Length(noteText(slotKey[s], taken, members))` of note slot `s`, measured without the text
+   * when the renderer can (`partialNoteBytes`): the needs size every note of the graph.
+   */
+  const noteBytesAt = (s: number, taken: number, members: number): number => {
+    if (!(taken > 0 && taken < members) || !renderer.partialNote) return 0;
+    const label = headings().label(slotSection[s] as string);
+    return renderer.partialNoteBytes ? renderer.partialNoteBytes(taken, members, label) : utf8Length(renderer.partialNote(taken, members, label));
+  };
   // Pass 1c's packages: each package's non-pinned candidates and a lower bound of its need.
   let minBlock = Number.MAX_SAFE_INTEGER;
   const pkgIndex = new Map<string, number>();
@@ -803,7 +812,7 @@ export function compilePack(input: PackInput): CompiledPack {
     for (let s = 0; s < slotKey.length; s++) {
       const members = slotMembers[s] as number;
       const i = members > 1 ? pkgIndex.get(slotPackage[s] as string) : undefined;
-      if (i !== undefined) pkgNeed[i] = (pkgNeed[i] as number) + utf8Length(noteText(slotKey[s] as string, members - 1, members));
+      if (i !== undefined) pkgNeed[i] = (pkgNeed[i] as number) + noteBytesAt(s, members - 1, members);
     }
   }
   // Package order: by name (the index above follows the input's node order).
@@ -910,7 +919,7 @@ export function compilePack(input: PackInput): CompiledPack {
         const s = noteSlot[h] as number;
         return s < 0 ? undefined : { key: slotKey[s] as string, members: slotMembers[s] as number };
       },
-      noteBytes: (key, taken, members) => utf8Length(noteText(key, taken, members)),
+      noteBytes: (key, taken, members) => noteBytesAt(slotOf.get(key) as number, taken, members),
       packages: {
         sequences: pkgSequences,
         need: pkgOrder.map((i) => pkgNeed[i] as number),

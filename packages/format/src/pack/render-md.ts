@@ -536,8 +536,46 @@ const FENCE_CLOSE = `\n${UNTRUSTED_FOOTER}\n`;
  * --focus <topic>\`)`. An item is a node, or one list item of a list budgeted by its items.
  */
 export function partialNote(taken: number, members: number, heading?: string): string {
-  const rest = heading !== undefined && /^[\p{L}\p{M}\p{N}_]+(?:(?: | > )[\p{L}\p{M}\p{N}_]+)*$/u.test(heading) ? `\`ctxpkg render --focus "${heading}"\`` : '`search_context` or `ctxpkg render --focus <topic>`';
-  return `\n(ctxpkg: ${taken} of ${members} items here; the rest: ${rest})\n`;
+  const rest = namesHeading(heading) ? `${NOTE_FOCUS_OPEN}${heading}${NOTE_FOCUS_CLOSE}` : NOTE_ANY_TOPIC;
+  return `${NOTE_OPEN}${taken}${NOTE_OF}${members}${NOTE_REST}${rest}${NOTE_CLOSE}`;
+}
+
+// The fixed pieces of `partialNote`'s text, shared with `partialNoteBytes`.
+const NOTE_OPEN = '\n(ctxpkg: ';
+const NOTE_OF = ' of ';
+const NOTE_REST = ' items here; the rest: ';
+const NOTE_CLOSE = ')\n';
+const NOTE_FOCUS_OPEN = '`ctxpkg render --focus "';
+const NOTE_FOCUS_CLOSE = '"`';
+const NOTE_ANY_TOPIC = '`search_context` or `ctxpkg render --focus <topic>`';
+/** A focus label the note's command can name: words, single spaces and ` > ` between them. */
+const NOTE_LABEL = /^[\p{L}\p{M}\p{N}_]+(?:(?: | > )[\p{L}\p{M}\p{N}_]+)*$/u;
+const NOTE_FIXED_BYTES = utf8Length(NOTE_OPEN + NOTE_OF + NOTE_REST + NOTE_CLOSE);
+const NOTE_FOCUS_BYTES = utf8Length(NOTE_FOCUS_OPEN + NOTE_FOCUS_CLOSE);
+const NOTE_ANY_TOPIC_BYTES = utf8Length(NOTE_ANY_TOPIC);
+
+/** True when the note names `heading` in its command (`partialNote`). */
+function namesHeading(heading: string | undefined): heading is string {
+  return heading !== undefined && NOTE_LABEL.test(heading);
+}
+
+/** UTF-8 bytes of `n` written in decimal (`String(n)`). */
+function decimalBytes(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0) return String(n).length;
+  let d = 1;
+  for (let x = n; x >= 10; x = Math.floor(x / 10)) d++;
+  return d;
+}
+
+/**
+ * `utf8Length(partialNote(taken, members, heading))` without building the note: the pack
+ * compiler sizes the note of every heading section of several candidates for the package needs
+ * (spec/pack.md §4 pass 1c; ~10k sections on the corpus-shaped bench graph, ~6 MB of note text per
+ * cold render when they were built), and the selection sizes notes as it takes items.
+ */
+export function partialNoteBytes(taken: number, members: number, heading?: string): number {
+  const rest = namesHeading(heading) ? NOTE_FOCUS_BYTES + utf8Length(heading) : NOTE_ANY_TOPIC_BYTES;
+  return NOTE_FIXED_BYTES + decimalBytes(taken) + decimalBytes(members) + rest;
 }
 
 /** Byte size of the smallest block (`"x\n"`). */
@@ -554,6 +592,7 @@ export const renderMarkdown: Renderer = {
   blockLowerBoundOf,
   separator: '',
   partialNote,
+  partialNoteBytes,
   minBlockBytes: MIN_BLOCK,
 };
 

@@ -148,6 +148,8 @@ export interface Renderer {
    * Called only with `0 < taken < members`; the same arguments give the same text.
    */
   partialNote?(taken: number, members: number, heading?: string): string;
+  /** `utf8Length(partialNote(taken, members, heading))`, computed without building the note (optional: the compiler measures the note otherwise). */
+  partialNoteBytes?(taken: number, members: number, heading?: string): number;
   /** A lower bound of the UTF-8 size of any block (lets the selection stop early). */
   minBlockBytes: number;
 }
