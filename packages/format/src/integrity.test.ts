@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withBuiltins } from './__tests__/builtins.js';
 import { SHA256_BACKEND, sha256Hex, sha256Into } from './hash.js';
 import { sha256HexPortable } from './hash-portable.js';
 import { compareIntegrity, computeIntegrity, computeIntegrityOfContentBytes, packageSha256 } from './integrity.js';
@@ -87,32 +88,24 @@ describe('sha256Hex', () => {
   });
 
   it('sha256Into with node:crypto but no one-shot crypto.hash (Node < 20.12): createHash gives the same digest', async () => {
-    const proc = process as { getBuiltinModule?: (id: string) => unknown };
-    const saved = proc.getBuiltinModule;
-    const real = saved?.('node:crypto') as { createHash: unknown } | undefined;
+    const real = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.('node:crypto') as { createHash: unknown } | undefined;
     if (!real) return; // nothing to take away here
-    proc.getBuiltinModule = (id: string) => (id === 'node:crypto' ? { createHash: real.createHash } : saved?.(id));
-    try {
-      vi.resetModules();
-      const h = await import('./hash.js');
-      expect(h.SHA256_BACKEND).toBe('node');
-      for (const s of ['', 'abc', 'é日本😀', 'x'.repeat(1000)]) {
-        const out = new Uint8Array(32);
-        h.sha256Into(s, out, 0);
-        expect(Buffer.from(out).toString('hex')).toBe(sha256Hex(s));
-      }
-    } finally {
-      proc.getBuiltinModule = saved;
-      vi.resetModules();
-    }
+    await withBuiltins(
+      (saved) => (id: string) => (id === 'node:crypto' ? { createHash: real.createHash } : saved?.(id)),
+      async () => {
+        const h = await import('./hash.js');
+        expect(h.SHA256_BACKEND).toBe('node');
+        for (const s of ['', 'abc', 'é日本😀', 'x'.repeat(1000)]) {
+          const out = new Uint8Array(32);
+          h.sha256Into(s, out, 0);
+          expect(Buffer.from(out).toString('hex')).toBe(sha256Hex(s));
+        }
+      },
+    );
   });
 
   it('without a synchronous node:crypto, hash.ts loads the portable backend itself: the same digests, one-shot, by parts and streamed', async () => {
-    const proc = process as { getBuiltinModule?: unknown };
-    const saved = proc.getBuiltinModule;
-    proc.getBuiltinModule = undefined;
-    try {
-      vi.resetModules();
+    await withBuiltins(undefined, async () => {
       const h = await import('./hash.js');
       expect(h.SHA256_BACKEND).toBe('noble');
       const enc = new TextEncoder();
@@ -129,10 +122,7 @@ describe('sha256Hex', () => {
         h.sha256Into(s, out, 8);
         expect(Buffer.from(out.subarray(8)).toString('hex')).toBe(sha256Hex(s));
       }
-    } finally {
-      proc.getBuiltinModule = saved;
-      vi.resetModules();
-    }
+    });
   });
 });
 

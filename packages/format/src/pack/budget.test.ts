@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { withBuiltins } from '../__tests__/builtins.js';
 import { bytesForTokens, checkByteBudget, estimateTokens, splitBudget, utf8Length } from './budget.js';
 
 describe('splitBudget (seed 004 split_budget)', () => {
@@ -52,6 +53,46 @@ describe('byte and token arithmetic', () => {
       }),
     );
     expect(utf8Length('\ud800x')).toBe(4);
+  });
+
+  // Texts of 16 code units and more are measured natively under Node (budget.ts), shorter ones and
+  // every text elsewhere by the loop: both must be the encoder's count.
+  const mixed = fc.string({ unit: fc.constantFrom('a', '~', '\u00e9', '\u07ff', '\u0800', '\u20ac', '\uffff', '\ud83d\ude00', '\ud800', '\udbff', '\udc00', '\udfff'), minLength: 0, maxLength: 300 });
+
+  it('utf8Length equals the encoder on long texts too (the native path), lone surrogates at any place', () => {
+    fc.assert(
+      fc.property(mixed, (s) => {
+        expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length);
+      }),
+      { numRuns: 1000 },
+    );
+    for (const s of ['x'.repeat(15) + '\ud800', 'x'.repeat(16) + '\ud800', '\ud800'.repeat(40), '\udc00\ud800'.repeat(20), '\ud83d\ude00'.repeat(50)]) {
+      expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length);
+    }
+  });
+
+  it('utf8Length without Node built-ins (the loop for every length) gives the same counts', async () => {
+    await withBuiltins(undefined, async () => {
+      const m = await import('./budget.js');
+      fc.assert(
+        fc.property(mixed, (s) => {
+          expect(m.utf8Length(s)).toBe(new TextEncoder().encode(s).length);
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
+
+  it('utf8Length keeps the loop when the runtime counts a probe text differently', async () => {
+    const wrong = { Buffer: { byteLength: (s: string) => s.length } };
+    await withBuiltins(
+      (real) => (id: string) => (id === 'node:buffer' ? wrong : real?.(id)),
+      async () => {
+        const m = await import('./budget.js');
+        const s = '\u00e9'.repeat(20);
+        expect(m.utf8Length(s)).toBe(40);
+      },
+    );
   });
 
   it('converts tokens with 4 bytes per token and estimates by ceiling', () => {

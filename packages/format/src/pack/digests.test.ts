@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withBuiltins } from '../__tests__/builtins.js';
 import { DigestArena, HEX_RUN } from './digests.js';
 
 const hexOf = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -66,21 +67,14 @@ describe('DigestArena', () => {
   });
 
   it('without Node\'s Buffer (no process.getBuiltinModule), hexOfSlots writes the same digits itself', async () => {
-    const proc = process as { getBuiltinModule?: unknown };
-    const saved = proc.getBuiltinModule;
-    proc.getBuiltinModule = undefined;
-    try {
-      vi.resetModules();
+    await withBuiltins(undefined, async () => {
       const m = await import('./digests.js');
       const a = new m.DigestArena(m.HEX_RUN + 2);
       for (let s = 0; s < a.slots; s++) a.setHex(s, hexOf(`p ${s}`));
       const slots = Array.from({ length: a.slots }, (_, s) => s);
       expect(a.hexOfSlots(slots, 1, slots.length)).toBe(slots.slice(1).map((s) => hexOf(`p ${s}`)).join(''));
       expect(() => a.hexOfSlots([a.slots], 0, 1)).toThrow(RangeError);
-    } finally {
-      proc.getBuiltinModule = saved;
-      vi.resetModules();
-    }
+    });
   });
 
   it('refuses slots past its end and text that is not 64 hex digits', () => {
