@@ -155,8 +155,12 @@ export function scanTokenRuns(text: string, rank: number, out: Candidate[], work
       continue;
     }
     const a = i;
-    while (i < n && isTokenChar(code(text, i))) {
-      i++;
+    // Which of digit (1), upper-case (2) and lower-case (4) letters the run has: a run without all
+    // three is no candidate (`isHighEntropyToken` asks `mixedToken` of the run, its padding
+    // stripped), so it is passed over without slicing it (paths and identifiers: most long runs).
+    let kinds = 0;
+    for (let c = code(text, i); i < n && isTokenChar(c); c = code(text, ++i)) {
+      kinds |= c >= 97 && c <= 122 ? 4 : c >= 65 && c <= 90 ? 2 : c >= 48 && c <= 57 ? 1 : 0;
       work.steps++;
     }
     if (i - a < 24) continue;
@@ -164,6 +168,7 @@ export function scanTokenRuns(text: string, rank: number, out: Candidate[], work
     while (i + e < n && e < 3 && code(text, i + e) === 61) e++;
     const after = i + e;
     if (e > 2 || (after < n && isTokenChar(code(text, after)))) continue;
+    if (kinds !== 7) continue;
     const value = text.slice(a, after);
     if (DOC_EXAMPLES.has(value) || !isHighEntropyToken(value)) continue;
     out.push({ kind: 'high_entropy', start: a, end: after, rank });
