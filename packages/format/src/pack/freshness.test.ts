@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePack } from './compile.js';
-import { checkFreshness, freshnessResolver, isSafeRelativePath } from './freshness.js';
+import { checkFreshness, freshnessResolver, isSafeRelativePath, isSourceHash } from './freshness.js';
 import { graph, node, NOW, srcHash } from './__tests__/graph.js';
 
 const AGENTS = ['# Rules', '', '- Never log tokens.', '- Use pnpm.', '', '## Tests', '- Run `pnpm test`.'].join('\n');
@@ -69,7 +69,11 @@ describe('freshnessResolver (lazy)', () => {
         (rows, agents, readme, scope, order) => {
           const nodes = rows.map((r, i) => node(r.pkg, `n${i}`, { file_path: r.file, line_start: r.line, line_end: r.line, source: srcHash(AGENTS, r.line, r.line) }));
           const files: Record<string, string | null> = { 'AGENTS.md': agents, 'docs/README.md': readme };
-          const read = (p: string): string | null | undefined => (p in files ? files[p] : p === 'x.md' ? undefined : null);
+          const read = (p: string): string | null | undefined => {
+            // Neither form may ask the reader about a path that is not a safe relative one.
+            if (!isSafeRelativePath(p)) throw new Error(`read ${p}`);
+            return p in files ? files[p] : p === 'x.md' ? undefined : null;
+          };
           const eager = checkFreshness(nodes, read, scope);
           const lazy = freshnessResolver(nodes, read, scope);
           for (const n of order ? nodes : [...nodes].reverse()) expect(lazy(n)).toBe(eager.get(n.id) ?? 'unchecked');
@@ -118,5 +122,37 @@ describe('pack freshness policy', () => {
     for (const d of p.receipt.delivered) expect(asked.has(`f${d.id.split('#n')[1]}.md`)).toBe(true);
     expect(asked.size).toBeLessThan(400);
     expect(p.receipt.delivered.every((d) => d.id === '@acme/own#n0' || d.flags.includes('stale'))).toBe(true);
+  });
+});
+
+describe('isSourceHash (a checkable node\'s `source`)', () => {
+  const RULE = /^sha256:[0-9a-f]{64}$/;
+  const hexish = fc.string({ unit: fc.constantFrom('0', '9', 'a', 'f', 'g', 'A', 'F', ':', '\n', 'é'), minLength: 60, maxLength: 68 });
+  it('is the expression /^sha256:[0-9a-f]{64}$/', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('sha256:', 'sha256', 'SHA256:', 'sha512:', ''), hexish, fc.constantFrom('', '\n', 'a'), (prefix, body, tail) => {
+        const s = prefix + body + tail;
+        expect(isSourceHash(s)).toBe(RULE.test(s));
+      }),
+      { numRuns: 3000 },
+    );
+    const ok = 'sha256:' + 'a'.repeat(64);
+    expect(isSourceHash(ok)).toBe(true);
+    for (const bad of [ok + '\n', ok.slice(0, -1), ok.slice(0, -1) + 'A', ok.slice(0, -1) + 'g', 'sha256:' + 'a'.repeat(65), 'Sha256:' + 'a'.repeat(64)]) expect(isSourceHash(bad)).toBe(false);
+  });
+
+  it('a node of an unsafe path is not checkable, whatever path was asked about before (the remembered verdict)', () => {
+    const text = 'line one';
+    const read = (p: string): string | null => (p === 'A.md' || p === '../A.md' ? text : null);
+    const src = srcHash(text, 1, 1);
+    const nodes = [
+      node('@a/b', 'one', { file_path: 'A.md', line_start: 1, line_end: 1, source: src }),
+      node('@a/b', 'two', { file_path: '../A.md', line_start: 1, line_end: 1, source: src }),
+      node('@a/b', 'three', { file_path: 'A.md', line_start: 1, line_end: 1, source: src }),
+    ];
+    const f = checkFreshness(nodes, read, 'all');
+    expect(f.get('@a/b#one')).toBe('fresh');
+    expect(f.get('@a/b#two')).toBeUndefined();
+    expect(f.get('@a/b#three')).toBe('fresh');
   });
 });

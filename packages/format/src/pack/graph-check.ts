@@ -27,18 +27,35 @@ export function checkMergedGraph(value: unknown, what = 'merged graph'): MergedG
   (value.inputs as unknown[]).forEach((i, k) => {
     if (!isObj(i) || !isStr(i.package) || !isStr(i.version) || !isStr(i.content_hash)) fail(`inputs[${k}] needs package, version, content_hash strings`);
   });
-  const ids = new Set<string>();
-  (value.nodes as unknown[]).forEach((n, k) => {
-    if (!isObj(n)) return fail(`nodes[${k}] is not an object`);
-    for (const f of ['id', 'type', 'content', 'package', 'version', 'local_id'] as const) if (!isStr(n[f])) fail(`nodes[${k}].${f} must be a string`);
-    if (typeof n.activation !== 'number') fail(`nodes[${k}].activation must be a number`);
-    for (const f of ['category', 'source', 'created_at', 'file_path', 'supersedes'] as const) if (!optStr(n[f])) fail(`nodes[${k}].${f} must be a string`);
-    for (const f of ['line_start', 'line_end', 'decay_half_life_days'] as const) if (!optInt(n[f])) fail(`nodes[${k}].${f} must be a non-negative integer`);
-    if (n.superseded_by !== undefined && (!Array.isArray(n.superseded_by) || !n.superseded_by.every(isStr))) fail(`nodes[${k}].superseded_by must be an array of ids`);
-    if (n.disputed !== undefined && typeof n.disputed !== 'boolean') fail(`nodes[${k}].disputed must be a boolean`);
-    if (ids.has(n.id as string)) fail(`duplicate node id ${JSON.stringify(n.id)}`);
-    ids.add(n.id as string);
-  });
+  // Nodes in order: the first node with a bad field, unless a duplicate id comes before it (the
+  // order of the checks per node: its fields, then its id against those before it). Merged graphs
+  // sort their nodes by id (spec/merge.md), so ids are checked unique by comparing neighbours —
+  // strictly increasing ids are distinct — and only a graph in another order hashes them into a
+  // set (50k ids of a freshly parsed graph: ~100 ns each, bench:render's process row).
+  const nodes = value.nodes as unknown[];
+  let bad: string | undefined;
+  let checked = nodes.length;
+  let increasing = true;
+  let prev: string | undefined;
+  for (let k = 0; k < nodes.length; k++) {
+    bad = nodeProblem(nodes[k], k);
+    if (bad !== undefined) {
+      checked = k;
+      break;
+    }
+    const id = (nodes[k] as { id: string }).id;
+    if (increasing && prev !== undefined && !(prev < id)) increasing = false;
+    prev = id;
+  }
+  if (!increasing) {
+    const ids = new Set<string>();
+    for (let k = 0; k < checked; k++) {
+      const id = (nodes[k] as { id: string }).id;
+      if (ids.has(id)) fail(`duplicate node id ${JSON.stringify(id)}`);
+      ids.add(id);
+    }
+  }
+  if (bad !== undefined) fail(bad);
   (value.edges as unknown[]).forEach((e, k) => {
     if (!isObj(e) || !isStr(e.from) || !isStr(e.to) || !isStr(e.type)) fail(`edges[${k}] needs from, to, type strings`);
   });
@@ -46,4 +63,35 @@ export function checkMergedGraph(value: unknown, what = 'merged graph'): MergedG
     if (!isObj(c) || !isStr(c.from) || !isStr(c.to)) fail(`conflicts[${k}] needs from, to strings`);
   });
   return value as unknown as MergedGraph;
+}
+
+/**
+ * The first problem of node `k` (`n`) as `checkMergedGraph` words it, or undefined: its required
+ * strings, its activation, its optional strings and integers, `superseded_by`, `disputed`, in that
+ * order. Each field is read by name (one shape for every node of a parsed graph), not by a key
+ * taken from a list (a keyed read per field and node).
+ */
+function nodeProblem(v: unknown, k: number): string | undefined {
+  if (!isObj(v)) return `nodes[${k}] is not an object`;
+  const n = v as Record<string, unknown> & { id: unknown; type: unknown; content: unknown; package: unknown; version: unknown; local_id: unknown };
+  const str = (f: string): string => `nodes[${k}].${f} must be a string`;
+  if (!isStr(n.id)) return str('id');
+  if (!isStr(n.type)) return str('type');
+  if (!isStr(n.content)) return str('content');
+  if (!isStr(n.package)) return str('package');
+  if (!isStr(n.version)) return str('version');
+  if (!isStr(n.local_id)) return str('local_id');
+  if (typeof n.activation !== 'number') return `nodes[${k}].activation must be a number`;
+  if (!optStr(n.category)) return str('category');
+  if (!optStr(n.source)) return str('source');
+  if (!optStr(n.created_at)) return str('created_at');
+  if (!optStr(n.file_path)) return str('file_path');
+  if (!optStr(n.supersedes)) return str('supersedes');
+  const int = (f: string): string => `nodes[${k}].${f} must be a non-negative integer`;
+  if (!optInt(n.line_start)) return int('line_start');
+  if (!optInt(n.line_end)) return int('line_end');
+  if (!optInt(n.decay_half_life_days)) return int('decay_half_life_days');
+  if (n.superseded_by !== undefined && (!Array.isArray(n.superseded_by) || !n.superseded_by.every(isStr))) return `nodes[${k}].superseded_by must be an array of ids`;
+  if (n.disputed !== undefined && typeof n.disputed !== 'boolean') return `nodes[${k}].disputed must be a boolean`;
+  return undefined;
 }
