@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { withBuiltins } from './__tests__/builtins.js';
 import { buildSecretGate, GATE_ASSIGN, GATE_LITERAL, GATE_RUN, utf8Writer } from './secret-gate.js';
 import { hasTokenRun } from './secret-heuristics.js';
 import { scanSecrets, surelyClean } from './secrets.js';
@@ -152,6 +153,38 @@ describe('utf8Writer (the gate\'s encoder without a result object)', () => {
   it('exists under Node (node:buffer), and refuses an array too small for its probe', () => {
     expect(write).toBeTypeOf('function');
     expect(utf8Writer(new Uint8Array(8))).toBeUndefined();
+  });
+
+  it('takes Buffer#write when utf8Write is absent or writes the probe wrong, and nothing when neither is right', async () => {
+    const text = 'a\u00e9\u20ac\ud83d\ude00\ud800x';
+    const want = [...encoder.encode(text)];
+    /** A `node:buffer` whose views have the given `utf8Write` and `write` (each: the real one, a wrong one, or none). */
+    const fake = (utf8: 'real' | 'wrong' | 'none', plain: 'real' | 'wrong' | 'none') => ({
+      Buffer: {
+        from: (b: ArrayBuffer, o: number, l: number) => {
+          const real = Buffer.from(b, o, l);
+          const pick = (kind: string, f: (t: string, off: number, len: number) => number) => (kind === 'real' ? f.bind(real) : kind === 'wrong' ? (t: string) => t.length : undefined);
+          return { utf8Write: pick(utf8, (real as unknown as { utf8Write: (t: string, off: number, len: number) => number }).utf8Write), write: pick(plain, real.write as (t: string, off: number, len: number) => number) };
+        },
+      },
+    });
+    for (const [utf8, plain, works] of [['none', 'real', true], ['wrong', 'real', true], ['real', 'wrong', true], ['wrong', 'wrong', false], ['none', 'none', false]] as const) {
+      await withBuiltins(
+        (real) => (id: string) => (id === 'node:buffer' ? fake(utf8, plain) : real?.(id)),
+        async () => {
+          const m = await import('./secret-gate.js');
+          const out = new Uint8Array(64);
+          const w = m.utf8Writer(out);
+          if (!works) {
+            expect(w, `${utf8} ${plain}`).toBeUndefined();
+            return;
+          }
+          expect(w, `${utf8} ${plain}`).toBeTypeOf('function');
+          const n = (w as (t: string) => number)(text);
+          expect([...out.subarray(0, n)], `${utf8} ${plain}`).toEqual(want);
+        },
+      );
+    }
   });
 
   it('writes what TextEncoder writes, lone surrogates as U+FFFD, for every text of at most a third of the array (property)', () => {

@@ -39,7 +39,8 @@ import { wordHit, WORD_CODE, type WordStarts } from './word-starts.js';
 
 const ENCODER = new TextEncoder();
 
-type NodeBufferCtor = { from(buffer: ArrayBufferLike, byteOffset: number, length: number): { write?: (text: string, offset: number, length: number) => number } };
+type BufferWrite = (text: string, offset: number, length: number) => number;
+type NodeBufferCtor = { from(buffer: ArrayBufferLike, byteOffset: number, length: number): { write?: BufferWrite; utf8Write?: BufferWrite } };
 /** Node's `Buffer` (by feature probe, builtin.ts), or undefined. */
 const NODE_BUFFER: NodeBufferCtor | undefined = (() => {
   const B = nodeBuiltin<{ Buffer: NodeBufferCtor }>('node:buffer')?.Buffer;
@@ -53,8 +54,9 @@ const WRITER_PROBE = 'a\u00e9\u20ac\ud83d\ude00\ud800x\udc00\u07ff\uffff\ud800';
  * of `text` — lone surrogates as U+FFFD, as `TextEncoder` does — at `bytes[0 …)` and returns its
  * length in bytes, for any `text` with `3 · text.length ≤ bytes.length` (every UTF-16 code unit
  * takes at most three bytes, so such a text always fits whole). Node's `Buffer#write` over the
- * same memory (by feature probe, builtin.ts), used only when it writes a probe text byte for byte
- * as `TextEncoder.encode` does; `undefined` elsewhere (callers use `TextEncoder.encodeInto`).
+ * same memory (by feature probe, builtin.ts; its `utf8Write` when there is one, which `write`
+ * calls after checking its arguments), used only when it writes a probe text byte for byte as
+ * `TextEncoder.encode` does; `undefined` elsewhere (callers use `TextEncoder.encodeInto`).
  * Why: `encodeInto` returns a fresh `{ read, written }` object per call, which V8 removes only
  * when it inlines the call — the secret gate encodes every node of a graph (50k per cold render
  * of the bench graph: ~2 MB of young garbage when it does not).
@@ -63,14 +65,20 @@ export function utf8Writer(bytes: Uint8Array): ((text: string) => number) | unde
   try {
     if (NODE_BUFFER === undefined || bytes.length < 3 * WRITER_PROBE.length) return undefined;
     const view = NODE_BUFFER.from(bytes.buffer, bytes.byteOffset, bytes.length);
-    if (typeof view.write !== 'function') return undefined;
     const limit = bytes.length;
-    const write = (text: string): number => (view.write as (text: string, offset: number, length: number) => number)(text, 0, limit);
     const want = ENCODER.encode(WRITER_PROBE);
-    const got = write(WRITER_PROBE);
-    if (got !== want.length) return undefined;
-    for (let i = 0; i < got; i++) if (bytes[i] !== want[i]) return undefined;
-    return write;
+    /** `write` when it writes the probe as the encoder does. */
+    const checked = (write: (text: string) => number): ((text: string) => number) | undefined => {
+      bytes.fill(0, 0, want.length + 1);
+      const got = write(WRITER_PROBE);
+      if (got !== want.length) return undefined;
+      for (let i = 0; i < got; i++) if (bytes[i] !== want[i]) return undefined;
+      return write;
+    };
+    // `utf8Write` first: the method `write` calls after checking its arguments in JavaScript
+    // (~125 ns a call in optimized code, more in a cold process; 50k calls per cold render).
+    const direct = typeof view.utf8Write === 'function' ? checked((text) => (view.utf8Write as BufferWrite)(text, 0, limit)) : undefined;
+    return direct ?? (typeof view.write === 'function' ? checked((text) => (view.write as BufferWrite)(text, 0, limit)) : undefined);
   } catch {
     return undefined;
   }
