@@ -135,3 +135,58 @@ describe('compilePack and the search index with builtHere', () => {
     expect(a.text.match(/\(ctxpkg: STALE — /g)).toHaveLength(5);
   });
 });
+
+describe('packagesBuiltHere against the rule', () => {
+  /** The majority rule as first written: every checkable node of every package judged and tallied. */
+  function byRule(nodes: ReturnType<typeof node>[], read: (p: string) => string | null | undefined, skip: string[]): string[] {
+    const tally = new Map<string, { fresh: number; checkable: number }>();
+    const lines = (p: string): string[] | null | undefined => {
+      const t = read(p);
+      return typeof t === 'string' ? t.split('\n') : t;
+    };
+    for (const n of nodes) {
+      if (skip.includes(n.package)) continue;
+      const ok = typeof n.file_path === 'string' && !n.file_path.startsWith('..') && Number.isSafeInteger(n.line_start) && Number.isSafeInteger(n.line_end) && (n.line_start as number) >= 1 && (n.line_end as number) >= (n.line_start as number) && typeof n.source === 'string' && /^sha256:[0-9a-f]{64}$/.test(n.source);
+      if (!ok) continue;
+      const ls = lines(n.file_path as string);
+      if (ls === undefined) continue;
+      const t = tally.get(n.package) ?? { fresh: 0, checkable: 0 };
+      t.checkable++;
+      if (ls !== null && (n.line_end as number) <= ls.length && srcHash(ls.join('\n'), n.line_start as number, n.line_end as number) === n.source) t.fresh++;
+      tally.set(n.package, t);
+    }
+    return [...tally].filter(([, t]) => t.fresh > 0 && t.fresh * 2 > t.checkable).map(([p]) => p).sort();
+  }
+
+  it('records the packages the rule records: files present, absent, unread or unsafe, in runs or interleaved (property)', () => {
+    const files: Record<string, string | null | undefined> = { 'a.md': RULES, 'b.md': FOREIGN, 'gone.md': null, 'unread.md': undefined };
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            pkg: fc.constantFrom('@p/one', '@p/two', '@p/three'),
+            file: fc.constantFrom('a.md', 'b.md', 'gone.md', 'unread.md', '../a.md'),
+            line: fc.integer({ min: 1, max: 8 }),
+            text: fc.constantFrom(RULES, FOREIGN),
+            source: fc.constantFrom('good', 'bad', 'none'),
+          }),
+          { maxLength: 25 },
+        ),
+        fc.boolean(),
+        fc.subarray(['@p/one', '@p/two', '@p/three']),
+        (rows, sorted, skip) => {
+          const list = sorted ? [...rows].sort((x, y) => (x.pkg < y.pkg ? -1 : x.pkg > y.pkg ? 1 : 0)) : rows;
+          const nodes = list.map((r, i) =>
+            node(r.pkg, `n${i}`, { file_path: r.file, line_start: r.line, line_end: r.line, ...(r.source === 'none' ? {} : { source: r.source === 'good' ? srcHash(r.text, r.line, r.line) : 'sha256:nothex' }) }),
+          );
+          const read = (p: string): string | null | undefined => {
+            if (p.startsWith('..')) throw new Error(`read ${p}`);
+            return files[p];
+          };
+          expect(packagesBuiltHere(nodes, read, skip)).toEqual(byRule(nodes, read, skip));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+});

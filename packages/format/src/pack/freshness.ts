@@ -231,18 +231,37 @@ export function packagesBuiltHere(nodes: readonly MergedNode[], read: WorkspaceR
   let runPkg: string | undefined;
   let runSkipped = false;
   let t: { fresh: number; checkable: number } | undefined;
+  // A node of a file that is absent is `absent` when checkable: it counts only for a package that
+  // has a fresh node (the tally of the others is never read). Once a checkable node found its file
+  // absent, the nodes of that path are set aside and judged only if their package turns out to
+  // have one (a package built elsewhere: its nodes are not checked one by one).
+  let absentPath: string | undefined;
+  const setAside: MergedNode[] = [];
   for (const n of nodes) {
     if (n.package !== runPkg) {
       runPkg = n.package;
       runSkipped = skipped.has(runPkg);
       t = tally.get(runPkg);
     }
-    if (runSkipped || !checkable(n)) continue;
-    const f = judge(n, linesOf(n.file_path as string));
+    if (runSkipped) continue;
+    if (n.file_path !== undefined && n.file_path === absentPath) {
+      setAside.push(n);
+      continue;
+    }
+    if (!checkable(n)) continue;
+    const lines = linesOf(n.file_path as string);
+    if (lines === null) absentPath = n.file_path;
+    const f = judge(n, lines);
     if (f === undefined) continue;
     if (t === undefined) tally.set(runPkg, (t = { fresh: 0, checkable: 0 }));
     t.checkable++;
     if (f === 'fresh') t.fresh++;
+  }
+  if (setAside.length > 0 && [...tally.values()].some((x) => x.fresh > 0)) {
+    for (const n of setAside) {
+      const x = tally.get(n.package);
+      if (x !== undefined && x.fresh > 0 && checkable(n)) x.checkable++;
+    }
   }
   return [...tally]
     .filter(([, t]) => t.fresh > 0 && t.fresh * 2 > t.checkable)
