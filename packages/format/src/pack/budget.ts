@@ -7,6 +7,25 @@ import { CtxpkgError } from '../errors.js';
 import { MAX_BUDGET_BYTES } from './policy.js';
 import { BYTES_PER_TOKEN } from './types.js';
 
+/** Texts shorter than this are measured by the loop (a native call costs more than it saves). */
+const NATIVE_MIN = 16;
+
+/** Texts whose UTF-8 length a native counter must give as `utf8LengthLoop` does: 1-, 2-, 3- and 4-byte characters, lone surrogates (high, low, high last, high before high), empty. */
+const BYTE_LENGTH_PROBES = ['', 'a', '\u00e9', '\u20ac', '\ud83d\ude00', '\ud800', '\udc00', 'x\ud800', '\ud800\ud800\udc00', 'a\u00e9\u20ac\ud83d\ude00\ud800x\udc00\u07ff\uffff\ud800'];
+
+/** Node's `Buffer.byteLength` (by feature probe, builtin.ts) when it counts every probe as the loop does; else undefined. */
+const nativeByteLength: ((s: string) => number) | undefined = (() => {
+  try {
+    const B = nodeBuiltin<{ Buffer: { byteLength(s: string): number } }>('node:buffer')?.Buffer;
+    if (B === undefined || typeof B.byteLength !== 'function') return undefined;
+    const f = (s: string): number => B.byteLength(s);
+    for (const p of BYTE_LENGTH_PROBES) if (f(p) !== utf8LengthLoop(p)) return undefined;
+    return f;
+  } catch {
+    return undefined;
+  }
+})();
+
 /**
  * Number of bytes of `s` encoded as UTF-8 (lone surrogates count 3, as U+FFFD). A text of
  * `NATIVE_MIN` code units or more is measured by Node's `Buffer.byteLength` when the runtime has
@@ -21,9 +40,6 @@ export function utf8Length(s: string): number {
   if (s.length >= NATIVE_MIN && nativeByteLength !== undefined) return nativeByteLength(s);
   return utf8LengthLoop(s);
 }
-
-/** Texts shorter than this are measured by the loop (a native call costs more than it saves). */
-const NATIVE_MIN = 16;
 
 /** `utf8Length` by its rule, one code unit at a time (any runtime). */
 function utf8LengthLoop(s: string): number {
@@ -42,22 +58,6 @@ function utf8LengthLoop(s: string): number {
   }
   return n;
 }
-
-/** Texts whose UTF-8 length a native counter must give as `utf8LengthLoop` does: 1-, 2-, 3- and 4-byte characters, lone surrogates (high, low, high last, high before high), empty. */
-const BYTE_LENGTH_PROBES = ['', 'a', '\u00e9', '\u20ac', '\ud83d\ude00', '\ud800', '\udc00', 'x\ud800', '\ud800\ud800\udc00', 'a\u00e9\u20ac\ud83d\ude00\ud800x\udc00\u07ff\uffff\ud800'];
-
-/** Node's `Buffer.byteLength` (by feature probe, builtin.ts) when it counts every probe as the loop does; else undefined. */
-const nativeByteLength: ((s: string) => number) | undefined = (() => {
-  try {
-    const B = nodeBuiltin<{ Buffer: { byteLength(s: string): number } }>('node:buffer')?.Buffer;
-    if (B === undefined || typeof B.byteLength !== 'function') return undefined;
-    const f = (s: string): number => B.byteLength(s);
-    for (const p of BYTE_LENGTH_PROBES) if (f(p) !== utf8LengthLoop(p)) return undefined;
-    return f;
-  } catch {
-    return undefined;
-  }
-})();
 
 /** Token estimate of a byte count: `ceil(bytes / BYTES_PER_TOKEN)`, 0 for 0. An estimate only. */
 export function estimateTokens(bytes: number): number {
