@@ -60,9 +60,14 @@ function command(name: string): string[] {
 }
 
 function runBench(name: string): Promise<{ code: number | null; signal: string | null; out: string }> {
+  return runNode([...command(name), '--smoke']);
+}
+
+/** `node <args>` at the repository root without smoke or node options from this process; its exit and output (killed after BENCH_TIMEOUT_MS). */
+function runNode(args: string[]): Promise<{ code: number | null; signal: string | null; out: string }> {
   return new Promise((resolvePromise, reject) => {
     const env = { ...process.env, CTXPKG_BENCH_SMOKE: undefined, NODE_OPTIONS: undefined };
-    const child = spawn(process.execPath, [...command(name), '--smoke'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -105,19 +110,7 @@ describe('bench scripts in smoke mode', () => {
 function runAll(args: string[]): Promise<{ code: number | null; out: string }> {
   const argv = (SCRIPTS.bench ?? '').split(/\s+/);
   if (argv[0] !== 'node' || !argv.includes('bench/run.ts')) throw new Error(`unexpected bench script: ${SCRIPTS.bench}`);
-  return new Promise((resolvePromise, reject) => {
-    const env = { ...process.env, CTXPKG_BENCH_SMOKE: undefined, NODE_OPTIONS: undefined };
-    const child = spawn(process.execPath, [...argv.slice(1), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), BENCH_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, out });
-    });
-  });
+  return runNode([...argv.slice(1), ...args]);
 }
 
 describe('npm run bench (bench/run.ts)', () => {

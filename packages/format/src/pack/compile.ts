@@ -651,16 +651,22 @@ export function compilePack(input: PackInput): CompiledPack {
   };
   const membersOf = (key: string): number => slotMembers[slotOf.get(key) as number] as number;
   // A note's text depends only on its section and counts (a fixed piece per note, select.ts).
-  const noteText = (key: string, taken: number, members: number): string =>
-    taken > 0 && taken < members && renderer.partialNote ? renderer.partialNote(taken, members, headings().label(slotSection[slotOf.get(key) as number] as string)) : '';
+  // Written only for a section delivered in part, by a renderer that writes notes.
+  const hasNote = (taken: number, members: number): boolean => taken > 0 && taken < members && renderer.partialNote !== undefined;
+  /** The focus label of note slot `s`'s innermost section (what its note's command names). */
+  const noteLabel = (s: number): string | undefined => headings().label(slotSection[s] as string);
+  const noteText = (key: string, taken: number, members: number): string => {
+    if (!hasNote(taken, members)) return '';
+    return (renderer.partialNote as NonNullable<Renderer['partialNote']>)(taken, members, noteLabel(slotOf.get(key) as number));
+  };
   /**
    * `utf8Length(noteText(slotKey[s], taken, members))` of note slot `s`, measured without the text
    * when the renderer can (`partialNoteBytes`): the needs size every note of the graph.
    */
   const noteBytesAt = (s: number, taken: number, members: number): number => {
-    if (!(taken > 0 && taken < members) || !renderer.partialNote) return 0;
-    const label = headings().label(slotSection[s] as string);
-    return renderer.partialNoteBytes ? renderer.partialNoteBytes(taken, members, label) : utf8Length(renderer.partialNote(taken, members, label));
+    if (!hasNote(taken, members)) return 0;
+    const label = noteLabel(s);
+    return renderer.partialNoteBytes ? renderer.partialNoteBytes(taken, members, label) : utf8Length((renderer.partialNote as NonNullable<Renderer['partialNote']>)(taken, members, label));
   };
   // Pass 1c's packages: each package's non-pinned candidates and a lower bound of its need.
   let minBlock = Number.MAX_SAFE_INTEGER;
