@@ -823,6 +823,8 @@ export function compilePack(input: PackInput): CompiledPack {
   }
   // Package order: by name (the index above follows the input's node order).
   const pkgOrder = [...pkgIndex.keys()].sort(cmp).map((name) => pkgIndex.get(name) as number);
+  const pkgNames: string[] = [];
+  pkgIndex.forEach((i, name) => (pkgNames[i] = name));
   // Source order inside a heading section (spec/pack.md §4 "Sections in source order"): a
   // non-pinned candidate with source lines is taken only after the one before it in its section
   // (by source line, then id, then list item), skipping oversize ones (which may be left out alone) — so a
@@ -897,6 +899,14 @@ export function compilePack(input: PackInput): CompiledPack {
     // All of the package's candidates in the total order: its section sequences merged.
     return { bySection, all: new MergedOrder([...bySection.values()], compare) };
   });
+  /** Pass 1c's trusted tier (select.ts): which packages are trusted, and their candidates merged. */
+  const trustedPackages = (): { trusted?: boolean[]; trustedAll?: OrderedSequence } => {
+    const set = input.trusted;
+    if (set === undefined || set.size === 0) return {};
+    const trusted = pkgOrder.map((i) => set.has(pkgNames[i] as string));
+    const parts = pkgSequences.filter((_, k) => trusted[k]).map((p) => p.all);
+    return parts.length === 0 ? {} : { trusted, trustedAll: new MergedOrder(parts, compare) };
+  };
   const sections = new Map<SectionName, OrderedSequence>();
   SECTIONS.forEach((s, si) => {
     if (si === 0 || (perSection[si] as number) === 0) return;
@@ -929,6 +939,7 @@ export function compilePack(input: PackInput): CompiledPack {
       packages: {
         sequences: pkgSequences,
         need: pkgOrder.map((i) => pkgNeed[i] as number),
+        ...trustedPackages(),
       },
     },
     {

@@ -135,4 +135,25 @@ describe('force and fairness', () => {
       }
     }
   });
+  it('trusted packages share the bytes first: installing untrusted packages never takes bytes the team\'s own rules still need', () => {
+    // The team's rules need about half the budget; two untrusted packages could use all of it.
+    const team = Array.from({ length: 14 }, (_, i) =>
+      node('@a/team', `t${String(i).padStart(2, '0')}`, { type: 'convention', content: `- Team rule ${i}: keep module ${i} free of side effects on import.`, file_path: 'AGENTS.md', line_start: i + 1, line_end: i + 1 }),
+    );
+    const vendor = (name: string) =>
+      Array.from({ length: 30 }, (_, i) => node(name, `v${String(i).padStart(2, '0')}`, { type: 'gotcha', content: `Never call endpoint ${i} of ${name} without a retry budget.`, file_path: 'GUIDE.md', line_start: i + 1, line_end: i + 1 }));
+    const trusted = new Set(['@a/team']);
+    const teamOf = (p: ReturnType<typeof compilePack>) => p.receipt.delivered.filter((d) => d.package === '@a/team').map((d) => d.id);
+    const alone = compilePack({ graph: graph(team), maxBytes: 64 * 1024, now: NOW, trusted });
+    for (let maxBytes = alone.bytes + 300; maxBytes <= alone.bytes + 3000; maxBytes += 450) {
+      for (const others of [['@v/one'], ['@v/one', '@v/two']]) {
+        const p = compilePack({ graph: graph([...team, ...others.flatMap(vendor)]), maxBytes, now: NOW, trusted });
+        expect(teamOf(p), `${maxBytes} ${others.join(' ')}`).toEqual(teamOf(alone));
+        // The untrusted packages get what is left (the fence and some of their items, once it pays for the fence).
+        if (maxBytes >= alone.bytes + 1200) expect(p.receipt.delivered.some((d) => d.package.startsWith('@v/')), `${maxBytes}`).toBe(true);
+        // Without trust the team's package is one of several equals and loses items.
+        if (maxBytes === alone.bytes + 300) expect(teamOf(compilePack({ graph: graph([...team, ...others.flatMap(vendor)]), maxBytes, now: NOW })).length).toBeLessThan(14);
+      }
+    }
+  });
 });

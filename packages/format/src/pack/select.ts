@@ -23,6 +23,10 @@
  *    by the section split below (over its own candidates), then what is left of it on its
  *    candidates in the total order. So a small package never loses an item to a big one
  *    (new-user trial 2, finding 2); what a package cannot use goes to the passes below.
+ *    Trusted packages first (`packages.trusted`, spec/pack.md §4 1c, §11 "Trust"): when some
+ *    packages are the project's own instructions and some are not, the trusted ones share the
+ *    bytes first, and the others share what they leave — so installing an untrusted package
+ *    never takes bytes from the team's own rules while those still need them.
  * 2. Section pass: the bytes still left are split across the non-empty sections by weight
  *    (`splitBudget`: floor, then largest remainder, ties in section order). In each section, in
  *    the total order, a candidate is taken when its cost fits what is left of the section's
@@ -155,6 +159,10 @@ export interface SelectCandidates {
     sequences: ReadonlyArray<{ bySection: ReadonlyMap<SectionName, OrderedSequence>; all: OrderedSequence }>;
     /** A lower bound of the bytes each package needs (sum of its candidates' lower bounds). */
     need: readonly number[];
+    /** Which packages are trusted (the project's own instructions): they share the bytes first. Absent: none. */
+    trusted?: readonly boolean[];
+    /** The trusted packages' candidates merged, in the total order (given with `trusted`). */
+    trustedAll?: OrderedSequence;
   };
 }
 
@@ -800,25 +808,44 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   // 1c. Package pass: a fair share per package (water-filled on their needs), spent by the
   // section shares of that package.
   const pk = cands.packages;
-  if (pk && pk.sequences.length > 1 && o.maxBytes > total) {
-    const pool = Math.floor(((o.maxBytes - total) * PACKAGE_FLOOR.num) / PACKAGE_FLOOR.den);
-    const shares = waterFill(pool, pk.need);
-    pk.sequences.forEach((seqs, i) => {
-      // The package's section shares, then what they left of its share in its total order.
-      let left = sectionShares(shares[i] as number, seqs.bySection);
-      const next = reader(seqs.all, inOrderOf(seqs.all));
-      while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seqs.all)) {
-        const h = next(threshold(left));
-        if (h < 0) break;
-        if (selected[h]) continue;
-        const bytes = costWithin(h, left);
-        if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
-          left -= bytes;
-          take(h, bytes);
-        }
+  // The packages in tiers: the trusted ones, then the others (one tier when all or none are
+  // trusted); each tier water-fills the bytes the tiers before it left.
+  const tiersOf = (p: NonNullable<typeof pk>): number[][] => {
+    const all = p.sequences.map((_, i) => i);
+    const t = p.trusted;
+    if (t === undefined || all.every((i) => t[i] === true) || all.every((i) => t[i] !== true)) return [all];
+    return [all.filter((i) => t[i] === true), all.filter((i) => t[i] !== true)];
+  };
+  /** Take candidates of `seq` in its order while they fit `left` bytes (and the budget). */
+  const spend = (seq: OrderedSequence, room: number): void => {
+    let left = room;
+    const next = reader(seq, inOrderOf(seq));
+    while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seq)) {
+      const h = next(threshold(left));
+      if (h < 0) break;
+      if (selected[h]) continue;
+      const bytes = costWithin(h, left);
+      if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
+        left -= bytes;
+        take(h, bytes);
       }
+    }
+  };
+  const tiers = pk && pk.sequences.length > 1 ? tiersOf(pk) : [];
+  tiers.forEach((tier, t) => {
+    if (!pk || o.maxBytes <= total) return;
+    const pool = Math.floor(((o.maxBytes - total) * PACKAGE_FLOOR.num) / PACKAGE_FLOOR.den);
+    const tierShares = waterFill(pool, tier.map((i) => pk.need[i] as number));
+    tier.forEach((i, k) => {
+      const seqs = pk.sequences[i] as (typeof pk.sequences)[number];
+      // The package's section shares, then what they left of its share in its total order.
+      spend(seqs.all, sectionShares(tierShares[k] as number, seqs.bySection));
     });
-  }
+    // The trusted tier, before the others: what its shares left (a need is a lower bound) goes
+    // to its candidates in the total order, so an untrusted package gets only what the team's
+    // own rules cannot use.
+    if (t === 0 && tiers.length > 1 && pk.trustedAll) spend(pk.trustedAll, o.maxBytes - total);
+  });
 
   // 2. Section pass over the bytes left.
   const present = SECTIONS.filter((s) => (cands.sections.get(s)?.length ?? 0) > 0);
