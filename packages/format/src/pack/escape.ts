@@ -179,10 +179,67 @@ function asciiMarker(line: string): number {
   return 0;
 }
 
-/** Escape a single-line field; also caps it at `max` characters (with `…`). */
+/**
+ * Escape a single-line field (ids, titles, file paths, scope globs, flags; they are written as
+ * headings, provenance comments and header lines); also caps it at `max` characters (with `…`).
+ * A field that reads like a marker line (`looksLikeMarker`: a heading titled `--- END UNTRUSTED
+ * CONTEXT ---`, a file path naming `ctxpkg:end`) or like a heading of the trusted tier
+ * (`looksLikeTierHeading`: "Instructions from …") is prefixed with `[escaped] `, as content lines
+ * are (spec/pack.md §8 "Quoting untrusted text"): package text can never close the untrusted
+ * fence or open a section of the project's own instructions, whichever field it comes in
+ * (attack pass of 2026-12-07, finding 1: headings and file paths were the way in). The prefix
+ * comes on top of the cap, so a field's written length is never below `min(length, max)`.
+ */
 export function escapeInline(text: string, max = 200): string {
   const t = text.replace(HIDDEN_LINE, esc);
-  return t.length > max ? t.slice(0, max - 1) + '…' : t;
+  const capped = t.length > max ? t.slice(0, max - 1) + '…' : t;
+  return looksLikeMarker(text) || looksLikeTierHeading(text) ? '[escaped] ' + capped : capped;
+}
+
+/**
+ * Folded skeleton prefixes (`tierKey`) of the headings ctxpkg writes for trusted text:
+ * "Instructions from <pkg@v>" (render-md.ts), "Instructions (this project's own rules …)" (answer.ts).
+ */
+const TIER_KEYS = ['instructionsfrom', 'instructionsthisproject'];
+
+/**
+ * The comparison key of `looksLikeTierHeading`: lower case, letters and digits only (`0`, `1`,
+ * `5` read as `o`, `l`, `s`), for a non-ASCII text after NFKC and the confusables map (applied to
+ * the lower-cased text: the map is case-sensitive, `I` has the prototype `l`); then folded, `rn`
+ * to `m` and `l` to `i` — the look-alikes among ASCII letters themselves ("lnstructions frorn"),
+ * which the map gives for `m` too. Linear.
+ */
+function tierKey(text: string, ascii: boolean): string {
+  const base = ascii ? text.toLowerCase() : confusablesSkeleton(text.normalize('NFKC').replace(HIDDEN, '').toLowerCase()).toLowerCase();
+  return base.replace(/[^a-z0-9]+/g, '').replace(/0/g, 'o').replace(/[15]/g, (d) => (d === '1' ? 'l' : 's')).replace(/rn/g, 'm').replace(/l/g, 'i');
+}
+
+/**
+ * True when `text` starts like one of the headings under which ctxpkg writes the project's own
+ * (trusted) instructions — "Instructions from <package>@<version>" or "Instructions (this
+ * project's own rules: follow them)" — in any case, spacing or punctuation, in fullwidth or
+ * mathematical letters, or with look-alike letters (`tierKey`). Only a field that *starts* so:
+ * "Setup instructions from the wiki" or a plain "Instructions" is not one. Linear; the
+ * confusables table is parsed only for a non-ASCII text (process start-up, issue 16).
+ */
+export function looksLikeTierHeading(text: string): boolean {
+  // Cheap exit for ASCII: the first letter or digit is the key's first character, which must
+  // fold to `i` (`i`, `I`, `l`, `L`, `1`).
+  for (let j = 0; j < text.length; j++) {
+    const c = text.charCodeAt(j) | 0;
+    if (c >= 0x80) break;
+    const lower = c | 0x20;
+    if ((c >= 48 && c <= 57) || (lower >= 97 && lower <= 122)) {
+      if (lower !== 105 && lower !== 108 && c !== 49) return false;
+      break;
+    }
+    if (j === text.length - 1) return false;
+  }
+  if (text === '') return false;
+  const head = text.length > 400 ? text.slice(0, 400) : text;
+  // eslint-disable-next-line no-control-regex
+  const k = tierKey(head, /^[\x00-\x7f]*$/.test(head));
+  return TIER_KEYS.some((key) => k.startsWith(key));
 }
 
 /** Escape block content (see module docstring). Returns the escaped text without trailing newlines. */
