@@ -2,7 +2,10 @@
  * `ctxpkg render` on budgets too small for the frame: the error names the smallest budget that
  * works, in the unit of the flag used (spec/pack.md §4), and that budget then works.
  */
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pruneReceipts, RECEIPTS_KEPT } from './render.js';
 import { makeProject, mgraph, mnode, run } from '../targets/__tests__/harness.js';
 
 const project = () => makeProject({ graph: mgraph([mnode('@acme/a', 'g', { type: 'gotcha', content: 'Never log tokens.' }), mnode('@acme/a', 'f')]) });
@@ -28,5 +31,46 @@ describe('ctxpkg render: E_BUDGET names the minimum', () => {
     expect(r.stderr).toContain(`hint: use --max-tokens ${m?.[1]} or more`);
     expect((await run(['render', '--max-tokens', String(m?.[1])], root)).code).toBe(0);
     expect((await run(['render', '--max-tokens', String(Number(m?.[1]) - 1)], root)).code).toBe(1);
+  });
+});
+
+describe('ctxpkg render: receipts of packs written to stdout', () => {
+  it('keeps the newest RECEIPTS_KEPT in .ctxpkg/receipts, never sync.json (new-user trial 3, finding 10)', async () => {
+    const root = project();
+    const dir = join(root, '.ctxpkg', 'receipts');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'sync.json'), '{}\n');
+    // Older receipts of other packs (distinct names, ascending ages), and a file of another name.
+    const old = Array.from({ length: RECEIPTS_KEPT + 5 }, (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(62)}.json`);
+    old.forEach((name, i) => {
+      writeFileSync(join(dir, name), '{}\n');
+      const t = new Date(Date.UTC(2026, 0, 1, 0, i));
+      utimesSync(join(dir, name), t, t);
+    });
+    writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+    const r = await run(['render', '--now', '2026-06-01T00:00:00Z'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const left = readdirSync(dir).sort();
+    const packs = left.filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+    expect(packs).toHaveLength(RECEIPTS_KEPT);
+    // The receipt just written is kept, with the newest of the others; the oldest are gone.
+    const written = packs.filter((n) => !old.includes(n));
+    expect(written).toHaveLength(1);
+    expect(packs.filter((n) => old.includes(n))).toEqual(old.slice(old.length - (RECEIPTS_KEPT - 1)).sort());
+    expect(left).toContain('sync.json');
+    expect(left).toContain('notes.txt');
+  });
+
+  it('pruneReceipts leaves a directory with fewer receipts alone', () => {
+    const root = project();
+    const dir = join(root, '.ctxpkg', 'receipts');
+    mkdirSync(dir, { recursive: true });
+    const name = `${'b'.repeat(64)}.json`;
+    writeFileSync(join(dir, name), '{}\n');
+    pruneReceipts(dir, 1);
+    expect(readdirSync(dir)).toEqual([name]);
+    pruneReceipts(dir, 0);
+    expect(readdirSync(dir)).toEqual([]);
+    pruneReceipts(join(root, 'missing'), 0);
   });
 });

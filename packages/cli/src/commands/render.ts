@@ -3,9 +3,10 @@
  *   [--format md|json] [--out file]`: compile the installed context into a budgeted pack
  * (spec/pack.md; a focus selects only what it names, §7 "Focus", and `E_NOT_FOUND` when it names
  * nothing) and write its receipt beside it: `<out>.receipt.json`, or — when the pack goes
- * to stdout — `.ctxpkg/receipts/<pack sha256>.json`.
+ * to stdout — `.ctxpkg/receipts/<pack sha256>.json` (the newest `RECEIPTS_KEPT` are kept).
  */
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 import { BYTES_PER_TOKEN, TOKEN_NOTE } from '@ctxpkg/format/pack/types';
@@ -19,6 +20,49 @@ export interface RenderOptions {
   now?: string;
   format?: string;
   out?: string;
+}
+
+/**
+ * How many receipts of packs written to stdout `.ctxpkg/receipts/` keeps (the newest; npm keeps
+ * its last 10 debug logs the same way): an agent that runs `ctxpkg render --focus …` again and
+ * again must not fill the project (new-user trial 3, finding 10: one receipt of a full 50k-node
+ * render is ~5 MB). spec/pack.md §10.
+ */
+export const RECEIPTS_KEPT = 20;
+
+/** A receipt of a pack written to stdout: `<pack sha256 hex>.json`. */
+const PACK_RECEIPT = /^[0-9a-f]{64}\.json$/;
+
+/**
+ * Delete all but the `keep` newest pack receipts in `dir` (by modification time, then name; the
+ * sync receipt `sync.json` and any other file are never touched). Best effort: a file another
+ * process removed first, or one that cannot be read, is skipped.
+ */
+export function pruneReceipts(dir: string, keep: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => PACK_RECEIPT.test(n));
+  } catch {
+    return;
+  }
+  if (names.length <= keep) return;
+  const aged: Array<{ name: string; ms: number }> = [];
+  for (const name of names) {
+    try {
+      const st = lstatSync(join(dir, name));
+      if (st.isFile()) aged.push({ name, ms: st.mtimeMs });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  aged.sort((a, b) => b.ms - a.ms || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const { name } of aged.slice(keep)) {
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
 }
 
 /** Parse a decimal flag value strictly (no signs, exponents or spaces). Throws `E_USAGE`. */
@@ -101,6 +145,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
   }
   const receiptPath = join(project.root, '.ctxpkg', 'receipts', `${pack.sha256.slice('sha256:'.length)}.json`);
   writeFileAtomic(receiptPath, receipt);
+  pruneReceipts(dirname(receiptPath), RECEIPTS_KEPT);
   return {
     text: pack.text.endsWith('\n') ? pack.text.slice(0, -1).split('\n') : pack.text.split('\n'),
     json: { ...summary, receipt: receiptPath, pack: pack.text },
@@ -132,7 +177,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .option('--focus <heading|glob|words>', 'only what it names: a section by heading, the rules scoped to a path, or the items matching words (none: exit 4)')
     .option('--now <iso>', 'the time to compile for (RFC 3339; default: now); drives expiry')
     .option('--format <md|json>', 'output format', 'md')
-    .option('--out <file>', 'write the pack to a file (receipt: <file>.receipt.json) instead of stdout')
+    .option('--out <file>', `write the pack to a file (receipt: <file>.receipt.json) instead of stdout (receipt: .ctxpkg/receipts/<sha256>.json, the newest ${RECEIPTS_KEPT} kept)`)
     .addHelpText(
       'after',
       examples(['ctxpkg render --max-tokens 8000 --out context.md', 'ctxpkg render --focus "src/api/**" --format json', 'ctxpkg render --focus "Text wrapping"            # one section, by its heading', 'ctxpkg render --focus "database migrations"']),
