@@ -97,6 +97,6 @@ describe('ctxpkg sync: one selection, whatever the other targets', () => {
     expect(file.stdout).toBe(r.stdout.replace("focus: src/api/**/*.ts", 'focus: src/api/users/get.ts'));
     const none = await run(['render', '--focus', 'lib/util.ts'], root);
     expect(none.code).toBe(4);
-    expect(none.stderr).toContain("error E_NOT_FOUND: no installed item is scoped to \"lib/util.ts\" or comes from a file it matches\nhint: installed rules are scoped to 'src/api/**/*.ts'");
+    expect(none.stderr).toContain("error E_NOT_FOUND: no installed item is scoped to \"lib/util.ts\" or to a pattern that covers it\nhint: installed rules are scoped to 'src/api/**/*.ts'");
   });
 });

@@ -33,6 +33,42 @@ const g = mgraph(
 );
 
 describe('MCP tools', () => {
+  it('a search hit is headed by the label render writes above it: the file H1, not the file path (the path only for a file without one)', () => {
+    // New-user trial: `### .cursor/rules/python-api.mdc` in search_context where render said
+    // `### API endpoints`.
+    const F = '.cursor/rules/python-api.mdc';
+    const h = mgraph(
+      [
+        mnode('@a/rules', F, { type: 'section', content: 'API endpoints', file_path: F, line_start: 1, line_end: 9 }),
+        mnode('@a/rules', `${F}:~v`, { type: 'convention', content: '- Validate every endpoint body with pydantic.', file_path: F, line_start: 5, line_end: 5 }),
+        mnode('@a/rules', `${F}:errors`, { type: 'section', content: 'Errors', file_path: F, line_start: 7, line_end: 9 }),
+        mnode('@a/rules', `${F}:errors~1`, { type: 'convention', content: '- Answer endpoint errors as problem documents.', file_path: F, line_start: 8, line_end: 8 }),
+        mnode('@a/rules', 'notes.md', { type: 'section', content: 'notes.md', file_path: 'notes.md', line_start: 1, line_end: 3 }),
+        mnode('@a/rules', 'notes.md:~1', { type: 'fact', content: '- The endpoint list lives in openapi.yaml.', file_path: 'notes.md', line_start: 2, line_end: 2 }),
+      ],
+      [
+        { from: `@a/rules#${F}`, to: `@a/rules#${F}:~v`, type: 'contains' },
+        { from: `@a/rules#${F}`, to: `@a/rules#${F}:errors`, type: 'contains' },
+        { from: `@a/rules#${F}:errors`, to: `@a/rules#${F}:errors~1`, type: 'contains' },
+        { from: '@a/rules#notes.md', to: '@a/rules#notes.md:~1', type: 'contains' },
+      ],
+    );
+    const s = state(h, '2025-01-01T00:00:00Z');
+    const r = searchContext(s, 'endpoint', 10);
+    const heads = new Map([...r.text.matchAll(/\n### ([^\n]*)\n<!-- #\d+ (\S+)/g)].map((m) => [m[2], m[1]]));
+    expect(heads).toEqual(
+      new Map([
+        [`@a/rules#${F}:~v`, 'API endpoints'],
+        [`@a/rules#${F}:errors~1`, 'Errors'],
+        ['@a/rules#notes.md:~1', 'notes.md'],
+      ]),
+    );
+    // The same labels as the pack's headers above each item.
+    const pack = renderPack(s, undefined).text;
+    for (const label of ['\n### API endpoints\n', '\n#### Errors\n', '\n### notes.md\n']) expect(pack).toContain(label);
+    expect(pack).not.toContain(`### ${F}`);
+  });
+
   it('a hit from a trusted package is tier "instructions" and written before the untrusted banner', () => {
     const r = searchContext(state(g, '2025-01-01T00:00:00Z', ['@own/rules']), 'push main');
     const hits = r.structured.hits as Array<{ id: string; trust: string }>;

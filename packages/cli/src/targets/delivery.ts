@@ -162,7 +162,8 @@ function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', ca
 
 /**
  * How an agent without path scoping gets a rule set: a render focused on its first pattern, which
- * takes the nodes scoped there before anything else (spec/pack.md §5 "Focus"). A command, not a
+ * selects the nodes whose scope covers that pattern — this rule set, and any other with a pattern
+ * covering it — and nothing else (spec/pack.md §7 "Focus", test/sync-focus-commands.test.ts). A command, not a
  * target's rule file: the file exists only when that target is enabled, and the always-on text
  * must not depend on the enabled targets.
  */

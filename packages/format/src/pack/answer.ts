@@ -83,10 +83,20 @@ const commentSafe = (text: string): string => text.replace(/-(?=-)/g, '-\\u002d'
 /** True when `s` is the root section of the item's file (importer convention: its id ends `#<file_path>`). */
 const isFileRoot = (s: { id: string; file_path?: string }, filePath: string | undefined): boolean => filePath !== undefined && s.file_path === filePath && s.id.endsWith(`#${filePath}`);
 
-/** The heading path of an item for an answer title: its section titles without the file's root, " › "-joined (the file path when none is left). */
+/**
+ * The heading path of an item for an answer title: its section titles without the file's root,
+ * " › "-joined. An item directly under its file's root is headed by the root's title — the file's
+ * H1, the label `ctxpkg render` writes above it (render-md.ts `### <file title>`), so a hit reads
+ * `### API endpoints` in both, not `### .cursor/rules/python-api.mdc` — and by the file path
+ * (else the package) only when the file has no title of its own.
+ */
 export function headingTitle(item: Pick<RenderItem, 'sections' | 'file_path' | 'package'>): string {
-  const titles = item.sections.filter((s, i) => !(i === 0 && isFileRoot(s, item.file_path))).map((s) => neutralizeImports(escapeInline(s.title, 80)));
-  return titles.length > 0 ? titles.join(' › ') : neutralizeImports(escapeInline(item.file_path ?? item.package));
+  const first = item.sections[0];
+  const root = first !== undefined && isFileRoot(first, item.file_path) ? first : undefined;
+  const titles = item.sections.filter((s) => s !== root).map((s) => neutralizeImports(escapeInline(s.title, 80)));
+  if (titles.length > 0) return titles.join(' › ');
+  if (root !== undefined && root.title !== '' && root.title !== item.file_path) return neutralizeImports(escapeInline(root.title, 80));
+  return neutralizeImports(escapeInline(item.file_path ?? item.package));
 }
 
 /** `a` or `a-b`. */

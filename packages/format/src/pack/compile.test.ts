@@ -224,12 +224,12 @@ describe('compilePack: order and sections', () => {
     expect(compilePack(base({ focus: '  ' })).text).toBe(compilePack(base()).text);
   });
 
-  it('focus (glob) selects the nodes scoped there (or from a file it matches), not unscoped ones or ones scoped elsewhere', () => {
+  it('focus (glob) selects the nodes scoped to a pattern covering it, not unscoped ones, ones scoped elsewhere or ones from a file it matches', () => {
     const g = graph(
       [
-        node('@a/x', 'api', { type: 'fact', content: 'api rule' }),
+        node('@a/x', 'api', { type: 'fact', content: 'api rule', file_path: 'src/api/AGENTS.md' }),
         node('@a/x', 'web', { type: 'fact', content: 'web rule' }),
-        node('@a/x', 'any', { type: 'fact', content: 'global rule' }),
+        node('@a/x', 'any', { type: 'fact', content: 'global rule', file_path: 'AGENTS.md' }),
         node('@a/x', 's-api', { type: 'scope', content: 'src/api/**' }),
         node('@a/x', 's-web', { type: 'scope', content: 'src/web/**' }),
       ],
@@ -242,11 +242,23 @@ describe('compilePack: order and sections', () => {
     expect(ids(full)).toEqual(['@a/x#api']);
     expect(full.receipt.selection.not_selected).toBe(2);
     expect(full.text).not.toMatch(/global rule|web rule/);
-    expect(ids(compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus: 'src/**' }))).toEqual(['@a/x#api', '@a/x#web']);
-    // A path no item is scoped to: E_NOT_FOUND naming the patterns that are installed.
-    expect(() => compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus: 'lib/**' })).toThrow(
-      expect.objectContaining({ code: 'E_NOT_FOUND', hint: expect.stringContaining("installed rules are scoped to 'src/api/**', 'src/web/**'") }),
-    );
+    expect(ids(compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus: './src/api/**' }))).toEqual(['@a/x#api']);
+    expect(ids(compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus: 'src/web/index.ts' }))).toEqual(['@a/x#web']);
+    // A pattern no installed pattern covers: E_NOT_FOUND naming the patterns that are installed —
+    // `src/**` (neither rule applies to all of src/), `lib/**`, and `**/*.md`, which matches the
+    // files the items come from (it selected them, and every unscoped item of AGENTS.md, before).
+    for (const focus of ['src/**', 'lib/**', '**/*.md', 'src/*/AGENTS.md']) {
+      expect(() => compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus }), focus).toThrow(
+        expect.objectContaining({
+          code: 'E_NOT_FOUND',
+          message: `no installed item is scoped to ${JSON.stringify(focus)} or to a pattern that covers it`,
+          hint: expect.stringContaining("installed rules are scoped to 'src/api/**', 'src/web/**'"),
+        }),
+      );
+    }
+    // A concrete path selects by scope, not by source file: AGENTS.md's unscoped rule is not its rule.
+    expect(() => compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus: 'AGENTS.md' })).toThrow(expect.objectContaining({ code: 'E_NOT_FOUND' }));
+    expect(ids(compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, focus: 'src/api/AGENTS.md' }))).toEqual(['@a/x#api']);
   });
 });
 

@@ -9,10 +9,13 @@
  *   spacing do not count), the last titles of a section's path (the file's title may be left
  *   out); the whole text also counts as one title (titles may hold `>`). A section named so is
  *   selected with everything in it, subsections included.
- * - a **path glob** (text with `/ * ? { [` or a file extension and no spaces): the items scoped to
- *   it (their scope overlaps it) or from a source file it matches — plus any section it names as a
- *   heading. Unscoped items (they apply everywhere, and the always-on block carries them) are not
- *   selected.
+ * - a **path glob** (text with `/ * ? { [` or a file extension and no spaces): the items with a
+ *   scope pattern that covers it (scope.ts `globCovers`: the pattern itself, for a concrete path
+ *   a pattern matching it, `src/**` for `src/api/*.ts`, `**\/*.ts` for `src/**\/*.ts`), so the
+ *   command the always-on block names for a rule set prints that set; plus, for a concrete path
+ *   only (`package.json`, `CI/CD`), any section it names as a heading. Unscoped items (they apply
+ *   everywhere, and the always-on block carries them) are not selected, and the file an item comes
+ *   from does not count.
  * - **words** otherwise: when they name a heading, that section only; else the items holding the
  *   most of the words (≥ 2 characters) in their text, heading path, id, category or file path.
  *
@@ -258,8 +261,11 @@ export interface FocusContext {
  */
 export function selectFocus(text: string, focus: Focus | undefined, eligible: readonly MergedNode[], ctx: FocusContext): Set<MergedNode> {
   // A title may itself hold `>` ("Client->server payloads"): the whole text as one title counts too.
-  const named = ctx.headings.matches(headingQuery(text));
-  for (const id of ctx.headings.matches([headingKey(text)].filter((k) => k !== ''))) named.add(id);
+  // A glob with wildcards names no heading: its words (`**/*.ts` → "ts") would select any section
+  // titled so. A concrete path (`package.json`, `CI/CD`) may also be a title.
+  const asTitle = focus?.kind === 'glob' && !focus.compiled.literal ? '' : text;
+  const named = ctx.headings.matches(headingQuery(asTitle));
+  for (const id of ctx.headings.matches([headingKey(asTitle)].filter((k) => k !== ''))) named.add(id);
   const inNamed = (n: MergedNode): boolean => named.size > 0 && (named.has(n.id) || ctx.pathOf(n).some((s) => named.has(s.id)));
   const out = new Set<MergedNode>();
   if (focus?.kind === 'glob') {
@@ -288,7 +294,7 @@ function notFound(text: string, focus: Focus | undefined, eligible: readonly Mer
     for (const n of eligible) for (const g of ctx.scopeOf(n) ?? []) if (!globProblem(g) && cachedGlob(g) && !hasInvisible(g) && !g.includes("'")) patterns.add(g);
     const list = [...patterns].sort().slice(0, 5);
     const more = patterns.size - list.length;
-    return new CtxpkgError('E_NOT_FOUND', `no installed item is scoped to ${shown} or comes from a file it matches`, {
+    return new CtxpkgError('E_NOT_FOUND', `no installed item is scoped to ${shown} or to a pattern that covers it`, {
       hint:
         list.length > 0
           ? `installed rules are scoped to ${list.map((g) => `'${escapeInline(g, 120)}'`).join(', ')}${more > 0 ? ` and ${more} more` : ''}; the rules for every path: \`ctxpkg render\` without --focus`

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeScopes, focusScore, globsOverlap, parseFocus } from './scope.js';
+import { compileGlob } from './glob.js';
+import { computeScopes, focusScore, globCovers, parseFocus } from './scope.js';
 import { sectionPathResolver } from './sections.js';
 import { graph, node } from './__tests__/graph.js';
 
@@ -57,20 +59,86 @@ describe('focus', () => {
     expect(parseFocus('  ')).toBeUndefined();
   });
 
-  it('decides glob overlap conservatively', () => {
-    expect(globsOverlap('src/**', 'src/api/*.ts')).toBe(true);
-    expect(globsOverlap('src/api/**', 'src/web/**')).toBe(false);
-    expect(globsOverlap('**/*.ts', 'src/a.ts')).toBe(true);
-    expect(globsOverlap('**/*.py', 'src/a.ts')).toBe(false);
-    expect(globsOverlap('docs/a.md', 'docs/a.md')).toBe(true);
+  it('a scope covers a focus glob only when it matches every path the focus names (spec/pack.md §7)', () => {
+    // The new-user trial: `**/*.ts` (the command the AGENTS.md block prints) was "overlapped" by
+    // every scope (empty literal prefixes), so it printed the Python API rules too.
+    expect(globCovers('src/api/**/*.py', '**/*.ts')).toBe(false);
+    expect(globCovers('tests/api/**/*.py', '**/*.ts')).toBe(false);
+    expect(globCovers('**/*.tsx', '**/*.ts')).toBe(false);
+    expect(globCovers('src/api/**', '**/*.ts')).toBe(false); // they share paths; it does not cover them all
+    expect(globCovers('**/*.ts', '**/*.ts')).toBe(true);
+    expect(globCovers('./**/*.ts', ' **/*.ts')).toBe(true);
+    // Concrete paths: the scope matches the path.
+    expect(globCovers('**/*.ts', 'src/a.ts')).toBe(true);
+    expect(globCovers('**/*.py', 'src/a.ts')).toBe(false);
+    expect(globCovers('docs/a.md', 'docs/a.md')).toBe(true);
+    // Folders and extensions.
+    expect(globCovers('src/**', 'src/api/*.ts')).toBe(true);
+    expect(globCovers('src/**', 'src/**')).toBe(true);
+    expect(globCovers('src/**', 'srcx/*.ts')).toBe(false);
+    expect(globCovers('src/**', 'src*/a.ts')).toBe(false);
+    expect(globCovers('src/api/**', 'src/**')).toBe(false);
+    expect(globCovers('src/api/**', 'src/web/**')).toBe(false);
+    expect(globCovers('**', 'lib/**/*.rs')).toBe(true);
+    expect(globCovers('**/*.ts', 'src/**/*.ts')).toBe(true);
+    expect(globCovers('**/*.ts', '*.ts')).toBe(true);
+    expect(globCovers('src/**/*.ts', 'src/api/*.ts')).toBe(true);
+    expect(globCovers('src/**/*.ts', 'lib/api/*.ts')).toBe(false);
+    expect(globCovers('src/**/*.ts', '*.ts')).toBe(false);
+    expect(globCovers('**/*.ts', '{src,lib}/*.ts')).toBe(false); // not seen (braces before the last segment): not a cover
+    expect(globCovers('**/a', 'x\\/a')).toBe(true); // an escaped `/` is a `/`: the concrete path x/a
+    // Refused globs cover nothing and are covered by nothing.
+    expect(globCovers('/abs/**', 'abs/x')).toBe(false);
+    expect(globCovers('**', '../x/*')).toBe(false);
   });
 
-  it('scores nodes', () => {
+  it('globCovers is sound: a scope said to cover a focus matches every path the focus matches', () => {
+    const segs = ['a', 'b', 'ab', 'a.ts', 'x.py', 'x', 'y', '{a', 'a}', 'a]b', '*'];
+    const paths: string[] = [];
+    const grow = (prefix: string, depth: number): void => {
+      for (const s of segs) {
+        const p = prefix === '' ? s : `${prefix}/${s}`;
+        paths.push(p);
+        if (depth > 1) grow(p, depth - 1);
+      }
+    };
+    grow('', 3);
+    const plain = fc.constantFrom('a', 'b', 'ab', 'a/b');
+    const seg = fc.constantFrom('a', 'b', '*', '?', '*.ts', 'a*', '[ab]', '[!a]*', '{a,b}', '{a,b}.ts', '\\*', '**', 'a.ts', '{a', '.d', '{x,y', 'a}', '[a', ']b');
+    const glob = fc.array(seg, { minLength: 1, maxLength: 4 }).map((xs) => xs.join('/'));
+    // Scopes of the shapes the rules read, and foci built to end like them, besides random pairs.
+    const scope = fc.oneof(
+      glob,
+      plain.map((p) => `${p}/**`),
+      seg.map((x) => `**/${x}`),
+      fc.tuple(plain, seg).map(([p, x]) => `${p}/**/${x}`),
+      fc.constant('**'),
+    );
+    const focus = fc.oneof(glob, fc.tuple(glob, seg).map(([d, x]) => `${d}/${x}`), fc.tuple(plain, glob).map(([p, r]) => `${p}/${r}`));
+    // Pairs that share their last segment (rule 5), the focus's text before it anything.
+    const shared = fc.tuple(fc.option(plain, { nil: undefined }), glob, seg).map(([p, d, x]) => [p === undefined ? `**/${x}` : `${p}/**/${x}`, `${d}/${x}`] as const);
+    const pair = fc.oneof(fc.tuple(scope, focus), shared);
+    let covers = 0;
+    fc.assert(
+      fc.property(pair, ([s, f]) => {
+        if (!globCovers(s, f)) return;
+        covers++;
+        const gs = compileGlob(s);
+        const gf = compileGlob(f);
+        for (const p of paths) if (gf.test(p)) expect(gs.test(p), `${s} covers ${f} but not ${p}`).toBe(true);
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
+    expect(covers).toBeGreaterThan(100);
+  });
+
+  it('scores nodes: scoped there 2, unscoped 1, elsewhere 0; the source file does not count', () => {
     const f = parseFocus('src/api/**')!;
     expect(focusScore(f, { id: 'x', content: '' }, ['src/**'])).toBe(2);
     expect(focusScore(f, { id: 'x', content: '' }, [])).toBe(1);
     expect(focusScore(f, { id: 'x', content: '' }, ['web/**'])).toBe(0);
-    expect(focusScore(f, { id: 'x', content: '', file_path: 'src/api/AGENTS.md' }, ['web/**'])).toBe(2);
+    expect(focusScore(f, { id: 'x', content: '', file_path: 'src/api/AGENTS.md' }, ['web/**'])).toBe(0);
+    expect(focusScore(parseFocus('**/*.md')!, { id: 'x', content: '', file_path: 'AGENTS.md' }, [])).toBe(1);
     const q = parseFocus('redis cache')!;
     expect(focusScore(q, { id: 'x', content: 'Use Redis as a cache' }, undefined)).toBe(2);
     expect(focusScore(q, { id: 'x', content: 'nothing' }, undefined)).toBe(0);

@@ -89,12 +89,22 @@ export function scopeGlobIssues(graph: { nodes: ReadonlyArray<{ type: string; co
 export type Focus =
   | {
       kind: 'glob';
+      /** The glob as compared (`normalizeGlob`). */
       glob: string;
       compiled: CompiledGlob;
-      /** Overlap answers per scope glob: many nodes share one scope, each glob is matched once. */
+      /** `globCovers` answers per scope glob: many nodes share one scope, each glob is judged once. */
       overlaps: Map<string, boolean>;
     }
   | { kind: 'query'; terms: string[] };
+
+/**
+ * A glob as focus matching compares it (spec/pack.md §7 "Focus"): surrounding whitespace and one
+ * leading `./` removed, as `computeScopes` and `compileGlob` read it. Linear.
+ */
+export function normalizeGlob(glob: string): string {
+  const t = glob.trim();
+  return t.startsWith('./') ? t.slice(2) : t;
+}
 
 /**
  * Parse `--focus`: text containing `/`, `*`, `?`, `{` or `[`, or ending in a file extension, and no
@@ -105,34 +115,70 @@ export function parseFocus(text: string): Focus | undefined {
   const t = text.trim();
   if (t === '') return undefined;
   if (!/\s/.test(t) && (/[/*?{[]/.test(t) || /\.[A-Za-z0-9]{1,8}$/.test(t))) {
-    const glob = t.replace(/^\.\//, '');
+    const glob = normalizeGlob(t);
     return { kind: 'glob', glob, compiled: compileGlob(glob), overlaps: new Map() };
   }
   const terms = [...new Set(t.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length >= 2))].sort();
   return terms.length > 0 ? { kind: 'query', terms } : undefined;
 }
 
+/** Text with none of the characters that make glob syntax (wildcards, classes, braces, escapes). */
+const PLAIN = /^[^*?[\]{}\\]+$/;
+
 /**
- * Whether two globs can match a common path: each matches the other's literal form, or one's
- * literal prefix extends the other's (`src/**` vs `src/api/*.ts`). A conservative overlap test,
- * linear in both (glob.ts). A glob that is refused (over the bounds, `globProblem`) overlaps nothing.
+ * Whether scope glob `scope` **covers** focus glob `focus`: every path the focus matches, the
+ * scope matches too, so a rule scoped there applies to every file the focus names (spec/pack.md
+ * §7 "Focus"). Decided by these rules only, each sound (never a cover that is not one) and
+ * linear in the two globs' lengths (string comparisons, at most one `test` of a path of the
+ * focus's length, over globs of at most 512 characters):
+ *
+ * 1. the two are equal (`normalizeGlob`);
+ * 2. the focus is literal (a concrete path): the scope matches that path;
+ * 3. the scope is `**`;
+ * 4. the scope is `P/**` (P plain text: no `* ? [ ] { } \`) and the focus's literal prefix starts
+ *    with `P/` (`src/api/**` covers `src/api/users/*.ts`);
+ * 5. the scope is `**\/X` or `P/**\/X` (X one segment: no `/`, no `**`) and the focus is X (only
+ *    for `**\/X`) or ends in `/X` after text with no `{ } [ ] \` (so that `/` separates segments
+ *    and X is read as in the scope), its literal prefix starting with `P/` when there is a P
+ *    (`**\/*.ts` covers `src/**\/*.ts`).
+ *
+ * Anything else is not a cover, even where the two globs share paths (`**\/*.ts` and `src/api/**`
+ * overlap but neither covers the other), and a cover these rules do not see (`**\/*.{ts,tsx}` of
+ * `**\/*.ts`) is not found. A glob that is refused (`globProblem`) covers and is covered by nothing.
  */
-export function globsOverlap(a: string | CompiledGlob, b: string | CompiledGlob): boolean {
-  const ga = typeof a === 'string' ? cachedGlob(a) : a;
-  const gb = typeof b === 'string' ? cachedGlob(b) : b;
-  if (!ga || !gb) return false;
-  if (ga.glob === gb.glob) return true;
-  if (ga.literal) return gb.test(ga.prefix);
-  if (gb.literal) return ga.test(gb.prefix);
-  return ga.prefix.startsWith(gb.prefix) || gb.prefix.startsWith(ga.prefix);
+export function globCovers(scope: string | CompiledGlob, focus: string | CompiledGlob): boolean {
+  const gs = typeof scope === 'string' ? cachedGlob(normalizeGlob(scope)) : scope;
+  const gf = typeof focus === 'string' ? cachedGlob(normalizeGlob(focus)) : focus;
+  if (!gs || !gf) return false;
+  const s = normalizeGlob(gs.glob);
+  const f = normalizeGlob(gf.glob);
+  if (s === f) return true;
+  if (gf.literal) return gs.test(gf.prefix);
+  if (gs.literal) return false;
+  if (s === '**') return true;
+  if (s.endsWith('/**')) {
+    const p = s.slice(0, -3);
+    return PLAIN.test(p) && gf.prefix.startsWith(`${p}/`);
+  }
+  const star = s.lastIndexOf('**/');
+  if (star < 0 || !(star === 0 || s[star - 1] === '/')) return false;
+  const p = star === 0 ? '' : s.slice(0, star - 1);
+  const x = s.slice(star + 3);
+  if (x === '' || x.includes('/') || x.includes('**') || (p !== '' && !PLAIN.test(p))) return false;
+  if (p === '' && f === x) return true;
+  if (!f.endsWith(`/${x}`)) return false;
+  const d = f.slice(0, f.length - x.length - 1);
+  if (/[{}[\]\\]/.test(d)) return false;
+  return p === '' || gf.prefix.startsWith(`${p}/`);
 }
 
 /**
- * Focus score of a node (higher = more relevant, 0 = no match). Glob focus: 2 when the node's
- * scope overlaps the glob or its `file_path` matches it, 1 when the node is unscoped (applies
- * everywhere, so also to the focus), 0 when its scope lies elsewhere. Query focus: the number of distinct
- * query terms found in the node's content, id, category, file path or `headings` (its heading
- * path's titles, lowercased: focus.ts `headingText`), case-insensitive.
+ * Focus score of a node (higher = more relevant, 0 = no match). Glob focus: 2 when one of the
+ * node's scope globs covers the glob (`globCovers`: the node applies to every path the glob
+ * names), 1 when the node is unscoped (applies everywhere, so also to the focus), 0 otherwise —
+ * the node's source file does not count. Query focus: the number of distinct query terms found
+ * in the node's content, id, category, file path or `headings` (its heading path's titles,
+ * lowercased: focus.ts `headingText`), case-insensitive.
  */
 export function focusScore(
   focus: Focus,
@@ -141,13 +187,12 @@ export function focusScore(
   headings = '',
 ): number {
   if (focus.kind === 'glob') {
-    if (node.file_path && focus.compiled.test(node.file_path)) return 2;
     if (!scope || scope.length === 0) return 1;
     return scope.some((g) => {
       let o = focus.overlaps.get(g);
       if (o === undefined) {
         if (focus.overlaps.size >= 10_000) focus.overlaps.clear();
-        o = globsOverlap(g, focus.compiled);
+        o = globCovers(g, focus.compiled);
         focus.overlaps.set(g, o);
       }
       return o;
