@@ -373,6 +373,37 @@ describe('ctxpkg sync: targets', () => {
     expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim/);
   });
 
+  it('--remove of a target that is not enabled says so and changes nothing in ctxpkg.json (auto-detection stays on), exit 0', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages() });
+    const before = readFile(root, 'ctxpkg.json');
+    const r = await run(['sync', '--remove', 'cursor', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.saved).toBe(false);
+    expect(r.json.not_targets).toEqual(['cursor']);
+    expect(readFile(root, 'ctxpkg.json')).toBe(before);
+    const text = await run(['sync', '--remove', 'kiro'], root);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('kiro is not a sync target (targets: agents-md): nothing to remove');
+    expect(text.stdout).not.toContain('saved "context.sync.targets"');
+    expect(readFile(root, 'ctxpkg.json')).toBe(before);
+    // The next plain sync still detects agents: a .cursor folder turns Cursor on by itself.
+    writeFile(root, '.cursor/.keep', '');
+    const detected = await run(['sync'], root);
+    expect(detected.stdout).toContain('write .cursor/rules/ctxpkg-acme__auth--api.mdc');
+    // With explicit targets, naming one that is not there changes nothing either; the others go.
+    expect((await run(['sync', '--target', 'claude'], root)).code).toBe(0);
+    const saved = readFile(root, 'ctxpkg.json');
+    const mixed = await run(['sync', '--remove', 'kiro', 'claude'], root);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    expect(mixed.stdout).toContain('kiro is not a sync target (targets: agents-md, claude, cursor): nothing to remove');
+    expect(mixed.stdout).toContain('saved "context.sync.targets": ["agents-md", "cursor"] in ctxpkg.json');
+    expect(readFile(root, 'ctxpkg.json')).not.toBe(saved);
+    // `--remove all` does not list every target that was not enabled.
+    const all = await run(['sync', '--remove', 'all'], root);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).not.toMatch(/is not a sync target/);
+  });
+
   it('--dry-run saves and writes nothing', async () => {
     const root = makeProject({ graph: twoPackages() });
     const dry = await run(['sync', '--target', 'copilot', '--dry-run'], root);
