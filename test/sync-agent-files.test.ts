@@ -370,7 +370,9 @@ describe('ctxpkg sync: targets', () => {
     expect(removed.stdout).toContain('remove .github/ (empty folder)');
     expect(existsSync(join(root, '.github'))).toBe(false);
     expect((await run(['sync', '--remove'], root)).stderr).toMatch(/E_USAGE: --remove needs the targets to remove, by name/);
-    expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim/);
+    expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim for --target \(one of /);
+    expect((await run(['sync', '--target', 'cursr'], root)).stderr).toContain('E_USAGE: unknown sync target cursr for --target; did you mean cursor? (one of agents-md, claude, cursor');
+    expect((await run(['sync', '--remove', 'al'], root)).stderr).toContain('unknown sync target al for --remove; did you mean all?');
   });
 
   it('--remove of a target that is not enabled says so and changes nothing in ctxpkg.json (auto-detection stays on), exit 0', async () => {

@@ -20,11 +20,21 @@ export interface SyncCommandOptions {
   now?: string;
 }
 
-function targetNames(values: readonly string[], flag: string, allowAll: boolean): SyncTarget[] {
+/**
+ * The targets named by `values` (`--target`/`--remove` arguments, comma- or space-separated;
+ * aliases such as `claude-md` accepted; `all` when `allowAll`). Throws `E_USAGE` for an unknown
+ * name, listing the targets and, for a near miss (`closest`, suggest.ts), "did you mean cursor?".
+ */
+function targetNames(values: readonly string[], flag: string, allowAll: boolean, closest: (word: string, candidates: Iterable<string>) => string[]): SyncTarget[] {
   const names = values.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
   if (allowAll && names.includes('all')) return [...SYNC_TARGETS];
   const bad = names.filter((t) => syncTargetOf(t) === undefined);
-  if (bad.length > 0) throw new CtxpkgError('E_USAGE', `unknown sync target ${bad.join(', ')} for ${flag} (one of ${SYNC_TARGETS.join(', ')}${allowAll ? ', or all' : ''})`);
+  if (bad.length > 0) {
+    const near = [...new Set(bad.flatMap((b) => closest(b, allowAll ? [...SYNC_TARGETS, 'all'] : SYNC_TARGETS)))];
+    throw new CtxpkgError('E_USAGE', `unknown sync target ${bad.join(', ')} for ${flag}${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''} (one of ${SYNC_TARGETS.join(', ')}${allowAll ? ', or all' : ''})`, {
+      ...(near.length > 0 ? { details: { suggestions: near } } : {}),
+    });
+  }
   if (names.length === 0) throw new CtxpkgError('E_USAGE', `${flag} needs target names (${SYNC_TARGETS.join(', ')}${allowAll ? ', or all' : ''})`);
   return [...new Set(names.map((t) => syncTargetOf(t) as SyncTarget))];
 }
@@ -33,9 +43,10 @@ function targetNames(values: readonly string[], flag: string, allowAll: boolean)
 export async function runSync(opts: SyncCommandOptions, deps: CliDeps): Promise<CommandResult> {
   const { loadProjectContext, syncProject, describeSync, findOwnedOutputs, enabledTargets } = await import('../targets/index.js');
   const { parseNow } = await import('@ctxpkg/format/pack/compile');
+  const { closest } = await import('../suggest.js');
   if (opts.remove === true) throw new CtxpkgError('E_USAGE', `--remove needs the targets to remove, by name (${SYNC_TARGETS.join(', ')}, or all)`, { hint: 'targets are removed only by name, e.g. `ctxpkg sync --remove cursor`' });
-  const add = opts.target ? targetNames(opts.target, '--target', false) : [];
-  const drop = Array.isArray(opts.remove) ? targetNames(opts.remove, '--remove', true) : [];
+  const add = opts.target ? targetNames(opts.target, '--target', false, closest) : [];
+  const drop = Array.isArray(opts.remove) ? targetNames(opts.remove, '--remove', true, closest) : [];
   const both = add.filter((t) => drop.includes(t));
   if (both.length > 0) throw new CtxpkgError('E_USAGE', `${both.join(', ')} named in both --target and --remove`);
   const now = parseNow(opts.now ?? deps.clock().toISOString()).iso;
