@@ -45,10 +45,17 @@ describe('B4: uninstall and context.pins', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('removed pin "@acme/auth#n1" from context.pins in ctxpkg.json');
     expect(r.stdout).toContain('removed pin "@acme/base"'); // its dependency left too
+    // npm-like: what was removed and what is left, never "installed" for an uninstall.
+    expect(r.stdout).toMatch(/^- @acme\/auth@\S+$/m);
+    expect(r.stdout).toContain('removed 2 packages, 1 package still installed, no network');
+    expect(r.stdout).not.toMatch(/packages? installed, 0 downloaded/);
     expect(readJson(join(project, 'ctxpkg.json')).context).toEqual({ pins: ['@acme/style'] });
     const agents = readFileSync(join(project, 'AGENTS.md'), 'utf8');
     expect(agents).not.toContain('auth rule');
     expect(agents).toContain('style rule');
+    const last = await run(['uninstall', '@acme/style']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stdout).toContain('removed 1 package, no package still installed, no network');
   });
 
   it('a sync that still fails after the change exits 8 with the report, and the warning names the command that ran', async () => {
@@ -64,6 +71,7 @@ describe('B4: uninstall and context.pins', () => {
     expect(ins.stderr).toContain('warning: installed, but syncing agent files failed');
     expect(readJson(join(project, 'ctxpkg.json')).dependencies['@acme/base']).toBe('^1.0.0'); // committed
     const un = await run(['uninstall', '@acme/base']);
+    expect(un.stdout).toContain('removed 1 package, 1 package still installed, no network'); // @acme/style stays
     expect(un.code).toBe(8);
     expect(un.stderr).toContain('warning: uninstalled, but syncing agent files failed');
     expect(un.stderr).not.toContain('warning: installed');

@@ -44,8 +44,18 @@ describe('item 6: E_RANGE in the user\'s terms', () => {
     expect((await run(['init'])).code).toBe(0);
     const r = await run(['install', '@acme/x@^x']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error E_RANGE: version range "^x" cannot be written into a package: it uses a wildcard after an operator or next to other comparators ("*" must stand alone); write "*"');
+    expect(r.stderr).toContain('error E_RANGE: @acme/x@^x: version range "^x" cannot be saved in ctxpkg.json: it uses a wildcard after an operator or next to other comparators ("*" must stand alone); write "*"');
+    expect(r.stderr).toContain("hint: run `ctxpkg install '@acme/x@*'`; ctxpkg.json takes one requirement per dependency");
     expect(r.stderr).not.toContain('lean-ctx');
+    expect(r.stderr).not.toContain('into a package'); // install saves the range in ctxpkg.json; it writes no package
+    expect(world.log).toEqual([]);
+  });
+  it("install '@acme/x@>=1 <2' names ctxpkg.json, where install saves the range, and the command to run instead", async () => {
+    expect((await run(['init'])).code).toBe(0);
+    const r = await run(['install', '@acme/x@>=1 <2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error E_RANGE: @acme/x@>=1 <2: version range ">=1 <2" cannot be saved in ctxpkg.json: it uses comparators separated by spaces (they must be separated by commas); write ">=1, <2"');
+    expect(r.stderr).toContain("hint: run `ctxpkg install '@acme/x@>=1, <2'`");
     expect(world.log).toEqual([]);
   });
 });

@@ -200,7 +200,7 @@ describe('start-up module graph of bin.ts', () => {
     const l = await load(['sync', '--now', '2026-01-01T00:00:00Z'], project, env());
     expect(l.code, l.stderr).toBe(0);
     expect(l.stdout).toMatch(/^(write|unchanged): AGENTS\.md$/m);
-    // yaml writes a path-scoped rule's globs unquoted, jsonc-parser reads MCP configs: neither runs here.
+    // jsonc-parser reads MCP configs: it does not run here (nor yaml: sync decides unquoted globs without it).
     expect(libraries(l)).toEqual(['commander']);
     const format = formatFiles(l);
     expect(format).toContain(`${FORMAT}pack/compile.ts`);

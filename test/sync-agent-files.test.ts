@@ -289,6 +289,56 @@ describe('ctxpkg sync: targets', () => {
     expect(receipt.files).toHaveLength(14);
   });
 
+  it('writes globs that start with * bare in Cursor and Windsurf (their readers keep quotes), quoted in Copilot; leaves out, with a warning, each pattern a target cannot carry', async () => {
+    const scoped = (patterns: string[]) =>
+      mgraph(
+        [
+          mnode('@acme/web', 'rules', { type: 'section', content: 'Web rules' }),
+          mnode('@acme/web', 'c1', { type: 'convention', content: 'Prefer function components.', file_path: '.cursor/rules/web.mdc', line_start: 5, line_end: 5 }),
+          ...patterns.map((p, i) => mnode('@acme/web', `s${i}`, { type: 'scope', content: p })),
+        ],
+        [{ from: '@acme/web#rules', to: '@acme/web#c1', type: 'contains' }, ...patterns.map((_, i) => ({ from: '@acme/web#rules', to: `@acme/web#s${i}`, type: 'applies_to' }))],
+      );
+    const lineOf = (text: string, key: string) => text.split('\n').find((l) => l.startsWith(`${key}: `));
+    const root = makeProject({ graph: scoped(['**/*.ts', '**/*.tsx']), context: { sync: { targets: ['agents-md', 'cursor', 'windsurf', 'copilot', 'claude'] } } });
+    const r = await run(['sync', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    const slug = 'acme__web--web';
+    expect(lineOf(readFile(root, `.cursor/rules/ctxpkg-${slug}.mdc`) as string, 'globs')).toBe('globs: **/*.ts,**/*.tsx');
+    expect(lineOf(readFile(root, `.windsurf/rules/ctxpkg-${slug}.md`) as string, 'globs')).toBe('globs: **/*.ts,**/*.tsx');
+    expect(lineOf(readFile(root, `.github/instructions/ctxpkg-${slug}.instructions.md`) as string, 'applyTo')).toBe('applyTo: "**/*.ts,**/*.tsx"');
+    expect(frontmatterOf(readFile(root, `.claude/rules/ctxpkg-${slug}.md`) as string)).toEqual({ paths: ['**/*.ts', '**/*.tsx'] });
+    expect(r.json.warnings).toEqual([]);
+
+    // Hostile scope globs: none may add a frontmatter line or change what the line matches.
+    // (Edge spaces never get this far: scope text is trimmed on import; yaml.test.ts covers them.)
+    const hostile = ['src/**', 'a,{b,{c,d}}', 'src/** #x', 'true', '"quoted/**"'];
+    writeGraph(root, scoped(hostile));
+    const h = await run(['sync', '--json'], root);
+    expect(h.code, h.stderr).toBe(0);
+    const cursorFile = readFile(root, `.cursor/rules/ctxpkg-${slug}.mdc`) as string;
+    expect(cursorFile).toMatch(/^---\ndescription: [^\n]*\nglobs: src\/\*\*\nalwaysApply: false\n---\n/);
+    expect(lineOf(readFile(root, `.windsurf/rules/ctxpkg-${slug}.md`) as string, 'globs')).toBe('globs: src/**');
+    // Copilot's value is quoted YAML: only the unsplittable comma is left out there.
+    expect(frontmatterOf(readFile(root, `.github/instructions/ctxpkg-${slug}.instructions.md`) as string)).toEqual({ applyTo: '"quoted/**",src/**,src/** #x,true' });
+    const warnings = h.json.warnings as string[];
+    for (const p of hostile.slice(1)) {
+      expect(warnings.some((w) => w.includes(`${JSON.stringify(p)} left out of Cursor's rule file .cursor/rules/ctxpkg-${slug}.mdc`)), p).toBe(true);
+      expect(warnings.some((w) => w.includes(`${JSON.stringify(p)} left out of Windsurf's rule file`)), p).toBe(true);
+    }
+    expect(warnings.filter((w) => w.includes("GitHub Copilot's rule file"))).toEqual([
+      `@acme/web: scope pattern "a,{b,{c,d}}" left out of GitHub Copilot's rule file .github/instructions/ctxpkg-${slug}.instructions.md: it holds a comma outside a simple {a,b} group, and the agent splits the field at commas`,
+    ]);
+
+    // A set none of whose patterns Cursor can carry gets no Cursor rule file (the others still do).
+    writeGraph(root, scoped(['true', '#x/**']));
+    const n = await run(['sync', '--json'], root);
+    expect(n.code, n.stderr).toBe(0);
+    expect(existsSync(join(root, `.cursor/rules/ctxpkg-${slug}.mdc`))).toBe(false);
+    expect(existsSync(join(root, `.claude/rules/ctxpkg-${slug}.md`))).toBe(true);
+    expect((n.json.warnings as string[]).some((w) => w.includes('no other pattern is left, so no Cursor rule file is written for it'))).toBe(true);
+  });
+
   it('without the AGENTS.md target, Cursor, Windsurf, Kiro and Cline get their own always-on files', async () => {
     const root = makeProject({ graph: twoPackages(), context: { sync: { targets: ['cursor', 'windsurf', 'kiro', 'cline'] } } });
     expect((await run(['sync'], root)).code).toBe(0);
@@ -320,7 +370,40 @@ describe('ctxpkg sync: targets', () => {
     expect(removed.stdout).toContain('remove .github/ (empty folder)');
     expect(existsSync(join(root, '.github'))).toBe(false);
     expect((await run(['sync', '--remove'], root)).stderr).toMatch(/E_USAGE: --remove needs the targets to remove, by name/);
-    expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim/);
+    expect((await run(['sync', '--target', 'vim'], root)).stderr).toMatch(/E_USAGE: unknown sync target vim for --target \(one of /);
+    expect((await run(['sync', '--target', 'cursr'], root)).stderr).toContain('E_USAGE: unknown sync target cursr for --target; did you mean cursor? (one of agents-md, claude, cursor');
+    expect((await run(['sync', '--remove', 'al'], root)).stderr).toContain('unknown sync target al for --remove; did you mean all?');
+  });
+
+  it('--remove of a target that is not enabled says so and changes nothing in ctxpkg.json (auto-detection stays on), exit 0', async () => {
+    const root = makeProject({ files: { 'AGENTS.md': USER_AGENTS }, graph: twoPackages() });
+    const before = readFile(root, 'ctxpkg.json');
+    const r = await run(['sync', '--remove', 'cursor', '--json'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.saved).toBe(false);
+    expect(r.json.not_targets).toEqual(['cursor']);
+    expect(readFile(root, 'ctxpkg.json')).toBe(before);
+    const text = await run(['sync', '--remove', 'kiro'], root);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('kiro is not a sync target (targets: agents-md): nothing to remove');
+    expect(text.stdout).not.toContain('saved "context.sync.targets"');
+    expect(readFile(root, 'ctxpkg.json')).toBe(before);
+    // The next plain sync still detects agents: a .cursor folder turns Cursor on by itself.
+    writeFile(root, '.cursor/.keep', '');
+    const detected = await run(['sync'], root);
+    expect(detected.stdout).toContain('write .cursor/rules/ctxpkg-acme__auth--api.mdc');
+    // With explicit targets, naming one that is not there changes nothing either; the others go.
+    expect((await run(['sync', '--target', 'claude'], root)).code).toBe(0);
+    const saved = readFile(root, 'ctxpkg.json');
+    const mixed = await run(['sync', '--remove', 'kiro', 'claude'], root);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    expect(mixed.stdout).toContain('kiro is not a sync target (targets: agents-md, claude, cursor): nothing to remove');
+    expect(mixed.stdout).toContain('saved "context.sync.targets": ["agents-md", "cursor"] in ctxpkg.json');
+    expect(readFile(root, 'ctxpkg.json')).not.toBe(saved);
+    // `--remove all` does not list every target that was not enabled.
+    const all = await run(['sync', '--remove', 'all'], root);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).not.toMatch(/is not a sync target/);
   });
 
   it('--dry-run saves and writes nothing', async () => {

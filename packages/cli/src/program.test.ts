@@ -16,6 +16,17 @@ describe('usage errors go through the one error printer', () => {
     expect(r.stderr).toBe("error E_USAGE: unknown option '--bogus'\nhint: run `ctxpkg ls --help` for usage\n");
     expect(r.stdout).toBe('');
   });
+  it('unknown option: "did you mean" names the option it begins, or one a typo away, in the house form', async () => {
+    const a = await run(['install', '--frozen']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toBe("error E_USAGE: unknown option '--frozen'; did you mean --frozen-lockfile?\nhint: run `ctxpkg install --help` for usage\n");
+    const b = await run(['install', '--frozn-lockfile']);
+    expect(b.stderr).toBe("error E_USAGE: unknown option '--frozn-lockfile'; did you mean --frozen-lockfile?\nhint: run `ctxpkg install --help` for usage\n");
+    const c = await run(['sync', '--dryrun']);
+    expect(c.stderr).toContain("unknown option '--dryrun'; did you mean --dry-run?");
+    const j = await run(['install', '--frozen', '--json']);
+    expect(JSON.parse(j.stdout).error).toMatchObject({ code: 'E_USAGE', details: { suggestions: ['--frozen-lockfile'] } });
+  });
   it('missing argument of a nested command, and an unknown command', async () => {
     const a = await run(['registry', 'namespace', 'create']);
     expect(a.code).toBe(2);

@@ -129,15 +129,52 @@ function commandPath(program: Command, argv: string[]): string[] {
 }
 
 /**
- * A commander usage error as a `CtxpkgError` (`E_USAGE`, exit 2): commander's text without its
- * `error: ` prefix, and a hint naming the `--help` of the command that was meant.
+ * The long options of the command at `path` and the program's own, for "did you mean" (hidden
+ * ones are left out).
  */
-export function usageError(err: CommanderError, program: Command, argv: string[]): CtxpkgError {
-  const message = err.message.replace(/^error:\s*/i, '');
+function longOptions(program: Command, path: readonly string[]): string[] {
+  let cur: Command | undefined = program;
+  const out: string[] = [];
+  const add = (c: Command) => {
+    for (const o of c.options) if (o.long && !o.hidden) out.push(o.long);
+  };
+  add(program);
+  for (const name of path) {
+    cur = cur?.commands.find((c) => c.name() === name);
+    if (cur) add(cur);
+  }
+  return out;
+}
+
+/**
+ * The options to suggest for the unknown `flag` (`--frozen`): those it begins (at least three
+ * characters after `--`: `--frozen` → `--frozen-lockfile`), else those within `closest`'s edit
+ * distance (suggest.ts, cargo's rule). At most three, in the command's order / closest first.
+ */
+export function optionSuggestions(flag: string, options: readonly string[], closest: (word: string, candidates: Iterable<string>) => string[]): string[] {
+  if (!flag.startsWith('--')) return [];
+  const prefixed = flag.length >= 5 ? [...new Set(options.filter((o) => o !== flag && o.startsWith(flag)))] : [];
+  return (prefixed.length > 0 ? prefixed : closest(flag, options)).slice(0, 3);
+}
+
+/**
+ * A commander usage error as a `CtxpkgError` (`E_USAGE`, exit 2): commander's text without its
+ * `error: ` prefix, and a hint naming the `--help` of the command that was meant. For an unknown
+ * option, "did you mean" names the command's near options (`optionSuggestions`, given
+ * suggest.ts's `closest`; commander's own suggestion, which misses prefixes, is replaced).
+ */
+export function usageError(err: CommanderError, program: Command, argv: string[], closest?: (word: string, candidates: Iterable<string>) => string[]): CtxpkgError {
+  let message = err.message.replace(/^error:\s*/i, '');
   const path = commandPath(program, argv);
+  let suggestions: string[] = [];
+  const unknown = err.code === 'commander.unknownOption' ? /^unknown option '([^']*)'/.exec(message) : null;
+  if (unknown && closest) {
+    suggestions = optionSuggestions(unknown[1] as string, longOptions(program, path), closest);
+    message = message.replace(/\n\(Did you mean [^)]*\)$/, '') + (suggestions.length > 0 ? `; did you mean ${suggestions.join(' or ')}?` : '');
+  }
   return new CtxpkgError('E_USAGE', message, {
     hint: `run \`ctxpkg ${path.length ? path.join(' ') + ' ' : ''}--help\` for usage`,
-    details: { commander_code: err.code },
+    details: { commander_code: err.code, ...(suggestions.length > 0 ? { suggestions } : {}) },
   });
 }
 
@@ -166,7 +203,9 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
       ) {
         return 0;
       }
-      return emitError(usageError(err, program, argv), flags, deps);
+      // suggest.ts is loaded only on this error path (the start-up graph stays as it was).
+      const { closest } = err.code === 'commander.unknownOption' ? await import('./suggest.js') : { closest: undefined };
+      return emitError(usageError(err, program, argv, closest), flags, deps);
     }
     return emitError(err instanceof Error ? err : new CtxpkgError('E_INTERNAL', String(err)), flags, deps);
   }

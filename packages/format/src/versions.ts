@@ -78,11 +78,12 @@ const ANY: readonly EvalSet[] = Object.freeze([]);
  * - Garbage (`latest`, `>>nope<<`, leading zeros, numbers > 2^53−1, any other character than
  *   printable ASCII and tabs) → `E_INVALID_RANGE`.
  * - In `write` mode, npm-only syntax → `E_RANGE`, saying what is wrong and, when there is one,
- *   the same range in the dialect.
+ *   the same range in the dialect. `savedIn` names where the range is going, for the message
+ *   (default `a package`, as `ctxpkg create` writes it; `ctxpkg install` passes `ctxpkg.json`).
  *
  * Source of the rules: spec/format.md §17; FORMAT-FACTS §7.2; semver crate 1.0 `parse.rs`.
  */
-export function parseRange(text: string, opts: { mode: RangeMode } = { mode: 'read' }): VersionRange {
+export function parseRange(text: string, opts: { mode: RangeMode; savedIn?: string } = { mode: 'read' }): VersionRange {
   if (typeof text !== 'string') throw new CtxpkgError('E_INVALID_RANGE', 'a version range must be a string');
   if (text.length > MAX_RANGE_LENGTH) {
     throw new CtxpkgError('E_INVALID_RANGE', `version range is ${text.length} characters long; the limit is ${MAX_RANGE_LENGTH}`, {
@@ -99,7 +100,7 @@ export function parseRange(text: string, opts: { mode: RangeMode } = { mode: 're
     const form = commaForm(syntax);
     throw new CtxpkgError(
       'E_RANGE',
-      `version range ${JSON.stringify(text)} cannot be written into a package: it uses ${npmOnly.map((f) => FEATURE_TEXT[f]).join(', ')}` +
+      `version range ${JSON.stringify(text)} cannot be ${opts.savedIn === undefined ? 'written into a package' : `saved in ${opts.savedIn}`}: it uses ${npmOnly.map((f) => FEATURE_TEXT[f]).join(', ')}` +
         (form !== undefined ? `; write ${JSON.stringify(form)}` : ''),
       {
         hint: 'a version_req is one requirement: comparators joined by commas, e.g. "^1.2", ">=1.2.0, <2.0.0" or "*" (spec/format.md §17.2)',

@@ -18,8 +18,11 @@ const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}
  * Human lines for a pipeline report (shared by install, update, uninstall). Notices about yanked
  * versions come first (before the result they qualify), then what changed in the project files;
  * "up to date" only when nothing changed, nothing was fetched and the merged graph was reused.
+ * The count line is npm-like for the command that ran (`verb`): `N packages installed, …` for
+ * install and update, `removed N packages, M packages still installed, …` for uninstall (which
+ * installs nothing; "1 package installed" after a `- name@version` line read as an install).
  */
-export function reportLines(r: InstallReport): string[] {
+export function reportLines(r: InstallReport, verb = 'installed'): string[] {
   const yankLines: string[] = [];
   // Notices about what was installed come before the result lines they qualify (npm prints its
   // warnings before "added N packages"), not after the summary.
@@ -51,8 +54,15 @@ export function reportLines(r: InstallReport): string[] {
     else lines.push('up to date');
   }
   if (r.gitignoreUpdated) lines.push('added .ctxpkg/ to .gitignore');
-  const fetched = [`${r.downloaded} downloaded`, ...(r.localReads > 0 ? [`${r.localReads} read from local files`] : [])].join(', ');
-  lines.push(`${plural(r.packages.length, 'package')} installed, ${fetched}, ${r.requests === 0 ? 'no network' : plural(r.requests, 'registry request')}`);
+  const network = r.requests === 0 ? 'no network' : plural(r.requests, 'registry request');
+  if (verb === 'uninstalled') {
+    // Nothing is fetched to uninstall; a restore of a missing store file still says so.
+    const fetched = [...(r.downloaded > 0 ? [`${r.downloaded} downloaded`] : []), ...(r.localReads > 0 ? [`${r.localReads} read from local files`] : [])];
+    lines.push([`removed ${plural(r.removed.length, 'package')}`, `${r.packages.length === 0 ? 'no package' : plural(r.packages.length, 'package')} still installed`, ...fetched, network].join(', '));
+  } else {
+    const fetched = [`${r.downloaded} downloaded`, ...(r.localReads > 0 ? [`${r.localReads} read from local files`] : [])].join(', ');
+    lines.push(`${plural(r.packages.length, 'package')} installed, ${fetched}, ${network}`);
+  }
   const m = r.merge;
   lines.push(
     `merged graph: ${m.nodes} nodes (${m.nodesAdded.length} added), ${m.edges} edges, ${plural(m.conflicts.length, 'conflict')}, ${m.superseded.length} superseded`,
@@ -136,7 +146,7 @@ export async function finishPipeline(root: string, report: InstallReport, deps: 
   const json: Record<string, unknown> = { ...reportJson(report), sync: sync.text };
   if (sync.error) json.sync_error = { code: sync.error.code, message: sync.error.message, ...(sync.error.hint ? { hint: sync.error.hint } : {}) };
   return {
-    text: [...reportLines(report), ...sync.text],
+    text: [...reportLines(report, verb), ...sync.text],
     json,
     warnings: [...(report.transparency?.warnings ?? []), ...sync.warnings],
     ...(sync.error ? { exitCode: SYNC_FAILED_EXIT } : {}),

@@ -11,7 +11,9 @@ export type InstallSpec = { kind: 'registry'; name: string; range?: string } | {
 /**
  * Parse one argument. `file:<path>` (absolute or relative to the working directory) is the file
  * at that path; it is saved relative to the project root like any other path. Throws
- * `E_INVALID_NAME`, `E_INVALID_RANGE`/`E_RANGE`, `E_USAGE` (`file:` with no path).
+ * `E_INVALID_NAME`, `E_INVALID_RANGE` (not a range at all), `E_RANGE` (npm-only syntax such as
+ * `>=1 <2`, which ctxpkg.json cannot take: the message says so and the hint gives the install
+ * command with the range in the dialect), `E_USAGE` (`file:` with no path).
  */
 export function parseSpec(arg: string): InstallSpec {
   if (arg.startsWith('file:')) {
@@ -28,7 +30,21 @@ export function parseSpec(arg: string): InstallSpec {
   parsePackageName(name);
   if (range !== undefined) {
     if (range.trim() === '') throw new CtxpkgError('E_INVALID_RANGE', `empty version range in ${JSON.stringify(arg)}`);
-    parseRange(range, { mode: 'write' });
+    try {
+      parseRange(range, { mode: 'write', savedIn: 'ctxpkg.json' });
+    } catch (err) {
+      // npm-only syntax (E_RANGE): install saves the range in ctxpkg.json, which takes the one
+      // dialect packages use; the hint is the install command with the range rewritten.
+      const e = err as CtxpkgError;
+      const suggestion = e.code === 'E_RANGE' ? (e.details as { suggestion?: string } | undefined)?.suggestion : undefined;
+      if (e.code !== 'E_RANGE') throw err;
+      throw new CtxpkgError('E_RANGE', `${arg}: ${e.message}`, {
+        hint:
+          (suggestion !== undefined ? `run \`ctxpkg install '${name}@${suggestion}'\`; ` : '') +
+          'ctxpkg.json takes one requirement per dependency: comparators joined by commas, e.g. "^1.2", ">=1.2.0, <2.0.0" or "*" (spec/format.md §17.2)',
+        details: e.details,
+      });
+    }
   }
   return { kind: 'registry', name, range };
 }

@@ -28,7 +28,7 @@ import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
 import { checkPins } from '@ctxpkg/format/pack/screen';
 import { alwaysOnFilter, ruleSetsOf, type RuleSet } from '@ctxpkg/format/pack/tiers';
 import { redactSecrets, scanSecrets, surelyClean } from '@ctxpkg/format/secrets';
-import { AGENT_TARGETS, type AgentTarget } from './agents/index.js';
+import { AGENT_TARGETS, patternsFor, type AgentTarget } from './agents/index.js';
 import { blockOverhead } from './blocks.js';
 import type { ProjectContext } from './context.js';
 import { readPinTexts } from './pins-record.js';
@@ -50,7 +50,7 @@ export interface DeliveredRuleSet {
   description?: string;
   body: string;
   receipt: PackReceipt;
-  /** Target id → path of its rule file. */
+  /** Target id → path of its rule file (none for a target that can carry none of the patterns). */
   files: Map<string, string>;
 }
 
@@ -211,6 +211,8 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
 
   // Path-scoped tier: one pack per rule set, within every scoping target's cap.
   const ruleSets: DeliveredRuleSet[] = [];
+  // Scope patterns an enabled target's frontmatter cannot carry (`patternsFor`), one line each.
+  const warnings: string[] = [];
   const fileCap = Math.min(config.sync.file_max_bytes, ...everyScoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
   if (fileCap < config.sync.file_max_bytes) notes.push(`rule files capped at ${fileCap} bytes (${everyScoping.filter((t) => (t.limits.ruleFile?.bytes ?? Infinity) === fileCap).map((t) => t.agent).join(', ')}: ${everyScoping.find((t) => t.limits.ruleFile?.bytes === fileCap)?.limits.ruleFile?.text})`);
   // Each rule set is compiled over its package's own nodes and edges (a set never spans
@@ -224,9 +226,18 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
-    for (const t of scoping) files.set(t.id, ruleFilePath(t, set));
+    const refusals: string[] = [];
+    for (const t of scoping) {
+      const path = ruleFilePath(t, set);
+      const { usable, refused } = patternsFor(t, patterns);
+      for (const r of refused) refusals.push(`${set.package}: scope pattern ${JSON.stringify(r.pattern)} left out of ${t.agent}'s rule file ${path}: ${r.why}${usable.length === 0 ? ` (no other pattern is left, so no ${t.agent} rule file is written for it)` : ''}`);
+      if (usable.length > 0) files.set(t.id, path);
+    }
     let overhead = blockOverhead() + 1;
-    for (const t of everyScoping) overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(patterns, title, description)) + blockOverhead() + 1);
+    for (const t of everyScoping) {
+      const { usable } = patternsFor(t, patterns);
+      if (usable.length > 0) overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(usable, title, description)) + blockOverhead() + 1);
+    }
     const pack = compileWithin(`path-scoped rules ${patterns.join(', ')} (${title})`, 'file_max_bytes', fileCap, overhead, {
       ...base,
       graph: subgraphs.get(set.package) as MergedGraph,
@@ -241,6 +252,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
       style: 'agent',
     });
     if (pack.receipt.counts.delivered === 0) continue;
+    warnings.push(...refusals);
     ruleSets.push({ set, patterns, title, ...(description !== undefined ? { description } : {}), body: pack.text, receipt: pack.receipt, files });
   }
 
@@ -260,5 +272,5 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     notes: ruleSetLines(ruleSets),
     style: 'agent',
   });
-  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes, warnings: broken.map((b) => b.message) };
+  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes, warnings: [...broken.map((b) => b.message), ...warnings] };
 }

@@ -21,7 +21,7 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { SyncTarget } from '@ctxpkg/format';
-import type { AgentTarget } from './agents/index.js';
+import { patternsFor, type AgentTarget } from './agents/index.js';
 import { findBlock, removeBlock } from './blocks.js';
 import type { Delivery } from './delivery.js';
 import type { McpSlot } from './mcp-config.js';
@@ -195,10 +195,10 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
     }
     if (!t.scoped) continue;
     for (const rs of delivery.ruleSets) {
-      const path = rs.files.get(t.id) as string;
-      if (seen.has(path)) continue;
+      const path = rs.files.get(t.id);
+      if (path === undefined || seen.has(path)) continue; // none of its patterns fits t's frontmatter (delivery warned)
       seen.add(path);
-      out.push({ path, target: t.id, kind: 'file', tier: 'scoped', head: t.scoped.frontmatter(rs.patterns, rs.title, rs.description), body: rs.body });
+      out.push({ path, target: t.id, kind: 'file', tier: 'scoped', head: t.scoped.frontmatter(patternsFor(t, rs.patterns).usable, rs.title, rs.description), body: rs.body });
     }
   }
   // The MCP server, in every enabled target's project MCP config that has one.

@@ -15,7 +15,7 @@
  * the same text twice); its path-scoped `.instructions.md` files are written as before.
  */
 import type { AgentTarget } from './types.js';
-import { commaFree, frontmatter, yamlQuote } from './yaml.js';
+import { commaFree, commaProblem, frontmatter, yamlQuote } from './yaml.js';
 
 const PARTIAL = 'code review reads only the first 4,000 characters of an instruction file (chat and the coding agent read all of it)';
 
@@ -28,7 +28,10 @@ export const copilot: AgentTarget = {
   scoped: {
     dir: '.github/instructions',
     ext: '.instructions.md',
+    // Quoted, as GitHub's and VS Code's docs write it (`applyTo: "**/*.ts,**/*.tsx"`): Copilot
+    // parses the frontmatter as YAML. Comma-joined, so a comma inside a pattern would split it.
     frontmatter: (patterns) => frontmatter([`applyTo: ${yamlQuote(commaFree(patterns).patterns.join(','))}`]),
+    patternProblem: commaProblem,
   },
   mcp: {
     // VS Code (Copilot agent mode): workspace `.vscode/mcp.json`, top-level `servers`, `type`

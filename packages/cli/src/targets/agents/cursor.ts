@@ -1,10 +1,11 @@
 /**
  * Cursor: reads AGENTS.md natively; its own rules are `.cursor/rules/*.mdc` with frontmatter
- * `description`, `globs` (comma-separated patterns, no spaces) and `alwaysApply`. Without the
+ * `description`, `globs` (comma-separated patterns, no spaces, unquoted: Cursor reads the rest of
+ * the line as it stands and keeps quotes in the patterns, see yaml.ts) and `alwaysApply`. Without the
  * AGENTS.md target the always-on tier is `.cursor/rules/ctxpkg.mdc` with `alwaysApply: true`.
  */
 import type { AgentTarget } from './types.js';
-import { commaFree, frontmatter, yamlPlainOrQuoted, yamlQuote } from './yaml.js';
+import { bareGlobs, barePatternProblem, frontmatter, yamlQuote } from './yaml.js';
 
 export const cursor: AgentTarget = {
   id: 'cursor',
@@ -26,7 +27,10 @@ export const cursor: AgentTarget = {
     // wrote it for Cursor), else the package and source file (the block markers say ctxpkg
     // manages the file; the description is for the agent).
     frontmatter: (patterns, title, description) =>
-      frontmatter([`description: ${yamlQuote(description ?? title)}`, `globs: ${yamlPlainOrQuoted(commaFree(patterns).patterns.join(','))}`, 'alwaysApply: false']),
+      frontmatter([`description: ${yamlQuote(description ?? title)}`, `globs: ${bareGlobs(patterns)}`, 'alwaysApply: false']),
+    // `globs: **/*.ts,**/*.tsx` as the docs write it (cursor.com/docs/context/rules): a pattern
+    // that cannot be written so (comma, comment, YAML syntax, edge spaces) is left out, with a warning.
+    patternProblem: barePatternProblem,
   },
   mcp: {
     // Project: `.cursor/mcp.json` (global: `~/.cursor/mcp.json`), `mcpServers` with `command`/`args`.

@@ -24,3 +24,20 @@ export const AGENT_TARGETS: ReadonlyMap<SyncTarget, AgentTarget> = new Map(SYNC_
 export function agentTarget(id: SyncTarget): AgentTarget {
   return AGENT_TARGETS.get(id) as AgentTarget;
 }
+
+/**
+ * The patterns of a rule set that target `t`'s frontmatter can carry (`usable`, in order) and
+ * those it cannot, each with the reason (`ScopedRules.patternProblem`: a comma in a comma-joined
+ * field, a character Cursor's and Windsurf's unquoted `globs` line cannot hold). `patterns` have
+ * passed `usablePattern` (delivery.ts). Sync writes only `usable` into `t`'s rule file and warns for the rest.
+ */
+export function patternsFor(t: AgentTarget, patterns: readonly string[]): { usable: string[]; refused: Array<{ pattern: string; why: string }> } {
+  const usable: string[] = [];
+  const refused: Array<{ pattern: string; why: string }> = [];
+  for (const p of patterns) {
+    const why = t.scoped?.patternProblem?.(p);
+    if (why === undefined) usable.push(p);
+    else refused.push({ pattern: p, why });
+  }
+  return { usable, refused };
+}

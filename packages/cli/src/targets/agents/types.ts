@@ -26,6 +26,13 @@ export interface ScopedRules {
    * frontmatter description, when it had one (package text: quote it with `yamlQuote`).
    */
   frontmatter(patterns: readonly string[], title: string, description?: string): string;
+  /**
+   * Why this agent's frontmatter cannot carry `pattern` without changing what it matches (a comma
+   * in a comma-joined field, a character an unquoted value cannot hold), or undefined when it can.
+   * Sync leaves such a pattern out of this agent's rule file and warns (`patternsFor` in
+   * agents/index.ts); `frontmatter` only ever gets patterns this accepts. Absent: every pattern.
+   */
+  patternProblem?(pattern: string): string | undefined;
 }
 
 /** A documented size limit of the agent, with its source. */

@@ -1,10 +1,12 @@
 /**
  * Windsurf (Cascade): reads AGENTS.md (the root file is always on); its rules are
- * `.windsurf/rules/*.md` with frontmatter `trigger: glob` + `globs` (or `trigger: always_on`).
+ * `.windsurf/rules/*.md` with frontmatter `trigger: glob` + `globs` (or `trigger: always_on`);
+ * `globs` is written unquoted and comma-joined, as the docs' own example (`trigger: glob`,
+ * `globs: **` + `/*.test.ts`), which is no YAML: Windsurf reads the line as it stands (yaml.ts).
  * Workspace rule files are cut after 12,000 characters.
  */
 import type { AgentTarget } from './types.js';
-import { commaFree, frontmatter, yamlQuote } from './yaml.js';
+import { bareGlobs, barePatternProblem, frontmatter } from './yaml.js';
 
 const LIMIT = {
   text: 'a workspace rule file is truncated after 12,000 characters (6,000 for the global rules file)',
@@ -21,7 +23,8 @@ export const windsurf: AgentTarget = {
   scoped: {
     dir: '.windsurf/rules',
     ext: '.md',
-    frontmatter: (patterns) => frontmatter(['trigger: glob', `globs: ${yamlQuote(commaFree(patterns).patterns.join(','))}`]),
+    frontmatter: (patterns) => frontmatter(['trigger: glob', `globs: ${bareGlobs(patterns)}`]),
+    patternProblem: barePatternProblem,
   },
   // Windsurf reads MCP servers only from the user's `~/.codeium/windsurf/mcp_config.json`: sync
   // writes nothing outside the project (README: register `ctxpkg mcp` there yourself).
