@@ -92,6 +92,12 @@ describeShared('sync on real instruction files: every target, frontmatter, trust
     expect(i.code, i.stderr + i.stdout).toBe(0);
   });
 
+  it('trust ls names the signer the way every command does: fingerprint, then the start of the public key', async () => {
+    const ls = await run(['trust', 'ls']);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.stdout).toMatch(/@acme\/rules@\S+: delivered as instructions \(signer [0-9a-f]{4}(:[0-9a-f]{4}){3} \(public key [0-9a-f]{16}…\), pinned in ctxpkg\.lock\)/);
+  });
+
   it('writes each agent its native files; every rule file frontmatter parses as YAML with its patterns', () => {
     const files = tree(project);
     const rule = (dir: string, ext: string) => [...files.keys()].filter((p) => p.startsWith(`${dir}/ctxpkg-`) && p.endsWith(ext)).sort();

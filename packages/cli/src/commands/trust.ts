@@ -90,13 +90,14 @@ async function edit(entries: string[], add: boolean, opts: { sync?: boolean }, d
 async function list(deps: CliDeps): Promise<CommandResult> {
   const { findProjectRoot, readManifest } = await import('../project.js');
   const { loadProjectContext } = await import('../targets/index.js');
+  const { signerLabel } = await import('../signer-label.js');
   const { root } = findProjectRoot(deps.cwd);
   const m = readManifest(root);
   const project = loadProjectContext(deps, { requireGraph: false });
   const text = m.trust.instructions.length === 0 ? ['no scopes or packages trusted ("trust.instructions" is empty): all installed context is fenced as reference data'] : [`trusted: ${m.trust.instructions.join(', ')}`];
   for (const d of project.trust) {
     if (!d.listed) continue;
-    text.push(d.trusted ? `  ${d.package}@${d.version}: delivered as instructions (signer ${d.signer?.slice(0, 16)}… pinned in ctxpkg.lock)` : `  ${d.package}@${d.version}: stays fenced — ${d.reason}`);
+    text.push(d.trusted ? `  ${d.package}@${d.version}: delivered as instructions (signer ${signerLabel(d.signer)}, pinned in ctxpkg.lock)` : `  ${d.package}@${d.version}: stays fenced — ${d.reason}`);
   }
   return { text, json: { instructions: m.trust.instructions, packages: project.trust } };
 }
