@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from './index.js';
-import { importMarkdown } from './markdown.js';
+import { importMarkdown, nearlySame } from './markdown.js';
 import { sourceHash, splitLines } from './provenance.js';
 
 const AGENTS = [
@@ -150,6 +150,15 @@ describe('frontmatter scope', () => {
     // The H1 says it: the section title only.
     const h1 = ids('---\ndescription: Database migrations\nalwaysApply: false\n---\n# Database migrations\n\n- Never edit an applied migration.\n');
     expect(h1.filter((c) => /database migrations/i.test(c))).toEqual(['Database migrations']);
+    // In nearly the same words (the NeMo test rules of the corpus): printed once, from the body.
+    const near = ids(
+      "---\ndescription: Follow these rules when the user's request involves writing, creating, or modifying tests for NeMo Agent Toolkit\nalwaysApply: false\n---\nFollow these rules when writing, creating, or modifying tests for NeMo Agent Toolkit.\n\n- Use pytest.\n",
+    );
+    expect(near.filter((c) => /follow these rules/i.test(c))).toEqual(['Follow these rules when writing, creating, or modifying tests for NeMo Agent Toolkit.']);
+    // A paragraph that adds its own clause, or a short one that differs: both stay.
+    const more = ids('---\ndescription: Use these rules for Python tests\nalwaysApply: false\n---\nUse these rules for Python tests in the tests folder, and for fixtures shared with the benchmarks.\n');
+    expect(more.filter((c) => /use these rules/i.test(c))).toHaveLength(2);
+    expect(nearlySame('Rules for API endpoints', 'Rules for API handlers')).toBe(false);
     // A different first paragraph (or one further down): the description stays a node.
     const other = ids('---\ndescription: Use these rules when writing migrations\nalwaysApply: false\n---\n- Never edit an applied migration.\n\nUse these rules when writing migrations\n');
     expect(other.filter((c) => /use these rules/i.test(c))).toHaveLength(2);
