@@ -105,11 +105,18 @@ export function markerSkeleton(line: string): string {
   return base.toLowerCase().replace(/[^a-z0-9]+/g, '').replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's');
 }
 
+/** A character without which a line cannot be a marker (`looksLikeMarker`): `x`, `X` or any non-ASCII one. */
+const MARKER_SUSPECT = /[xX\u0080-\uffff]/;
+
 const MARKER_KEYS = [markerSkeleton('UNTRUSTED CONTEXT'), markerSkeleton('untrusted context'), markerSkeleton('ctxpkg:begin'), markerSkeleton('ctxpkg:end')];
 
 /** True when `line` could be read as one of ctxpkg's marker lines (see module docstring). */
 export function looksLikeMarker(line: string): boolean {
   if (line === '') return false;
+  // Every marker key has an `x` (ctxpkg, context), and no ASCII character but `x`/`X` gives one
+  // in the skeleton: an ASCII line without either is none (one native search; most titles and
+  // lines, which every rendered block's fields and lines go through).
+  if (!MARKER_SUSPECT.test(line)) return false;
   const ascii = asciiMarker(line);
   if (ascii >= 0) return ascii === 1;
   return markerKeyIn(markerSkeleton(line));
