@@ -13,6 +13,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeContent } from '@ctxpkg/format/pack/escape';
+import { sourceSlug } from '../../packages/format/src/pack/tiers.js';
 import { parseRangeGrammar } from '../../packages/format/src/versions/grammar.js';
 import { trimTrailingSlashes } from '../../packages/cli/src/config.js';
 import { withoutQueryAndFragment } from '../../packages/cli/src/importers/index.js';
@@ -55,6 +56,28 @@ describe('escapeContent: trailing line breaks', () => {
   it('is linear in a long inner run of line breaks', () => {
     expect(growth(escapeContent, (n) => 'Run tests.' + '\n'.repeat(n) + 'Done.', 20_000)).toBeLessThan(9);
     expect(growth(escapeContent, (n) => 'a' + '\r\n'.repeat(n) + 'b', 20_000)).toBeLessThan(9);
+  });
+});
+
+describe('rule-set slug of a source path', () => {
+  const old = (path: string): string => {
+    const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.(md|mdc|markdown|txt|json)$/i, '').replace(/\.instructions$/i, '');
+    const s = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 48);
+    return s === '' ? 'scoped' : s;
+  };
+  it('is the former slug', () => {
+    fc.assert(
+      fc.property(chars(['a', 'B', '-', '.', '/', ' ', '.md', '_', 'é', '--x', '.instructions'], 60), (path) => {
+        expect(sourceSlug(path === '' ? 'x' : path)).toBe(old(path === '' ? 'x' : path));
+      }),
+      { numRuns: 3_000 },
+    );
+    expect(sourceSlug(undefined)).toBe('scoped');
+    expect(sourceSlug('rules/--.--.md')).toBe('scoped');
+  });
+  it('is linear in a long run of - and . inside the name', () => {
+    expect(growth(sourceSlug, (n) => 'rules/a' + '-'.repeat(n) + 'b.md', 20_000)).toBeLessThan(9);
+    expect(growth(sourceSlug, (n) => 'rules/a' + '.-'.repeat(n / 2) + 'b.md', 20_000)).toBeLessThan(9);
   });
 });
 
