@@ -30,6 +30,8 @@ export function writeSyncReceipt(root: string, now: string, targets: readonly Sy
       files: [...rs.files.values()],
       receipt: rs.receipt,
     })),
+    // Rule sets whose header alone exceeds the rule-file cap: no rule file, listed on demand.
+    ...(delivery.onDemandSets.length > 0 ? { on_demand_rule_sets: delivery.onDemandSets.map((rs) => ({ package: rs.set.package, version: rs.set.version, patterns: rs.patterns, sources: rs.set.sources })) } : {}),
     files: outputs.map((o) => ({ path: o.path, target: o.target, tier: o.tier })),
   };
   writeFileAtomic(join(root, SYNC_RECEIPT), JSON.stringify(body, null, 2) + '\n');
