@@ -266,7 +266,9 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     const patterns = set.patterns.filter(usablePattern);
     if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses) not written to rule files`);
     if (patterns.length === 0) continue;
-    const title = `${set.package}: ${set.sources[0] !== undefined ? capText(set.sources[0], MAX_TITLE_SOURCE) : 'scoped rules'}`;
+    // The source path is package text written outside any pack: its secrets redacted, as headers' are.
+    const source = set.sources[0];
+    const title = `${set.package}: ${source !== undefined ? capText(surelyClean(source) ? source : redactSecrets(source).text, MAX_TITLE_SOURCE) : 'scoped rules'}`;
     const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
