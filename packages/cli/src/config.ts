@@ -49,8 +49,18 @@ export function normalizeRegistryUrl(raw: string): string {
       hint: 'use `ctxpkg login --registry URL` to store a token',
     });
   }
-  const path = u.pathname.replace(/\/+$/, '');
+  const path = trimTrailingSlashes(u.pathname);
   return `${u.protocol}//${u.host.toLowerCase()}${path}`;
+}
+
+/**
+ * `text` without the `/` characters at its end. A loop, not `/\/+$/`: V8 retries that RegExp at
+ * every start in a run of slashes, so a long inner run is quadratic. Linear in `text`.
+ */
+export function trimTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 47) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /**
@@ -78,7 +88,7 @@ export function registryKey(url: string): string {
     return url;
   }
   if (u.username || u.password || u.search || u.hash) return url;
-  const path = u.pathname.replace(/\/+$/, '').replace(/\/api$/, '');
+  const path = trimTrailingSlashes(u.pathname).replace(/\/api$/, '');
   return `${u.protocol}//${u.host.toLowerCase()}${path}`;
 }
 

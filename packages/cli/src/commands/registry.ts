@@ -28,6 +28,7 @@ import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { alignColumns } from './outdated.js';
 import { tableCell } from '../output.js';
+import { trimTrailingSlashes } from '../config.js';
 import { adminLocation, dataDirOf, namespaceArgument, onRegistry, type AdminLocation } from './registry-admin.js';
 import type { AdminOps } from './registry-remote.js';
 import { registerRegistryLog, witnessFlags } from './registry-log.js';
@@ -57,7 +58,7 @@ function publicUrlOption(raw: string | undefined): string | undefined {
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash) {
     throw new CtxpkgError('E_USAGE', `--public-url must be an http(s) base URL without query, got ${JSON.stringify(raw)}`);
   }
-  return raw.replace(/\/+$/, '');
+  return trimTrailingSlashes(raw);
 }
 
 export interface ServeOptions {

@@ -29,6 +29,28 @@ export function detectKind(path: string): SourceKind | undefined {
   return undefined;
 }
 
+/**
+ * `target` without its query and fragment, as `target.replace(/[?#].*$/, '')` gave: from the
+ * first `?` or `#` after the last line terminator (`.` matches none of LF, CR, U+2028, U+2029).
+ * One pass: that RegExp ran to the end of the line from every `?`/`#` before a line terminator,
+ * quadratic in a long run of them (source text).
+ */
+export function withoutQueryAndFragment(target: string): string {
+  let from = 0;
+  for (let i = target.length - 1; i >= 0; i--) {
+    const c = target.charCodeAt(i);
+    if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) {
+      from = i + 1;
+      break;
+    }
+  }
+  for (let i = from; i < target.length; i++) {
+    const c = target.charCodeAt(i);
+    if (c === 63 || c === 35) return target.slice(0, i);
+  }
+  return target;
+}
+
 /** Resolve a Markdown link to a source path, or undefined for external/unknown targets. */
 function resolveLink(fromPath: string, url: string): string | undefined {
   let target = url.trim();
@@ -39,7 +61,7 @@ function resolveLink(fromPath: string, url: string): string | undefined {
   } else if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//') || target.startsWith('#')) {
     return undefined;
   }
-  target = target.replace(/[?#].*$/, '');
+  target = withoutQueryAndFragment(target);
   if (target === '') return undefined;
   try {
     target = decodeURIComponent(target);

@@ -10,7 +10,10 @@
  *   path-scoped rule set before working on files it matches, and how many items did not fit and
  *   how to reach them.
  * - path-scoped: one pack per rule set (`ruleSetsOf`) within `context.sync.file_max_bytes` and
- *   every scoping agent target's cap.
+ *   every scoping agent target's cap. A rule set whose header and frontmatter alone do not fit
+ *   is delivered on demand instead, with a warning: listed in the always-on header like the
+ *   others (the command that prints its rules), no rule file — one package's oversized set never
+ *   stops the delivery of everything else.
  * - on demand: the rest; counted in each header and listed in the sync receipt.
  *
  * The texts never depend on which targets are enabled (only where they are written does): caps
@@ -54,9 +57,18 @@ export interface DeliveredRuleSet {
   files: Map<string, string>;
 }
 
+/** A rule set whose header does not fit `context.sync.file_max_bytes`: listed, read on demand. */
+export interface OnDemandRuleSet {
+  set: RuleSet;
+  patterns: string[];
+  title: string;
+}
+
 export interface Delivery {
   alwaysOn: { body: string; receipt: PackReceipt };
   ruleSets: DeliveredRuleSet[];
+  /** Rule sets delivered on demand because their header alone exceeds the rule-file cap (each also a warning). */
+  onDemandSets: OnDemandRuleSet[];
   /** Notes for the report (patterns refused, caps lowered). */
   notes: string[];
   /** Problems to act on that did not stop the delivery: each broken pin (delivered without it), with its fix. */
@@ -117,6 +129,22 @@ function packageGraphs(graph: MergedGraph): Map<string, MergedGraph> {
 /** Longest frontmatter description written (characters); longer ones are cut with `…`. */
 const MAX_DESCRIPTION = 500;
 
+/** Longest source path in a rule set's title (characters, `…` included), as the pack caps a heading. */
+export const MAX_TITLE_SOURCE = 200;
+
+/**
+ * `text` cut to `max` UTF-16 code units with `…` when longer, never between the two halves of a
+ * surrogate pair. The source path is package text and the title goes into every rule file's
+ * frontmatter: a 10 KB path made the frontmatter alone overrun `file_max_bytes`.
+ */
+function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
 /**
  * The description of a rule set: the content of the importer's `<file>:frontmatter:description`
  * node of its first source that has one (one line, at most `MAX_DESCRIPTION` characters), each
@@ -161,6 +189,20 @@ function compileWithin(what: string, setting: 'max_bytes' | 'file_max_bytes', ca
 }
 
 /**
+ * A rule set's pack within the rule-file cap (`compileWithin`), or the `E_BUDGET` error saying
+ * what its header needs when even that does not fit (a rule set has no pinned nodes: only its
+ * frame and frontmatter are mandatory). Other errors are thrown.
+ */
+function ruleSetWithin(what: string, cap: number, overhead: number, input: Omit<PackInput, 'maxBytes'>): ReturnType<typeof compilePack> | CtxpkgError {
+  try {
+    return compileWithin(what, 'file_max_bytes', cap, overhead, input);
+  } catch (err) {
+    if (isCtxpkgError(err) && err.code === 'E_BUDGET') return err as CtxpkgError;
+    throw err;
+  }
+}
+
+/**
  * How an agent without path scoping gets a rule set: a render focused on its first pattern, which
  * selects the nodes whose scope covers that pattern — this rule set, and any other with a pattern
  * covering it — and nothing else (spec/pack.md §7 "Focus", test/sync-focus-commands.test.ts). A command, not a
@@ -179,7 +221,7 @@ const codeList = (patterns: readonly string[]): string => patterns.map((p) => `\
  * sentence, then one line per rule set — its patterns and what to read — at most
  * `MAX_LISTED_RULE_SETS`, the rest counted (bounded header).
  */
-function ruleSetLines(sets: readonly DeliveredRuleSet[]): string[] {
+function ruleSetLines(sets: readonly Pick<DeliveredRuleSet, 'patterns'>[]): string[] {
   if (sets.length === 0) return [];
   const lines = ['Some rules apply only to certain files. Before you work on a file that matches a pattern below, run the command named there to read its rules (agents with path-scoped rule files of their own load them by themselves):'];
   for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) lines.push(`- ${codeList(rs.patterns)}: ${whereToRead(rs)}`);
@@ -192,8 +234,9 @@ function ruleSetLines(sets: readonly DeliveredRuleSet[]): string[] {
 
 /**
  * Compute the delivery for `targets` (the enabled ones). A pin that names nothing installed is a
- * warning (`warnings`: the rest is delivered); throws `E_BUDGET` when pinned nodes do not fit the
- * always-on cap.
+ * warning (`warnings`: the rest is delivered), and so is a rule set whose header and frontmatter
+ * alone exceed the rule-file cap (`onDemandSets`: listed in the always-on header, no rule file);
+ * throws `E_BUDGET` when the always-on header and pinned nodes do not fit the always-on cap.
  */
 export function computeDelivery(project: ProjectContext, targets: readonly AgentTarget[], now: string): Delivery {
   const { graph, config } = project;
@@ -211,6 +254,10 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
 
   // Path-scoped tier: one pack per rule set, within every scoping target's cap.
   const ruleSets: DeliveredRuleSet[] = [];
+  // Rule sets whose header alone does not fit the rule-file cap: delivered on demand.
+  const onDemandSets: OnDemandRuleSet[] = [];
+  // Every set the always-on header lists, delivered or on demand, in `ruleSetsOf` order.
+  const listed: Pick<DeliveredRuleSet, 'patterns'>[] = [];
   // Scope patterns an enabled target's frontmatter cannot carry (`patternsFor`), one line each.
   const warnings: string[] = [];
   const fileCap = Math.min(config.sync.file_max_bytes, ...everyScoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
@@ -222,7 +269,9 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     const patterns = set.patterns.filter(usablePattern);
     if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses) not written to rule files`);
     if (patterns.length === 0) continue;
-    const title = `${set.package}: ${set.sources[0] ?? 'scoped rules'}`;
+    // The source path is package text written outside any pack: its secrets redacted, as headers' are.
+    const source = set.sources[0];
+    const title = `${set.package}: ${source !== undefined ? capText(surelyClean(source) ? source : redactSecrets(source).text, MAX_TITLE_SOURCE) : 'scoped rules'}`;
     const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
@@ -238,7 +287,8 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
       const { usable } = patternsFor(t, patterns);
       if (usable.length > 0) overhead = Math.max(overhead, bytes((t.scoped as NonNullable<AgentTarget['scoped']>).frontmatter(usable, title, description)) + blockOverhead() + 1);
     }
-    const pack = compileWithin(`path-scoped rules ${patterns.join(', ')} (${title})`, 'file_max_bytes', fileCap, overhead, {
+    const what = `path-scoped rules ${patterns.join(', ')} (${title})`;
+    const pack = ruleSetWithin(what, fileCap, overhead, {
       ...base,
       graph: subgraphs.get(set.package) as MergedGraph,
       // Pinned nodes are in the always-on block, never in a rule set; pins of other packages
@@ -251,8 +301,16 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
       statedScope: patterns,
       style: 'agent',
     });
+    if (pack instanceof CtxpkgError) {
+      // Its nodes count as on demand in the sync receipt (they are in no tier's receipt).
+      onDemandSets.push({ set, patterns, title });
+      listed.push({ patterns });
+      warnings.push(`${pack.message}; its rules are delivered on demand instead (${whereToRead({ patterns })}), no rule file is written${pack.hint !== undefined ? `; ${pack.hint}` : ''}`);
+      continue;
+    }
     if (pack.receipt.counts.delivered === 0) continue;
     warnings.push(...refusals);
+    listed.push({ patterns });
     ruleSets.push({ set, patterns, title, ...(description !== undefined ? { description } : {}), body: pack.text, receipt: pack.receipt, files });
   }
 
@@ -269,8 +327,8 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     ...base,
     include: alwaysOnFilter(pinned, scopes),
     title: 'Installed context (ctxpkg)',
-    notes: ruleSetLines(ruleSets),
+    notes: ruleSetLines(listed),
     style: 'agent',
   });
-  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, notes, warnings: [...broken.map((b) => b.message), ...warnings] };
+  return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, onDemandSets, notes, warnings: [...broken.map((b) => b.message), ...warnings] };
 }

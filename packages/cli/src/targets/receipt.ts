@@ -5,10 +5,13 @@
  *
  * `{ "format": "ctxpkg-sync-receipt-v1", "now", "targets", "always_on": <pack receipt>,
  *    "rule_sets": [{ "package", "version", "patterns", "sources", "files", "receipt" }],
+ *    "on_demand_rule_sets"?: [{ "package", "version", "patterns", "sources" }],
  *    "files": [{ "path", "target", "tier" }] }`
+ * Source paths are package text: written with their secrets redacted (`receiptId`).
  */
 import { join } from 'node:path';
 import type { SyncTarget } from '@ctxpkg/format';
+import { receiptId } from '@ctxpkg/format/pack/receipt';
 import { writeFileAtomic } from '../fsutil.js';
 import type { Delivery } from './delivery.js';
 import type { DesiredOutput } from './outputs.js';
@@ -26,10 +29,12 @@ export function writeSyncReceipt(root: string, now: string, targets: readonly Sy
       package: rs.set.package,
       version: rs.set.version,
       patterns: rs.patterns,
-      sources: rs.set.sources,
+      sources: rs.set.sources.map(receiptId),
       files: [...rs.files.values()],
       receipt: rs.receipt,
     })),
+    // Rule sets whose header alone exceeds the rule-file cap: no rule file, listed on demand.
+    ...(delivery.onDemandSets.length > 0 ? { on_demand_rule_sets: delivery.onDemandSets.map((rs) => ({ package: rs.set.package, version: rs.set.version, patterns: rs.patterns, sources: rs.set.sources.map(receiptId) })) } : {}),
     files: outputs.map((o) => ({ path: o.path, target: o.target, tier: o.tier })),
   };
   writeFileAtomic(join(root, SYNC_RECEIPT), JSON.stringify(body, null, 2) + '\n');

@@ -5,6 +5,9 @@ import type { MergedNode } from '../graph-types.js';
 import { HEX_RUN } from './digests.js';
 import { buildReceipt, countByReason, OmissionTable, omissionOf, receiptText } from './receipt.js';
 import { OMISSION_REASONS, type Omission } from './types.js';
+import { compilePack } from './compile.js';
+import { defaultPackPolicy } from './policy.js';
+import { graph, node, NOW } from './__tests__/graph.js';
 
 const args = (omissions: Omission[]) => ({
   text: 'x',
@@ -116,5 +119,36 @@ describe('OmissionTable', () => {
     r.omissions = [];
     expect(receiptText(r)).toContain('"omissions": []\n}');
     expect(r.omissions).toEqual([]);
+  });
+});
+
+describe('secrets in the ids of omitted nodes', () => {
+  // A node withheld as `secret` for its id (or its file path, or its content): the receipt names
+  // it by id, and a raw id would put the secret the pack withheld into the receipt file (the
+  // sync receipt, render's receipt). Its id is written redacted, in the records and in the text.
+  const TOKEN = 'ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789';
+  const g = graph([
+    node('@acme/sec', `${TOKEN}`, { content: 'id secret fact' }),
+    node('@acme/sec', 'N2', { content: `token ${TOKEN} here` }),
+    node('@acme/sec', 'N3', { content: 'Watch out for X.', file_path: `docs/${TOKEN}/x.md` }),
+    node('@acme/sec', 'old', { content: 'Old rule.', superseded_by: [`@acme/sec#${TOKEN}`] }),
+    node('@acme/sec', 'ok', { content: 'Use pnpm.' }),
+    ...Array.from({ length: 40 }, (_, i) => node('@acme/big', `f${i}`, { content: `fact ${i} ${'x'.repeat(200)}` })),
+  ]);
+  it('are redacted in the receipt records and text; clean rows keep their ids', () => {
+    const pack = compilePack({ graph: g, policy: defaultPackPolicy(), now: NOW, maxBytes: 2048 });
+    const text = receiptText(pack.receipt);
+    expect(text).not.toContain(TOKEN);
+    const om = pack.receipt.omissions;
+    expect(JSON.stringify(om)).not.toContain(TOKEN);
+    const secret = om.filter((o) => o.reason === 'secret');
+    expect(secret.map((o) => o.id).sort()).toEqual(['@acme/sec#N2', '@acme/sec#N3', '@acme/sec#[REDACTED:github_token]']);
+    expect(om.find((o) => o.id === '@acme/sec#old')?.superseded_by).toEqual(['@acme/sec#[REDACTED:github_token]']);
+    // byte_budget rows are written as they are (no redaction pass over clean rows).
+    const budget = om.filter((o) => o.reason === 'byte_budget');
+    expect(budget.length).toBeGreaterThan(10);
+    for (const o of budget) expect(o.id).toMatch(/^@acme\/big#f\d+$/);
+    // The text is the records' JSON (the streaming writer and the records agree).
+    expect(JSON.parse(text).omissions).toEqual(om);
   });
 });

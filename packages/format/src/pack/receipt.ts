@@ -5,6 +5,7 @@
  * not claim usefulness).
  */
 import { sha256Hex } from '../hash.js';
+import { redactSecrets, surelyClean } from '../secrets.js';
 import type { MergedNode } from '../graph-types.js';
 import { estimateTokens } from './budget.js';
 import { DigestArena, HEX_RUN } from './digests.js';
@@ -73,18 +74,34 @@ export function contentHash(content: string): string {
 }
 
 /**
+ * `id` with each secret in it replaced by `[REDACTED:<kind>]` (`redactSecrets`; `surelyClean`
+ * answers first without a scan). A receipt names an omitted node by id, and a node withheld as
+ * `secret` may be withheld for its id: written raw, the receipt would hold the secret the pack
+ * withheld (spec/pack.md §10). Called for `secret` rows and superseding ids only, so the ~50k
+ * `byte_budget` rows of a large render pay nothing.
+ */
+export function receiptId(id: string): string {
+  return surelyClean(id) ? id : redactSecrets(id).text;
+}
+
+/** `receiptId` of each id (a new array). */
+function receiptIds(ids: readonly string[]): string[] {
+  return ids.map(receiptId);
+}
+
+/**
  * The omission record of a node. `contentHash` is `NodeFacts.omissionHash(node)`: when the
  * content contains a secret (whatever the reason) it is over the *redacted* content, so the
  * receipt cannot be used to confirm a guessed secret. A `superseded` omission carries the
  * superseding node ids (`superseded_by`).
  */
 export function omissionOf(node: MergedNode, reason: OmissionReason, pinned: boolean, contentHash: string, kinds?: readonly string[]): Omission {
-  const o: Omission = { package: node.package, version: node.version, id: node.id, content_hash: contentHash, reason };
+  const o: Omission = { package: node.package, version: node.version, id: reason === 'secret' ? receiptId(node.id) : node.id, content_hash: contentHash, reason };
   if (pinned) o.pinned = true;
   if (kinds && kinds.length > 0) o.secret_kinds = [...kinds];
   // Who superseded it: another package can supersede a node (even a pinned one), so the receipt
   // names the superseding node ids (qualified, so their package is visible; spec/pack.md §3).
-  if (reason === 'superseded' && node.superseded_by && node.superseded_by.length > 0) o.superseded_by = [...node.superseded_by];
+  if (reason === 'superseded' && node.superseded_by && node.superseded_by.length > 0) o.superseded_by = receiptIds(node.superseded_by);
   return o;
 }
 
@@ -134,14 +151,15 @@ export class OmissionTable {
    * Add the omission of `node` and return its row: the same record as `omissionOf(node, reason,
    * pinned, contentHash, kinds)` once the caller has written the 32 bytes of `contentHash` into
    * slot `row` of `digests` (`NodeFacts.omissionDigestTo(i, table.digests, row)`), which it must
-   * do before the table is read. The node's package, version, id and superseding ids are read now.
+   * do before the table is read. The node's package, version, id and superseding ids are read now
+   * (the id of a `secret` row and superseding ids through `receiptId`: secrets redacted).
    */
   add(node: MergedNode, reason: OmissionReason, pinned: boolean, kinds?: readonly string[]): number {
     const r = this.length++;
     if (r >= this.code.length) this.grow();
     this.pkg[r] = node.package;
     this.version[r] = node.version;
-    this.id[r] = node.id;
+    this.id[r] = reason === 'secret' ? receiptId(node.id) : node.id;
     this.code[r] = REASON_CODE[reason] | (pinned ? PINNED : 0);
     this.sorted = undefined;
     const withKinds = kinds !== undefined && kinds.length > 0;
@@ -149,7 +167,7 @@ export class OmissionTable {
     if (withKinds || by) {
       const x: { kinds?: string[]; by?: string[] } = {};
       if (withKinds) x.kinds = [...kinds];
-      if (by) x.by = [...by];
+      if (by) x.by = receiptIds(by);
       (this.extra ??= new Map()).set(r, x);
     }
     return r;

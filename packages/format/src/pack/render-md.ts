@@ -75,10 +75,30 @@ const FLAG_TEXT: Record<string, string> = {
   disputed: 'DISPUTED — contradicted by another installed node; do not rely on it alone',
 };
 
-/** `path:start-end`, `path:start`, or `path` (escaped for one line). */
+/** Longest path text (UTF-16 code units, `…` included) a provenance comment writes: as `escapeInline` caps a heading. */
+export const MAX_COMMENT_PATH = 200;
+
+/**
+ * A file path as a provenance comment writes it: escaped for one line (`escapeInline`, at most
+ * 200 characters), `--` written `-\u002d` (`commentSafe`), cut again to `MAX_COMMENT_PATH`
+ * characters with `…` (`commentSafe` makes a run of dashes 7× as long: a 10 KB path of dashes
+ * was a 1.4 KB comment while the compiler counted 200), then `@path` imports neutralized (after
+ * the cut, so a cut never leaves a code span open). Never shorter than
+ * `min(path.length, MAX_COMMENT_PATH)` — every step before the cut only lengthens, the cut keeps
+ * that many, neutralizing only lengthens — which `blockLowerBound` counts on.
+ */
+function commentPath(path: string): string {
+  const safe = commentSafe(escapeInline(path, MAX_COMMENT_PATH));
+  return neutralizeImports(safe.length > MAX_COMMENT_PATH ? safe.slice(0, MAX_COMMENT_PATH - 1) + '…' : safe);
+}
+
+/**
+ * `path:start-end`, `path:start`, or `path`: the path escaped for one line and for an HTML
+ * comment, at most `MAX_COMMENT_PATH` characters (`commentPath`).
+ */
 export function locationOf(item: Pick<RenderItem, 'file_path' | 'line_start' | 'line_end'>): string | undefined {
   if (!item.file_path) return undefined;
-  const p = neutralizeImports(escapeInline(item.file_path));
+  const p = commentPath(item.file_path);
   if (item.line_start === undefined) return p;
   const end = item.line_end !== undefined && item.line_end !== item.line_start ? `-${item.line_end}` : '';
   return `${p}:${item.line_start}${end}`;
@@ -320,8 +340,8 @@ function block(item: RenderItem): string {
 function blockLowerBound(item: RenderItem): number {
   let n = contentLowerBound(item.content) + 1;
   if (ownProvenance(item)) {
-    // `<!-- ` + path + ` -->` and its newline; escaping only lengthens.
-    n += 10 + Math.min((item.file_path as string).length, 200);
+    // `<!-- ` + path + ` -->` and its newline; the path is never shorter than this (`commentPath`).
+    n += 10 + Math.min((item.file_path as string).length, MAX_COMMENT_PATH);
   } else if (LIST_ITEM.test(item.content)) return n;
   return n + 1;
 }
@@ -379,7 +399,7 @@ function blockLowerBoundOf(content: string, filePath: string | undefined, sectio
         break;
       }
     }
-    if (own) return n + 11 + Math.min(filePath.length, 200);
+    if (own) return n + 11 + Math.min(filePath.length, MAX_COMMENT_PATH);
   }
   return lastListItem ? n : n + 1;
 }

@@ -9,7 +9,7 @@ import { isCtxpkgError } from '../errors.js';
 import { compilePack, setNeedsShortcuts } from './compile.js';
 import { LazyOrder, MergedOrder } from './lazy-order.js';
 import { renderJson } from './render-json.js';
-import { renderMarkdown } from './render-md.js';
+import { MAX_COMMENT_PATH, renderMarkdown } from './render-md.js';
 import type { RenderItem } from './render.js';
 import { selectWithinBudget, setSelectEarlyStop, setWalkRebuildFrom, setWalkScanFrom, type OrderedSequence } from './select.js';
 import { SECTIONS, type SectionName } from './types.js';
@@ -103,6 +103,39 @@ describe('renderers: block lower bounds', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('md: a long file path is cut in its provenance comment, and the bound never exceeds the block', () => {
+    // A path of dashes is 7× as long once `--` is written `-\u002d`: the comment was cut before
+    // that (a 10 KB path gave a 1.4 KB comment where the bound counted 200; one such rule set
+    // overran file_max_bytes and stopped every sync). Paths long and short, with `@` imports,
+    // invisible characters, astral characters.
+    const unit = fc.constantFrom('-', '--', '---', 'a', '@', ' @x/y', 'é', '😀', '\u200b', '`', '/', '.') as fc.Arbitrary<string>;
+    const at = (fp: string, line?: number): RenderItem => ({ id: '@a/b#x', package: '@a/b', version: '1.0.0', local_id: 'x', type: 'fact', content: 'Text.', file_path: fp, ...(line !== undefined ? { line_start: line, line_end: line + 2 } : {}), scope: [], sections: [], seq: 0, flags: [], disputed_with: [], section: 'facts' });
+    const inner = (block: string): string => {
+      const line = block.split('\n').find((l) => l.startsWith('<!-- ')) as string;
+      expect(line.endsWith(' -->')).toBe(true);
+      return line.slice(5, -4);
+    };
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: 1, maxLength: 2000 }), fc.option(fc.integer({ min: 1, max: 99999 }), { nil: undefined }), (fp, line) => {
+        const it = at(fp, line);
+        const block = renderMarkdown.block(it);
+        expect(renderMarkdown.blockLowerBound(it)).toBeLessThanOrEqual(byteLen(block));
+        expect(inner(block)).not.toContain('--');
+      }),
+      { numRuns: 500 },
+    );
+    for (const fp of ['-'.repeat(10_000), `rules/a${'-'.repeat(10_000)}b.md`, '.-'.repeat(5_000), 'x'.repeat(10_000)]) {
+      const it = at(fp, 1);
+      const block = renderMarkdown.block(it);
+      const shown = inner(block);
+      expect(shown.length).toBeLessThanOrEqual(MAX_COMMENT_PATH + ':1-3'.length);
+      expect(shown.endsWith('…:1-3')).toBe(true);
+      expect(renderMarkdown.blockLowerBound(it)).toBeLessThanOrEqual(byteLen(block));
+      // The bound counts the path in full up to the cap: it is within the line numbers of the block.
+      expect(renderMarkdown.blockLowerBound(it)).toBeGreaterThanOrEqual(byteLen(block) - ':1-3'.length - 2 * '…'.length);
+    }
   });
 
   it('md: the bound is tight for plain ASCII blocks', () => {

@@ -225,7 +225,7 @@ export function parseRangeGrammar(trimmed: string, whole: string): RangeSyntax {
   const alts = trimmed.split('||');
   if (alts.length > 1) features.add('or');
   const sets = alts.map((a) => {
-    const t = a.replace(/^[ \t]+|[ \t]+$/g, '');
+    const t = trimBlanks(a);
     if (t === '') throw fail(whole, 'an empty alternative around "||"');
     return parseSet(t, whole, features);
   });
@@ -270,4 +270,18 @@ export function commaForm(syntax: RangeSyntax): string | undefined {
     kept.push(comparatorText(c));
   }
   return kept.length === 0 ? '*' : kept.join(', ');
+}
+
+/**
+ * `text` without the spaces and tabs at both ends. Loops, not `/^[ \t]+|[ \t]+$/g`: V8 retries
+ * that RegExp at every start in an inner run of blanks, so a long run in a dependency's range
+ * (package text) is quadratic. Linear in `text`.
+ */
+function trimBlanks(text: string): string {
+  const blank = (c: number): boolean => c === 32 || c === 9;
+  let a = 0;
+  let b = text.length;
+  while (a < b && blank(text.charCodeAt(a))) a++;
+  while (b > a && blank(text.charCodeAt(b - 1))) b--;
+  return text.slice(a, b);
 }
