@@ -78,7 +78,8 @@ const TOKEN_TEXT = /^ctx[a-z]_[A-Za-z0-9_-]{43}$/;
 /**
  * Admin operations on the registry at `registryFlag` with the token configured for it: when the
  * command is about one `namespace` (`acme` or `@acme`), the token saved for that scope on the
- * registry, else the registry-wide one (config.ts `tokenFor`). Throws `E_USAGE` (bad URL) and,
+ * registry; else (or when it has none) the token of requests about no package — the registry-wide
+ * one, else the only scoped one (config.ts `tokenFor`, `savedTokenEntry`). Throws `E_USAGE` (bad URL) and,
  * before any request, `E_AUTH` when no token is configured for it.
  */
 export async function remoteAdmin(registryFlag: string, deps: CliDeps, namespace?: string): Promise<AdminOps> {
@@ -86,7 +87,10 @@ export async function remoteAdmin(registryFlag: string, deps: CliDeps, namespace
   const { RegistryClient } = await import('../client.js');
   const settings = registrySettings(deps, registryFlag);
   const registry = settings.flag as string;
-  const tokenScope = namespace ? `@${namespace.replace(/^@/, '')}` : undefined;
+  // The namespace's own token, else the token of requests about no package (an owner of @acme
+  // asking about @beta gets the registry's own refusal, not a silent anonymous request).
+  const asked = namespace ? `@${namespace.replace(/^@/, '')}` : undefined;
+  const tokenScope = asked !== undefined && tokenFor(registry, settings, asked) !== undefined ? asked : undefined;
   const token = tokenFor(registry, settings, tokenScope);
   if (token === undefined) {
     throw new CtxpkgError('E_AUTH', `no token for ${registry}: administering a registry remotely needs an admin (ctxa_) or namespace-owner (ctxo_) token`, {
