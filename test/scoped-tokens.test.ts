@@ -157,6 +157,11 @@ describe('two namespaces on one registry: one token each', () => {
     world.log.length = 0;
     expect((await run(dir, ['search', 'guide'])).code).toBe(0);
     expect(world.log.filter((r) => r.path === '/api/v1/search').map((r) => r.authorization)).toEqual([`Bearer ${tokens.acmeRead}`]);
-    expectNoToken([first, vendor, second]);
+    // logout without --scope removes the registry-wide token only
+    const out = await run(dir, ['logout', '--registry', R.url.replace(/\/api$/, ''), '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.json).toMatchObject({ scope: null, removed: true, remaining: ['@vendor'] });
+    expect(userConfig()).toMatchObject({ tokens: {}, scoped_tokens: { [R.url]: { '@vendor': tokens.vendorRead } } });
+    expectNoToken([first, vendor, second, out]);
   });
 });
