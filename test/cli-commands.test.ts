@@ -115,7 +115,7 @@ describe('login', () => {
     expect(login.code).toBe(0);
     const cfgPath = join(dir, '.home', 'config.json');
     expect(statSync(cfgPath).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(cfgPath, 'utf8'))).toEqual({ registries: { '@acme': P.url }, tokens: { [P.url]: token } });
+    expect(JSON.parse(readFileSync(cfgPath, 'utf8'))).toEqual({ registries: { '@acme': P.url }, tokens: {}, scoped_tokens: { [P.url]: { '@acme': token } } });
     expect(login.stdout).not.toContain(token);
     await putPackage(P, token, '@acme/base', '1.0.0', makePackage('@acme/base', '1.0.0', SEED));
     const Q = await world.addRegistry('q.test');

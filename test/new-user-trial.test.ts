@@ -117,8 +117,9 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     const read = (await createToken({ store: P.store }, { namespace: 'acme', scope: 'read' })).token;
     const again = await withStdin(['login', '--registry', P.url, '--scope', '@acme'], read);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain(`replaced the token saved for ${root} (the same registry)`);
-    expect(userConfig().tokens).toEqual({ [P.url]: read });
+    expect(again.stdout).toContain(`replaced the token of @acme saved for ${root} (the same registry)`);
+    expect(userConfig().tokens).toEqual({});
+    expect(userConfig().scoped_tokens).toEqual({ [P.url]: { '@acme': read } });
     // Either spelling finds the one token: a publish through the root URL sends the read token and is refused locally.
     writeFileSync(join(dir, 'AGENTS.md'), '# Rules\n\n- Never log tokens.\n');
     expect((await run(['create', '--name', '@acme/rules', '--from', 'AGENTS.md'])).code).toBe(0);

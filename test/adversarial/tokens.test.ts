@@ -88,4 +88,21 @@ describe('issue 11.8: tokens are validated and never printed', () => {
       expect(r.stdout + r.stderr).toContain('[REDACTED:token]');
     }
   });
+
+  it('the error boundary also redacts tokens saved per scope (scoped_tokens in config.json)', async () => {
+    const cwd = tempDir('ctxpkg-tok-');
+    const home = tempDir('ctxpkg-tok-home-');
+    const scoped = 'not-token-shaped-scoped-secret-42';
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ registries: { '@acme': REGISTRY }, tokens: {}, scoped_tokens: { [REGISTRY]: { '@acme': scoped } } }));
+    const leaky = (async (_url: unknown, init?: RequestInit) => {
+      throw new Error(`socket hang up while sending ${new Headers(init?.headers).get('authorization')}`);
+    }) as unknown as typeof fetch;
+    for (const extra of [[], ['--json'], ['--debug']]) {
+      const r = await cli(['info', '@acme/x', ...extra], { cwd, home, fetch: leaky });
+      expect(r.code).not.toBe(0);
+      expectNoLeak(r.stdout + r.stderr, scoped);
+      expect(r.stdout + r.stderr).toContain('[REDACTED:token]');
+    }
+  });
 });

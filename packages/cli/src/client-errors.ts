@@ -131,7 +131,7 @@ function refusedTokenHint(req: FailedRequest): string {
 /**
  * What to do about a 404 (spec/registry.md §9: a private package answers the same 404 as a missing
  * one). Without a token: it may be private — log in with a read token of its namespace. With one:
- * the token's namespace may not be the package's.
+ * the token's namespace may not be the package's — save one of its namespace for its scope.
  */
 function notFoundHint(req: FailedRequest): string {
   const ns = /^@([a-z0-9-]+)\//.exec(req.name ?? '')?.[1];
@@ -139,7 +139,8 @@ function notFoundHint(req: FailedRequest): string {
     return `check the name; if ${req.name ?? 'it'} is private, it answers 404 until you log in with a read token of ${ns ? `@${ns}` : 'its namespace'}: ` +
       `\`ctxpkg login --registry ${req.registry}${ns ? ` --scope @${ns}` : ''}\` (ask an owner for the token)`;
   }
-  return `check the name and the registry for its scope; a private package is visible only to tokens of its own namespace${ns ? ` (@${ns})` : ''}`;
+  return `check the name and the registry for its scope; a private package is visible only to tokens of its own namespace${ns ? ` (@${ns})` : ''}` +
+    (ns ? `: save a read token of @${ns} beside your other tokens with \`ctxpkg login --registry ${req.registry} --scope @${ns}\`` : '');
 }
 
 /**

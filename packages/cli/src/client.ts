@@ -8,7 +8,8 @@
  *   GET  {base}/v1/search?q=
  *
  * Security rules we add over the reference (§12.6): a token is attached only when the request
- * goes to the registry it belongs to (`tokenFor`), redirects are followed by hand and lose the
+ * goes to the registry it belongs to (`tokenFor`); a request about one package carries the token
+ * of that package's scope on the registry, else the registry-wide one (config.ts `savedTokenEntry`), redirects are followed by hand and lose the
  * token when they leave that registry, and every non-2xx answer becomes a `CtxpkgError` with a
  * clear message. Every request runs under the headers/idle/total timeouts of http-limits.ts
  * (`CTXPKG_HTTP_TIMEOUT`, `CTXPKG_HTTP_TOTAL_TIMEOUT`) and every body is read through its capped
@@ -19,7 +20,7 @@
 import { CtxpkgError } from '@ctxpkg/format/errors';
 import { parsePackageName } from '@ctxpkg/format/names';
 import { errorBody, isObject, isTlsTrustCode, networkCause, responseError, tokenScopeOf } from './client-errors.js';
-import { tokenFor, unsentEnvToken, type RegistrySettings } from './config.js';
+import { scopeOfName, tokenFor, unsentEnvToken, type RegistrySettings } from './config.js';
 import { bindDeadline, Deadline, discardBody, readBody, readText, timeoutsFromEnv, type Timeouts } from './http-limits.js';
 
 export { networkCause } from './client-errors.js';
@@ -112,10 +113,12 @@ export class RegistryClient {
   /**
    * Low-level request: token only for `registry`, manual redirects (max 5), network errors mapped,
    * under one deadline (http-limits.ts) whose idle and total timeouts also bound reading the body:
-   * read it with `readBody`/`readText` (`E_NETWORK` on a timeout, the request aborted).
+   * read it with `readBody`/`readText` (`E_NETWORK` on a timeout, the request aborted). `scope`
+   * (`@acme`): the request is about a package (or namespace) of that scope, and carries the token
+   * saved for it (`tokenFor`); without it, the registry-wide token.
    */
-  async request(registry: string, path: string, init: RequestInit = {}): Promise<Response> {
-    const token = tokenFor(registry, this.opts.settings);
+  async request(registry: string, path: string, init: RequestInit = {}, scope?: string): Promise<Response> {
+    const token = tokenFor(registry, this.opts.settings, scope);
     const deadline = new Deadline(registry, this.timeouts);
     let url = registry + path;
     for (let hop = 0; hop < 6; hop++) {
@@ -163,7 +166,7 @@ export class RegistryClient {
    * publish token (publish, yank, unyank), which decides the advice for a refused token.
    */
   private async fail(res: Response, registry: string, what: string, opts: { name?: string; write?: boolean } = {}): Promise<never> {
-    const token = tokenFor(registry, this.opts.settings);
+    const token = tokenFor(registry, this.opts.settings, opts.name === undefined ? undefined : scopeOfName(opts.name));
     const unsent = token ? undefined : unsentEnvToken(registry, this.opts.settings);
     throw responseError(res.status, await errorBody(res), { registry, what, name: opts.name, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write: opts.write === true, ...(unsent ? { unsentEnvToken: unsent } : {}) });
   }
@@ -181,7 +184,7 @@ export class RegistryClient {
   /** Fetch and validate a package index. Throws `E_NOT_FOUND` naming the registry, `E_REGISTRY`. */
   async index(registry: string, name: string): Promise<PackageIndex> {
     const p = splitName(name);
-    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/index.json`);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/index.json`, {}, `@${p.ns}`);
     if (!res.ok) return this.fail(res, registry, `read ${name}`, { name });
     const j = (await this.json(res, MAX_INDEX_BYTES, `the index of ${name}`)) as { versions?: unknown; latest?: unknown; visibility?: unknown } | undefined;
     if (!isObject(j)) {
@@ -223,7 +226,7 @@ export class RegistryClient {
    */
   async download(registry: string, name: string, version: string, expectedSha?: string, t: TransferOptions = {}): Promise<Uint8Array> {
     const p = splitName(name);
-    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}/download`);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}/download`, {}, `@${p.ns}`);
     if (!res.ok) return this.fail(res, registry, `download ${name}@${version}`, { name: `${name}@${version}` });
     const yankedHeader = res.headers.get('x-ctxpkg-yanked');
     if (yankedHeader === 'true' || yankedHeader === 'false') t.onYanked?.(yankedHeader === 'true');
@@ -250,10 +253,10 @@ export class RegistryClient {
    * FORMAT-FACTS §9). Throws `E_FORBIDDEN` (exit 3) naming the fix.
    */
   private refuseReadToken(registry: string, what: string, name: string): void {
-    if (tokenScopeOf(tokenFor(registry, this.opts.settings)) !== 'read') return;
+    if (tokenScopeOf(tokenFor(registry, this.opts.settings, scopeOfName(name))) !== 'read') return;
     const ns = /^@([a-z0-9-]+)\//.exec(name)?.[1] ?? '<ns>';
     throw new CtxpkgError('E_FORBIDDEN', `cannot ${what}: the token for ${registry} is a read token (ctxr_), which can install but never publish, yank or un-yank; nothing was sent`, {
-      hint: `ask an owner of ${ns} for a publish token (\`ctxpkg registry token create --namespace ${ns} --scope publish --registry ${registry}\`) and save it with \`ctxpkg login --registry ${registry}\` (or CTXPKG_TOKEN)`,
+      hint: `ask an owner of ${ns} for a publish token (\`ctxpkg registry token create --namespace ${ns} --scope publish --registry ${registry}\`) and save it with \`ctxpkg login --registry ${registry} --scope @${ns}\` (or CTXPKG_TOKEN)`,
     });
   }
 
@@ -287,7 +290,7 @@ export class RegistryClient {
       init.duplex = 'half';
     }
     init.body = body;
-    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`, init);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`, init, `@${p.ns}`);
     if (res.status !== 201) return this.fail(res, registry, `publish ${name}@${version}`, { name, write: true });
     const j = await this.json(res, MAX_ANSWER_BYTES, `the answer to publishing ${name}@${version}`);
     return isObject(j) ? j : {};
@@ -299,8 +302,8 @@ export class RegistryClient {
     const p = splitName(name);
     const base = `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`;
     const res = yanked
-      ? await this.request(registry, base, { method: 'DELETE' })
-      : await this.request(registry, `${base}/unyank`, { method: 'POST' });
+      ? await this.request(registry, base, { method: 'DELETE' }, `@${p.ns}`)
+      : await this.request(registry, `${base}/unyank`, { method: 'POST' }, `@${p.ns}`);
     if (!res.ok) return this.fail(res, registry, `${yanked ? 'yank' : 'unyank'} ${name}@${version}`, { name: `${name}@${version}`, write: true });
     await discardBody(res);
   }
@@ -311,7 +314,7 @@ export class RegistryClient {
    */
   async version(registry: string, name: string, version: string): Promise<VersionDoc | undefined> {
     const p = splitName(name);
-    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`);
+    const res = await this.request(registry, `/v1/packages/${p.ns}/${p.name}/${encodeURIComponent(version)}`, {}, `@${p.ns}`);
     if (res.status === 404 || res.status === 405) {
       await discardBody(res);
       return undefined;
@@ -361,9 +364,13 @@ export class RegistryClient {
     return { ok: false, answer: `HTTP ${res.status}${type ? ` (${type})` : ''}, not the registry catalog` };
   }
 
-  /** A catalog page (`GET /v1/index.json?after=&limit=`) as JSON, or undefined on any non-2xx answer. Throws like `request`. */
-  async catalogPage(registry: string, after: string, limit: number): Promise<unknown> {
-    const res = await this.request(registry, `/v1/index.json?after=${encodeURIComponent(after)}&limit=${limit}`);
+  /**
+   * A catalog page (`GET /v1/index.json?after=&limit=`) as JSON, or undefined on any non-2xx
+   * answer. `scope`: the page is read for that scope's packages and sends its token (which lists
+   * its private ones). Throws like `request`.
+   */
+  async catalogPage(registry: string, after: string, limit: number, scope?: string): Promise<unknown> {
+    const res = await this.request(registry, `/v1/index.json?after=${encodeURIComponent(after)}&limit=${limit}`, {}, scope);
     if (!res.ok) {
       await discardBody(res);
       return undefined;

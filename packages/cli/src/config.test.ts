@@ -1,8 +1,8 @@
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadUserConfig, normalizeRegistryUrl, redactUrlText, registryFor, saveUserConfig, tokenFor, type RegistrySettings } from './config.js';
+import { loadUserConfig, normalizeRegistryUrl, redactUrlText, registryFor, savedTokensOf, saveUserConfig, tokenFor, type RegistrySettings, type UserConfig } from './config.js';
 
 function settings(over: Partial<RegistrySettings> = {}): RegistrySettings {
   return { project: { registries: {} }, user: { registries: {}, tokens: {} }, env: {}, ...over };
@@ -76,6 +76,86 @@ describe('user config file', () => {
     const deps = { env: { CTXPKG_HOME: join(home, 'u') }, homeDir: home };
     const path = saveUserConfig(deps, { registries: { '@acme': 'http://p' }, tokens: { 'http://p': 'ctxp_1' } });
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(loadUserConfig(deps)).toEqual({ registries: { '@acme': 'http://p' }, tokens: { 'http://p': 'ctxp_1' } });
+    expect(loadUserConfig(deps)).toEqual({ registries: { '@acme': 'http://p' }, tokens: { 'http://p': 'ctxp_1' }, scopedTokens: {} });
+    // no scoped tokens: the file keeps the layout older versions read
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')))).toEqual(['registries', 'tokens']);
+  });
+});
+
+describe('tokenFor with scoped tokens (new-user trial: a second login --scope replaced the first token)', () => {
+  const R = 'http://r.test/api';
+  const user = (over: Partial<UserConfig>): UserConfig => ({ registries: {}, tokens: {}, ...over });
+  it("a package request sends its scope's token, else the registry-wide one; never another scope's", () => {
+    const s = settings({ user: user({ tokens: { [R]: 'ctxr_wide' }, scopedTokens: { [R]: { '@acme': 'ctxr_acme', '@vendor': 'ctxr_vendor' } } }) });
+    expect(tokenFor(R, s, '@acme')).toBe('ctxr_acme');
+    expect(tokenFor(R, s, '@vendor')).toBe('ctxr_vendor');
+    expect(tokenFor(R, s, '@other')).toBe('ctxr_wide');
+    expect(tokenFor(R, s)).toBe('ctxr_wide');
+    const only = settings({ user: user({ scopedTokens: { [R]: { '@acme': 'ctxr_acme', '@vendor': 'ctxr_vendor' } } }) });
+    expect(tokenFor(R, only, '@other')).toBeUndefined();
+    expect(tokenFor('http://evil.test/api', only, '@acme')).toBeUndefined();
+  });
+  it('requests about no package: the registry-wide token, else the one scoped token, else none', () => {
+    expect(tokenFor(R, settings({ user: user({ scopedTokens: { [R]: { '@acme': 'ctxr_acme' } } }) }))).toBe('ctxr_acme');
+    expect(tokenFor(R, settings({ user: user({ scopedTokens: { [R]: { '@acme': 'ctxr_acme', '@vendor': 'ctxr_vendor' } } }) }))).toBeUndefined();
+  });
+  it('scoped tokens match every spelling of their registry (with or without /api), the exact one first', () => {
+    const s = settings({ user: user({ scopedTokens: { 'http://r.test': { '@acme': 'ctxr_root' }, [R]: { '@vendor': 'ctxr_vendor' } } }) });
+    expect(tokenFor(R, s, '@acme')).toBe('ctxr_root');
+    expect(tokenFor('http://r.test', s, '@vendor')).toBe('ctxr_vendor');
+    const both = settings({ user: user({ scopedTokens: { 'http://r.test': { '@acme': 'ctxr_root' }, [R]: { '@acme': 'ctxr_api' } } }) });
+    expect(tokenFor(R, both, '@acme')).toBe('ctxr_api');
+    expect(tokenFor('http://r.test', both, '@acme')).toBe('ctxr_root');
+  });
+  it('CTXPKG_TOKEN, bound to its registry, wins for every scope', () => {
+    const s = settings({ env: { CTXPKG_TOKEN: 'ctxp_env', CTXPKG_REGISTRY: R }, user: user({ scopedTokens: { [R]: { '@acme': 'ctxr_acme' } } }) });
+    expect(tokenFor(R, s, '@acme')).toBe('ctxp_env');
+  });
+  it('a saved scoped token that is not printable ASCII is refused (E_AUTH) without showing it, naming the scope', () => {
+    const s = settings({ user: user({ scopedTokens: { [R]: { '@acme': 'ctxr_bad\r\nX-Evil: 1' } } }) });
+    expect(() => tokenFor(R, s, '@acme')).toThrow(expect.objectContaining({ code: 'E_AUTH', message: expect.stringContaining('the token saved for @acme on http://r.test/api') }));
+    try {
+      tokenFor(R, s, '@acme');
+    } catch (e) {
+      expect(JSON.stringify(e)).not.toContain('X-Evil');
+      expect((e as Error).message).not.toContain('X-Evil');
+    }
+  });
+  it('savedTokensOf lists the registry-wide token first, then scopes, across spellings', () => {
+    const u = user({ tokens: { R: 'x', [R]: 'ctxr_wide' }, scopedTokens: { 'http://r.test': { '@vendor': 'v' }, [R]: { '@acme': 'a' }, 'http://other.test': { '@acme': 'o' } } });
+    expect(savedTokensOf(u, R).map((t) => [t.url, t.scope ?? null])).toEqual([[R, null], [R, '@acme'], ['http://r.test', '@vendor']]);
+  });
+});
+
+describe('user config migration: a file written before scoped tokens', () => {
+  const R = 'http://r.test/api';
+  const homeWith = (text: string) => {
+    const home = mkdtempSync(join(tmpdir(), 'ctxpkg-cfg-'));
+    const deps = { env: { CTXPKG_HOME: join(home, 'u') }, homeDir: home };
+    saveUserConfig(deps, { registries: {}, tokens: {} });
+    writeFileSync(join(home, 'u', 'config.json'), text, { mode: 0o600 });
+    return deps;
+  };
+  it("keeps its one token per registry as the registry-wide token: every scope's requests still send it", () => {
+    const deps = homeWith(JSON.stringify({ registries: { '@acme': R }, tokens: { [R]: 'ctxr_old' } }));
+    const cfg = loadUserConfig(deps);
+    expect(cfg).toEqual({ registries: { '@acme': R }, tokens: { [R]: 'ctxr_old' }, scopedTokens: {} });
+    const s = settings({ user: cfg });
+    expect(tokenFor(R, s, '@acme')).toBe('ctxr_old');
+    expect(tokenFor(R, s)).toBe('ctxr_old');
+  });
+  it('round-trips scoped tokens next to the registry-wide ones, sorted, mode 0600', () => {
+    const deps = homeWith('{}');
+    const path = saveUserConfig(deps, { registries: { '@vendor': R, '@acme': R }, tokens: { [R]: 'ctxr_old' }, scopedTokens: { [R]: { '@vendor': 'ctxr_v', '@acme': 'ctxr_a' }, 'http://empty.test': {} } });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe(
+      JSON.stringify({ registries: { '@acme': R, '@vendor': R }, tokens: { [R]: 'ctxr_old' }, scoped_tokens: { [R]: { '@acme': 'ctxr_a', '@vendor': 'ctxr_v' } } }, null, 2) + '\n',
+    );
+    expect(loadUserConfig(deps).scopedTokens).toEqual({ [R]: { '@acme': 'ctxr_a', '@vendor': 'ctxr_v' } });
+  });
+  it('refuses a scoped_tokens member of the wrong shape, naming the file and key', () => {
+    expect(() => loadUserConfig(homeWith(JSON.stringify({ scoped_tokens: { [R]: 'ctxr_x' } })))).toThrow(expect.objectContaining({ code: 'E_INVALID_JSON', message: expect.stringContaining('scoped_tokens["http://r.test/api"] must be an object of strings') }));
+    expect(() => loadUserConfig(homeWith(JSON.stringify({ scoped_tokens: { [R]: { acme: 'ctxr_x' } } })))).toThrow(expect.objectContaining({ code: 'E_CONFIG', message: expect.stringContaining('not a scope') }));
+    expect(() => loadUserConfig(homeWith(JSON.stringify({ scoped_tokens: [] })))).toThrow(expect.objectContaining({ code: 'E_INVALID_JSON' }));
   });
 });

@@ -11,6 +11,13 @@
  * Tokens (issue 5 item 2): a saved token belongs to exactly one registry URL; `CTXPKG_TOKEN`
  * belongs to the registry named by `--registry`, else by `CTXPKG_REGISTRY`. A token is attached
  * only to requests whose registry URL equals the one it belongs to.
+ *
+ * Scoped tokens (new-user trial: a second `login --scope` replaced the first token): registry
+ * tokens are namespace-scoped (spec/registry.md §9), so a saved token belongs to a registry URL
+ * and, when saved with `ctxpkg login --scope @ns`, to that one scope on it (`scoped_tokens` in
+ * config.json, next to the registry-wide `tokens`). A request about a package of `@ns` sends the
+ * token of `@ns` on that registry, else the registry-wide one (`savedToken`). A config written
+ * before scoped tokens has only `tokens`: each keeps working as its registry's registry-wide token.
  */
 import { chmodSync } from 'node:fs';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
@@ -24,8 +31,13 @@ export interface UserConfig {
   registry?: string;
   /** Scope (`@acme`) → registry URL. */
   registries: Record<string, string>;
-  /** Registry URL (normalized) → token. */
+  /** Registry URL (normalized) → registry-wide token (`ctxpkg login` without `--scope`, and every token saved before scoped tokens). */
   tokens: Record<string, string>;
+  /**
+   * Registry URL (normalized) → scope (`@acme`) → the token saved for that scope on that registry
+   * (`ctxpkg login --scope @acme`); `scoped_tokens` in config.json. Absent means none.
+   */
+  scopedTokens?: Record<string, Record<string, string>>;
 }
 
 /**
@@ -144,29 +156,55 @@ export function parseRegistries(v: unknown, what: string): Record<string, string
   return out;
 }
 
-/** Load the user config; a missing file is an empty config. Throws `E_INVALID_JSON`. */
+/**
+ * Load the user config; a missing file is an empty config. `tokens` (URL → token) are the
+ * registry-wide tokens, `scoped_tokens` (URL → `@scope` → token) the scoped ones; a file without
+ * `scoped_tokens` (written before scoped tokens) loads with none, its tokens registry-wide.
+ * Throws `E_INVALID_JSON` (not JSON, a member of the wrong shape) and `E_CONFIG` (a bad registry
+ * URL or scope key), naming the file and key.
+ */
 export function loadUserConfig(deps: Pick<CliDeps, 'env' | 'homeDir'>): UserConfig {
   const path = userConfigPath(deps);
   const text = readTextIfExists(path);
-  if (text === undefined) return { registries: {}, tokens: {} };
+  if (text === undefined) return { registries: {}, tokens: {}, scopedTokens: {} };
   const o = parseStrictJsonObject(text, path);
   const cfg: UserConfig = {
     registries: parseRegistries(o.registries, `${path}: registries`),
     tokens: {},
+    scopedTokens: {},
   };
   if (typeof o.registry === 'string') cfg.registry = inSetting(`${path}: registry`, () => normalizeRegistryUrl(o.registry as string));
   const tokens = stringMap(o.tokens, `${path}: tokens`);
   for (const k of Object.keys(tokens)) cfg.tokens[inSetting(`${path}: tokens key`, () => normalizeRegistryUrl(k))] = tokens[k];
+  if (o.scoped_tokens !== undefined) {
+    if (!isPlainObject(o.scoped_tokens)) throw new CtxpkgError('E_INVALID_JSON', `${path}: scoped_tokens must be an object of registry URL → {"@scope": token}`);
+    for (const [k, v] of Object.entries(o.scoped_tokens)) {
+      const url = inSetting(`${path}: scoped_tokens key`, () => normalizeRegistryUrl(k));
+      const byScope = stringMap(v, `${path}: scoped_tokens[${JSON.stringify(k)}]`);
+      const into = (cfg.scopedTokens![url] ??= {});
+      for (const scope of Object.keys(byScope)) into[inSetting(`${path}: scoped_tokens[${JSON.stringify(k)}] key ${JSON.stringify(scope)}`, () => checkScope(scope))] = byScope[scope]!;
+    }
+  }
   return cfg;
 }
 
-/** Save the user config atomically with mode 0600 (it holds tokens). */
+/**
+ * Save the user config atomically (`writeFileAtomic`: a temporary file renamed over the old one)
+ * with mode 0600 (it holds tokens). Keys are sorted; `scoped_tokens` is written only when it holds
+ * a token (registries without one are dropped), so a config without scoped tokens keeps the
+ * layout older versions read. Returns the path.
+ */
 export function saveUserConfig(deps: Pick<CliDeps, 'env' | 'homeDir'>, cfg: UserConfig): string {
   const path = userConfigPath(deps);
   const out: Record<string, unknown> = {};
   if (cfg.registry) out.registry = cfg.registry;
   out.registries = Object.fromEntries(Object.keys(cfg.registries).sort().map((k) => [k, cfg.registries[k]]));
   out.tokens = Object.fromEntries(Object.keys(cfg.tokens).sort().map((k) => [k, cfg.tokens[k]]));
+  const scoped = cfg.scopedTokens ?? {};
+  const urls = Object.keys(scoped).filter((u) => Object.keys(scoped[u] ?? {}).length > 0).sort();
+  if (urls.length > 0) {
+    out.scoped_tokens = Object.fromEntries(urls.map((u) => [u, Object.fromEntries(Object.keys(scoped[u]!).sort().map((sc) => [sc, scoped[u]![sc]]))]));
+  }
   writeFileAtomic(path, formatJson(out), { mode: 0o600 });
   chmodSync(path, 0o600);
   return path;
@@ -259,18 +297,31 @@ export function defaultRegistry(s: RegistrySettings): string {
 export const TOKEN_SHAPE = /^ctx[proa]_[A-Za-z0-9_-]{43}$/;
 
 /**
- * The token that may be sent to `registryUrl`, or undefined. `CTXPKG_TOKEN` is bound to the
- * registry named by `--registry`, else `CTXPKG_REGISTRY`; saved tokens to their own URL.
+ * The token that may be sent to `registryUrl` for a request about a package of `scope` (`@acme`;
+ * undefined for requests not about one package: search, whoami, the log), or undefined.
+ * `CTXPKG_TOKEN` is bound to the registry named by `--registry`, else `CTXPKG_REGISTRY`, and wins
+ * there for every scope (it is this run's explicit choice); otherwise the saved token
+ * `savedToken` picks (the scope's own, else the registry-wide one). Throws `E_AUTH` (never showing
+ * the token) when the token found is not printable ASCII without spaces, and `E_CONFIG` for a bad
+ * `CTXPKG_REGISTRY`.
  */
-export function tokenFor(registryUrl: string, s: RegistrySettings): string | undefined {
+export function tokenFor(registryUrl: string, s: RegistrySettings, scope?: string): string | undefined {
   const url = normalizeRegistryUrl(registryUrl);
   const envTok = s.env.CTXPKG_TOKEN;
   if (envTok && envTok.trim() !== '') {
     const bound = s.flag ?? envRegistry(s.env);
     if (bound !== undefined && sameRegistry(bound, url)) return checkedToken(envTok.trim(), 'the token in CTXPKG_TOKEN', 'set CTXPKG_TOKEN to exactly the token text (one line, no spaces)');
   }
-  const saved = savedToken(s.user, url);
-  return saved === undefined ? undefined : checkedToken(saved, `the token saved for ${url} in config.json (your ctxpkg user directory)`, `run \`ctxpkg login --registry ${url}\` again`);
+  const saved = savedTokenEntry(s.user, url, scope);
+  if (saved === undefined) return undefined;
+  const which = saved.scope === undefined ? `the token saved for ${url}` : `the token saved for ${saved.scope} on ${url}`;
+  return checkedToken(saved.token, `${which} in config.json (your ctxpkg user directory)`, `run \`ctxpkg login --registry ${url}${saved.scope ? ` --scope ${saved.scope}` : ''}\` again`);
+}
+
+/** The scope (`@acme`) of a package name `@acme/x`, or undefined for a name without one. */
+export function scopeOfName(name: string): string | undefined {
+  const m = /^(@[^/]+)\//.exec(name);
+  return m ? m[1] : undefined;
 }
 
 /**
@@ -295,15 +346,62 @@ export function unsentEnvToken(registryUrl: string, s: RegistrySettings): string
 }
 
 /**
- * The token saved for `url` in the user config: the one saved under exactly that URL, else the one
- * saved under another spelling of the same registry (`sameRegistry`: with or without `/api`).
+ * The token saved for `url` in the user config for a request about a package of `scope`, or
+ * undefined. See `savedTokenEntry` for the rule.
  */
-export function savedToken(user: UserConfig, url: string): string | undefined {
-  const exact = user.tokens[url];
-  if (exact !== undefined) return exact;
+export function savedToken(user: UserConfig, url: string, scope?: string): string | undefined {
+  return savedTokenEntry(user, url, scope)?.token;
+}
+
+/**
+ * The saved token for `url` and `scope` with the scope it was saved for (undefined: the
+ * registry-wide token). Every lookup accepts the token saved under exactly `url` first, then
+ * under another spelling of the same registry (`sameRegistry`: with or without `/api`).
+ *   1. With `scope` (a request about one package of it): the token saved for `scope` on the
+ *      registry, else the registry-wide token, else none — a token of another namespace is never
+ *      sent for it (it could not read the scope's private packages anyway).
+ *   2. Without `scope` (search, whoami, the log, the catalog): the registry-wide token; when the
+ *      registry has none, its one scoped token if exactly one scope has one (the single-namespace
+ *      user's `login --scope`), else none (the request goes anonymous: no token of one namespace
+ *      is preferred over another's).
+ */
+export function savedTokenEntry(user: UserConfig, url: string, scope?: string): { token: string; scope?: string } | undefined {
   const key = registryKey(url);
-  const other = Object.keys(user.tokens).sort().find((k) => registryKey(k) === key);
-  return other === undefined ? undefined : user.tokens[other];
+  const spellings = (m: Record<string, unknown>): string[] => [
+    ...(Object.prototype.hasOwnProperty.call(m, url) ? [url] : []),
+    ...Object.keys(m).sort().filter((k) => k !== url && registryKey(k) === key),
+  ];
+  const scoped = user.scopedTokens ?? {};
+  if (scope !== undefined) {
+    for (const u of spellings(scoped)) {
+      const t = scoped[u]?.[scope];
+      if (t !== undefined) return { token: t, scope };
+    }
+  }
+  const wide = spellings(user.tokens)[0];
+  if (wide !== undefined) return { token: user.tokens[wide]!, scope: undefined };
+  if (scope !== undefined) return undefined;
+  const all = new Map<string, string>();
+  for (const u of spellings(scoped)) for (const [sc, t] of Object.entries(scoped[u] ?? {})) if (!all.has(sc)) all.set(sc, t);
+  if (all.size !== 1) return undefined;
+  const [only, t] = [...all][0]!;
+  return { token: t, scope: only };
+}
+
+/**
+ * Every token the user config saves for the registry `url` (any spelling, `sameRegistry`), as
+ * `{ scope, url, token }` rows (scope undefined: registry-wide), registry-wide first, then by
+ * scope and URL. For login's and logout's report and the admin hints; never print `token`.
+ */
+export function savedTokensOf(user: UserConfig, url: string): Array<{ url: string; scope?: string; token: string }> {
+  const key = registryKey(url);
+  const out: Array<{ url: string; scope?: string; token: string }> = [];
+  for (const u of Object.keys(user.tokens).sort()) if (registryKey(u) === key) out.push({ url: u, token: user.tokens[u]! });
+  const scoped = user.scopedTokens ?? {};
+  const rows: Array<{ url: string; scope: string; token: string }> = [];
+  for (const u of Object.keys(scoped)) if (registryKey(u) === key) for (const sc of Object.keys(scoped[u] ?? {})) rows.push({ url: u, scope: sc, token: scoped[u]![sc]! });
+  rows.sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  return [...out, ...rows];
 }
 
 /** A token as it may travel in an `Authorization` header: printable ASCII, no spaces. */

@@ -97,8 +97,13 @@ export function tokenRedactor(deps: Pick<CliDeps, 'env' | 'homeDir'>): (text: st
   add(deps.env.CTXPKG_TOKEN);
   try {
     // Plain JSON.parse, not config.ts: the error path of `--help` must stay light (startup-graph.test.ts).
-    const o = JSON.parse(readFileSync(userConfigPath(deps), 'utf8')) as { tokens?: unknown };
+    const o = JSON.parse(readFileSync(userConfigPath(deps), 'utf8')) as { tokens?: unknown; scoped_tokens?: unknown };
     if (o && typeof o.tokens === 'object' && o.tokens !== null) for (const t of Object.values(o.tokens)) if (typeof t === 'string') add(t);
+    if (o && typeof o.scoped_tokens === 'object' && o.scoped_tokens !== null) {
+      for (const byScope of Object.values(o.scoped_tokens)) {
+        if (typeof byScope === 'object' && byScope !== null) for (const t of Object.values(byScope)) if (typeof t === 'string') add(t);
+      }
+    }
   } catch {
     /* no or unreadable config: it holds no token we could print */
   }

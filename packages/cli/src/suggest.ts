@@ -72,9 +72,9 @@ export function scopeSuggestion(name: string, bound: Readonly<Record<string, str
   return `did you mean ${close.map((c) => `${c.scope}${p.rest}`).join(' or ')}? (${close.map((c) => `scope ${c.scope} is bound to ${c.registry}`).join('; ')})`;
 }
 
-async function catalogNames(client: RegistryClient, registry: string, after: string, limit: number): Promise<string[]> {
+async function catalogNames(client: RegistryClient, registry: string, after: string, limit: number, scope?: string): Promise<string[]> {
   try {
-    const body = (await client.catalogPage(registry, after, limit)) as { packages?: unknown } | undefined;
+    const body = (await client.catalogPage(registry, after, limit, scope)) as { packages?: unknown } | undefined;
     const list = Array.isArray(body?.packages) ? body.packages : [];
     return list.map((p) => (typeof p === 'object' && p !== null ? (p as { name?: unknown }).name : undefined)).filter((n): n is string => typeof n === 'string');
   } catch {
@@ -93,7 +93,7 @@ export async function closeRegistryNames(client: RegistryClient, registry: strin
   if (!p) return [];
   // the allowed distance is measured on the unscoped name, so a long scope does not widen it
   const limit = Math.floor(Math.max(p.rest.length - 1, 3) / 3);
-  const own = (await catalogNames(client, registry, `${p.scope}/`, 200)).filter((n) => n.startsWith(`${p.scope}/`));
+  const own = (await catalogNames(client, registry, `${p.scope}/`, 200, p.scope)).filter((n) => n.startsWith(`${p.scope}/`));
   const near = closest(name, own, 3, limit);
   if (near.length > 0) return near;
   return closest(name, await catalogNames(client, registry, p.scope.slice(0, 2), 500), 3, limit);

@@ -60,7 +60,7 @@ export async function runWatch(opts: { namespace: string; registry?: string; fro
   }
   const proofs = await f.computeFromTiles(size, view.fetchTile, (read) => entries.map((e) => f.inclusionProof(e.index, size, read)));
   entries.forEach((e, i) => f.verifyEntryInclusion(e.bytes, e.index, proofs[i]!, view.latest));
-  const hasToken = tokenFor(registry, session.settings) !== undefined;
+  const hasToken = tokenFor(registry, session.settings, ns) !== undefined;
   const openings = new Map<number, { entry: string; nonce: string }>();
   let unopened = 0;
   if (hasToken && entries.some((e) => f.parseLogEntry(e.bytes).kind === 'commitment')) {

@@ -1,8 +1,11 @@
 /**
  * `ctxpkg login --registry URL`: read a token from stdin (piped) or a prompt (TTY, not echoed)
- * and save it for that registry only, in the user config (mode 0600). `--scope @ns` also binds
- * the scope to the registry; without `--scope`, the registry becomes the user's default registry
- * when none is set (as `npm login --registry` users expect `npm search` to use it).
+ * and save it for that registry only, in the user config (mode 0600). `--scope @ns` saves it as
+ * the token of that scope on the registry, beside (never over) the tokens of other scopes and the
+ * registry-wide one (registry tokens are namespace-scoped: a member of two namespaces needs two),
+ * and binds the scope to the registry; without `--scope` it is the registry-wide token, and the
+ * registry becomes the user's default registry when none is set (as `npm login --registry` users
+ * expect `npm search` to use it). Replacing the token saved for the same (registry, scope) says so.
  *
  * Before saving, the token's shape is checked (`ctxp_`/`ctxr_` + 43 characters, spec/registry.md
  * §9), then the URL and the token with one authenticated request (`GET /v1/index.json?limit=1`):
@@ -152,7 +155,7 @@ async function checkScopeAgainstToken(scope: string, namespace: string, registry
  * `E_REGISTRY` (not a registry API); nothing is saved when it throws.
  */
 export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<CommandResult> {
-  const { checkScope, loadUserConfig, normalizeRegistryUrl, sameRegistry, saveUserConfig, TOKEN_SHAPE } = await import('../config.js');
+  const { checkScope, loadUserConfig, normalizeRegistryUrl, sameRegistry, savedTokensOf, saveUserConfig, TOKEN_SHAPE } = await import('../config.js');
   const raw = opts.registry ?? deps.env.CTXPKG_REGISTRY;
   if (!raw) throw new CtxpkgError('E_USAGE', 'login needs --registry URL', { hint: 'ctxpkg login --registry https://registry.example.com/api' });
   const registry = normalizeRegistryUrl(raw);
@@ -162,18 +165,45 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   const checked = opts.verify === false ? undefined : await verifyToken(registry, token, deps);
   const warnings = scope && checked?.namespace !== undefined ? await checkScopeAgainstToken(scope, checked.namespace, registry) : [];
   const cfg = loadUserConfig(deps);
-  // One entry per registry: a token saved under another spelling of it (with or without /api)
-  // is replaced, not kept beside this one.
-  const replaced = Object.keys(cfg.tokens).filter((k) => k !== registry && sameRegistry(k, registry)).sort();
-  for (const k of replaced) delete cfg.tokens[k];
-  cfg.tokens[registry] = token;
-  if (scope) cfg.registries[scope] = registry;
+  // One entry per (registry, scope): a token saved for the same scope (or, without --scope, the
+  // registry-wide token) under this or another spelling of the registry (with or without /api) is
+  // replaced, not kept beside this one. Tokens of other scopes stay.
+  let replaced: string[];
+  let sameToken = false;
+  if (scope) {
+    const scoped = (cfg.scopedTokens ??= {});
+    replaced = Object.keys(scoped).filter((k) => sameRegistry(k, registry) && scoped[k]?.[scope] !== undefined).sort();
+    for (const k of replaced) {
+      sameToken ||= scoped[k]![scope] === token;
+      delete scoped[k]![scope];
+      if (Object.keys(scoped[k]!).length === 0) delete scoped[k];
+    }
+    (scoped[registry] ??= {})[scope] = token;
+    cfg.registries[scope] = registry;
+  } else {
+    replaced = Object.keys(cfg.tokens).filter((k) => sameRegistry(k, registry)).sort();
+    for (const k of replaced) {
+      sameToken ||= cfg.tokens[k] === token;
+      delete cfg.tokens[k];
+    }
+    cfg.tokens[registry] = token;
+  }
   const previousDefault = cfg.registry;
   const madeDefault = !scope && previousDefault === undefined;
   if (madeDefault) cfg.registry = registry;
   const path = saveUserConfig(deps, cfg);
-  const text = [`saved a token for ${registry} in ${path} (mode 0600)`];
-  if (replaced.length > 0) text.push(`replaced the token saved for ${replaced.join(', ')} (the same registry)`);
+  const which = scope ? `the token of ${scope}` : 'the registry-wide token';
+  const text = [`saved a token for ${registry}${scope ? ` scope ${scope}` : ' (registry-wide: for every scope without a token of its own)'} in ${path} (mode 0600)`];
+  const others = replaced.filter((k) => k !== registry);
+  if (replaced.length > 0) {
+    text.push(
+      sameToken && others.length === 0
+        ? `${which} saved for ${registry} was already this token`
+        : `replaced ${which} saved for ${replaced.join(', ')}${others.length > 0 ? ' (the same registry)' : ''}`,
+    );
+  }
+  const kept = savedTokensOf(cfg, registry).filter((t) => t.scope !== scope).map((t) => t.scope ?? 'registry-wide');
+  if (kept.length > 0) text.push(`kept the other tokens saved for ${registry}: ${kept.join(', ')}`);
   text.push(checked?.line ?? 'the token was not checked (--no-verify)');
   if (scope) text.push(`scope ${scope} → ${registry}`);
   if (madeDefault) text.push(`default registry set to ${registry} (used by search and for packages whose scope has no registry)`);
@@ -183,6 +213,7 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
     warnings,
     json: {
       registry, config: path, scope: scope ?? null, default_registry: cfg.registry ?? null, default_set: madeDefault, token_checked: checked !== undefined,
+      replaced: replaced.length > 0, other_tokens: kept,
       token_namespace: checked?.namespace !== undefined ? `@${checked.namespace}` : null,
     },
   };
@@ -190,10 +221,10 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
 
 export function register(program: Command, ctx: CommandContext): void {
   ctx
-    .command(program, 'login', 'save a registry token (read from stdin or a prompt) for one registry')
+    .command(program, 'login', 'save a registry token (read from stdin or a prompt) for one registry, or for one scope on it')
     .option('--registry <url>', 'the registry the token belongs to (default: CTXPKG_REGISTRY)')
-    .option('--scope <@ns>', 'also use this registry for packages of the scope (without it, the registry becomes your default when none is set)')
+    .option('--scope <@ns>', "save the token for this scope's packages (beside other scopes' tokens) and use this registry for them (without it: the registry-wide token, and the registry becomes your default when none is set)")
     .option('--no-verify', 'save without checking the URL and the token with the registry (by default nothing is saved unless the registry accepts the token)')
-    .addHelpText('after', examples(['echo "$TOKEN" | ctxpkg login --registry https://registry.example.com/api', 'ctxpkg login --registry https://r.example/api --scope @acme']))
+    .addHelpText('after', examples(['echo "$TOKEN" | ctxpkg login --registry https://registry.example.com/api', 'ctxpkg login --registry https://r.example/api --scope @acme', 'echo "$VENDOR_TOKEN" | ctxpkg login --registry https://r.example/api --scope @vendor   # kept beside @acme\'s token']))
     .action(ctx.action(async (opts: LoginOptions) => runLogin(opts, ctx.deps)));
 }

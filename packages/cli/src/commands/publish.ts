@@ -53,7 +53,7 @@ export function pickFile(cwd: string, file?: string): { path: string; label: str
 
 export async function runPublish(file: string | undefined, opts: PublishOptions, deps: CliDeps): Promise<CommandResult> {
   const { readPackage, parsePackageName, validateVersion } = await import('@ctxpkg/format');
-  const { registryFor, tokenFor } = await import('../config.js');
+  const { registryFor, scopeOfName, tokenFor } = await import('../config.js');
   const { sha256Bytes } = await import('../store.js');
   const { createProgress } = await import('../progress.js');
   const { readPackageFile, withFileContext } = await import('../package-file.js');
@@ -90,9 +90,10 @@ export async function runPublish(file: string | undefined, opts: PublishOptions,
       json: { name, version, registry, bytes: bytes.length, artifact_sha256: sha, signer: pkg.signer ?? null, dry_run: true },
     };
   }
-  if (!tokenFor(registry, session.settings)) {
-    throw new CtxpkgError('E_AUTH', `no token for ${registry}`, {
-      hint: `run \`ctxpkg login --registry ${registry}\`, or set CTXPKG_TOKEN together with CTXPKG_REGISTRY=${registry}`,
+  const scope = scopeOfName(name) as string;
+  if (!tokenFor(registry, session.settings, scope)) {
+    throw new CtxpkgError('E_AUTH', `no token for ${scope} on ${registry}`, {
+      hint: `run \`ctxpkg login --registry ${registry} --scope ${scope}\` with a publish token of ${scope}, or set CTXPKG_TOKEN together with CTXPKG_REGISTRY=${registry}`,
     });
   }
   const bar = createProgress(deps.stderr, `publishing ${name}@${version}`);

@@ -76,15 +76,22 @@ export function tokenHash(token: string): string {
 const TOKEN_TEXT = /^ctx[a-z]_[A-Za-z0-9_-]{43}$/;
 
 /**
- * Admin operations on the registry at `registryFlag` with the token configured for it. Throws
- * `E_USAGE` (bad URL) and, before any request, `E_AUTH` when no token is configured for it.
+ * Admin operations on the registry at `registryFlag` with the token configured for it: when the
+ * command is about one `namespace` (`acme` or `@acme`), the token saved for that scope on the
+ * registry; else (or when it has none) the token of requests about no package — the registry-wide
+ * one, else the only scoped one (config.ts `tokenFor`, `savedTokenEntry`). Throws `E_USAGE` (bad URL) and,
+ * before any request, `E_AUTH` when no token is configured for it.
  */
-export async function remoteAdmin(registryFlag: string, deps: CliDeps): Promise<AdminOps> {
+export async function remoteAdmin(registryFlag: string, deps: CliDeps, namespace?: string): Promise<AdminOps> {
   const { registrySettings, tokenFor } = await import('../config.js');
   const { RegistryClient } = await import('../client.js');
   const settings = registrySettings(deps, registryFlag);
   const registry = settings.flag as string;
-  const token = tokenFor(registry, settings);
+  // The namespace's own token, else the token of requests about no package (an owner of @acme
+  // asking about @beta gets the registry's own refusal, not a silent anonymous request).
+  const asked = namespace ? `@${namespace.replace(/^@/, '')}` : undefined;
+  const tokenScope = asked !== undefined && tokenFor(registry, settings, asked) !== undefined ? asked : undefined;
+  const token = tokenFor(registry, settings, tokenScope);
   if (token === undefined) {
     throw new CtxpkgError('E_AUTH', `no token for ${registry}: administering a registry remotely needs an admin (ctxa_) or namespace-owner (ctxo_) token`, {
       hint: `save it with \`ctxpkg login --registry ${registry}\` (reads the token from stdin) or set CTXPKG_TOKEN for this command; on the server, an operator creates one with \`ctxpkg registry token create --scope admin --data <dir>\` (or --scope owner --namespace <ns>)`,
@@ -99,7 +106,7 @@ export async function remoteAdmin(registryFlag: string, deps: CliDeps): Promise<
       init.body = JSON.stringify(body);
       init.headers = { 'content-type': 'application/json' };
     }
-    const res = await client.request(registry, path, init);
+    const res = await client.request(registry, path, init, tokenScope);
     if (!res.ok) {
       const b = await errorBody(res);
       if (res.status === 404 && b.code === undefined) {

@@ -246,7 +246,7 @@ async function adminOps(flags: AdminFlags, deps: CliDeps, namespace?: string): P
       throw new CtxpkgError('E_USAGE', 'give --registry URL (administer remotely) or --data/--db (on the server), not both');
     }
     const { remoteAdmin } = await import('./registry-remote.js');
-    return remoteAdmin(flags.registry, deps);
+    return remoteAdmin(flags.registry, deps, namespace);
   }
   const env = deps.env;
   if (flags.data === undefined && flags.db === undefined && !env.CTXPKG_REGISTRY_DATA && !env.CTXPKG_REGISTRY_DB) {
@@ -298,6 +298,14 @@ async function adminRegistriesSaved(deps: CliDeps, namespace?: string): Promise<
     const scopes = Object.keys(cfg.registries).filter((s) => cfg.registries[s] === url).sort();
     const what = prefix === 'ctxa_' ? 'an admin token' : `an owner token${scopes.length ? ` (${scopes.join(', ')})` : ''}`;
     out.push({ url, what });
+  }
+  // Tokens saved with `login --scope`: an owner token names its own scope.
+  const scoped = cfg.scopedTokens ?? {};
+  for (const url of Object.keys(scoped).sort()) {
+    const own = Object.keys(scoped[url] ?? {}).filter((s) => /^ctx[ao]_/.test(scoped[url]![s] ?? '')).sort();
+    if (own.length === 0 || out.some((o) => o.url === url)) continue;
+    const admin = own.some((s) => scoped[url]![s]!.startsWith('ctxa_'));
+    out.push({ url, what: admin ? 'an admin token' : `an owner token (${own.join(', ')})` });
   }
   return out.sort((a, b) => Number(b.url === bound) - Number(a.url === bound));
 }

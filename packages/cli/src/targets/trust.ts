@@ -82,7 +82,7 @@ export function ownScopes(projectRegistries: Readonly<Record<string, string>>, d
     user = undefined;
   }
   for (const [scope, url] of Object.entries(user?.registries ?? {})) {
-    const tok = user ? savedToken(user, url) : undefined;
+    const tok = user ? savedToken(user, url, scope) : undefined;
     if (tok !== undefined && (tok.startsWith('ctxp_') || tok.startsWith('ctxo_'))) out.add(scope);
   }
   return [...out].sort();

@@ -31,13 +31,14 @@ export class LogFetcher {
     private readonly settings: RegistrySettings,
   ) {}
 
-  private async get(registry: string, path: string): Promise<Response> {
+  /** GET `path`; `scope` (`@acme`): a request about that namespace, sent with its token. */
+  private async get(registry: string, path: string, scope?: string): Promise<Response> {
     this.requests++;
-    return this.client.request(registry, path);
+    return this.client.request(registry, path, {}, scope);
   }
 
-  private async fail(registry: string, res: Response, what: string): Promise<never> {
-    const token = tokenFor(registry, this.settings);
+  private async fail(registry: string, res: Response, what: string, scope?: string): Promise<never> {
+    const token = tokenFor(registry, this.settings, scope);
     throw responseError(res.status, await errorBody(res), { registry, what, sentToken: Boolean(token), tokenScope: tokenScopeOf(token), write: false });
   }
 
@@ -84,13 +85,17 @@ export class LogFetcher {
     return p;
   }
 
-  /** The openings of a namespace's commitments from index `from` (needs a token of the namespace). */
+  /**
+   * The openings of a namespace's commitments from index `from` (needs a token of the namespace:
+   * sends the one saved for `@namespace`, else the registry-wide one).
+   */
   async openings(registry: string, namespace: string, from: number): Promise<Array<{ index: number; entry: string; nonce: string }>> {
     const out: Array<{ index: number; entry: string; nonce: string }> = [];
+    const scope = `@${namespace.replace(/^@/, '')}`;
     let next: number | null = from;
     while (next !== null) {
-      const res = await this.get(registry, `/v1/log/openings/${namespace.replace(/^@/, '')}?from=${next}`);
-      if (!res.ok) return this.fail(registry, res, `read the log openings of ${namespace}`);
+      const res = await this.get(registry, `/v1/log/openings/${scope.slice(1)}?from=${next}`, scope);
+      if (!res.ok) return this.fail(registry, res, `read the log openings of ${namespace}`, scope);
       const j = JSON.parse(await readText(res, 8 * 1024 * 1024, 'log openings')) as { openings?: Array<{ index: number; entry: string; nonce: string }>; next?: number | null };
       for (const o of j.openings ?? []) if (typeof o.index === 'number' && typeof o.entry === 'string' && typeof o.nonce === 'string') out.push(o);
       next = typeof j.next === 'number' && j.next > next ? j.next : null;
