@@ -2,9 +2,10 @@
  * `ctxpkg render` on budgets too small for the frame: the error names the smallest budget that
  * works, in the unit of the flag used (spec/pack.md §4), and that budget then works.
  */
-import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { unlinkPinned } from '../fsutil.js';
 import { pruneReceipts, RECEIPTS_KEPT } from './render.js';
 import { makeProject, mgraph, mnode, run } from '../targets/__tests__/harness.js';
 
@@ -61,16 +62,33 @@ describe('ctxpkg render: receipts of packs written to stdout', () => {
     expect(left).toContain('notes.txt');
   });
 
+  it('never removes files through a symbolic link: .ctxpkg/receipts pointing elsewhere is left alone', async () => {
+    const root = project();
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const names = Array.from({ length: RECEIPTS_KEPT + 3 }, (_, i) => `${String(i).padStart(2, '0')}${'c'.repeat(62)}.json`);
+    for (const n of names) writeFileSync(join(elsewhere, n), '{}\n');
+    mkdirSync(join(root, '.ctxpkg'), { recursive: true });
+    symlinkSync(elsewhere, join(root, '.ctxpkg', 'receipts'));
+    // The receipt is not written through the link (the render fails with a clear error) …
+    const r = await run(['render', '--now', '2026-06-01T00:00:00Z'], root);
+    expect(r.code).not.toBe(0);
+    expect(readdirSync(elsewhere).filter((n) => names.includes(n))).toHaveLength(names.length);
+    // … and the pruning itself, given the CLI's remover, deletes nothing through it.
+    pruneReceipts(join(root, ".ctxpkg", "receipts"), 0, unlinkPinned);
+    expect(readdirSync(elsewhere).filter((n) => names.includes(n))).toHaveLength(names.length);
+  });
+
   it('pruneReceipts leaves a directory with fewer receipts alone', () => {
     const root = project();
     const dir = join(root, '.ctxpkg', 'receipts');
     mkdirSync(dir, { recursive: true });
     const name = `${'b'.repeat(64)}.json`;
     writeFileSync(join(dir, name), '{}\n');
-    pruneReceipts(dir, 1);
+    pruneReceipts(dir, 1, unlinkSync);
     expect(readdirSync(dir)).toEqual([name]);
-    pruneReceipts(dir, 0);
+    pruneReceipts(dir, 0, unlinkSync);
     expect(readdirSync(dir)).toEqual([]);
-    pruneReceipts(join(root, 'missing'), 0);
+    pruneReceipts(join(root, 'missing'), 0, unlinkSync);
   });
 });

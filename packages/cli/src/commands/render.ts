@@ -5,7 +5,7 @@
  * nothing) and write its receipt beside it: `<out>.receipt.json`, or — when the pack goes
  * to stdout — `.ctxpkg/receipts/<pack sha256>.json` (the newest `RECEIPTS_KEPT` are kept).
  */
-import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
@@ -35,10 +35,11 @@ const PACK_RECEIPT = /^[0-9a-f]{64}\.json$/;
 
 /**
  * Delete all but the `keep` newest pack receipts in `dir` (by modification time, then name; the
- * sync receipt `sync.json` and any other file are never touched). Best effort: a file another
- * process removed first, or one that cannot be read, is skipped.
+ * sync receipt `sync.json` and any other file are never touched) with `remove` — under `.ctxpkg/`
+ * that is `unlinkPinned` (fsutil.ts: no symbolic link on the way is followed). Best effort: a file
+ * another process removed first, or one that cannot be read or removed, is skipped.
  */
-export function pruneReceipts(dir: string, keep: number): void {
+export function pruneReceipts(dir: string, keep: number, remove: (path: string) => void): void {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => PACK_RECEIPT.test(n));
@@ -58,7 +59,7 @@ export function pruneReceipts(dir: string, keep: number): void {
   aged.sort((a, b) => b.ms - a.ms || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const { name } of aged.slice(keep)) {
     try {
-      unlinkSync(join(dir, name));
+      remove(join(dir, name));
     } catch {
       /* gone meanwhile */
     }
@@ -79,7 +80,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
   const { bytesForTokens, checkByteBudget, estimateTokens } = await import('@ctxpkg/format/pack/budget');
   const { receiptText } = await import('@ctxpkg/format/pack/receipt');
   const { loadProjectContext } = await import('../targets/context.js');
-  const { writeFileAtomic } = await import('../fsutil.js');
+  const { unlinkPinned, writeFileAtomic } = await import('../fsutil.js');
   if (opts.maxBytes !== undefined && opts.maxTokens !== undefined) {
     throw new CtxpkgError('E_USAGE', '--max-bytes and --max-tokens are mutually exclusive');
   }
@@ -145,7 +146,7 @@ export async function runRender(opts: RenderOptions, deps: CliDeps): Promise<Com
   }
   const receiptPath = join(project.root, '.ctxpkg', 'receipts', `${pack.sha256.slice('sha256:'.length)}.json`);
   writeFileAtomic(receiptPath, receipt);
-  pruneReceipts(dirname(receiptPath), RECEIPTS_KEPT);
+  pruneReceipts(dirname(receiptPath), RECEIPTS_KEPT, unlinkPinned);
   return {
     text: pack.text.endsWith('\n') ? pack.text.slice(0, -1).split('\n') : pack.text.split('\n'),
     json: { ...summary, receipt: receiptPath, pack: pack.text },
