@@ -213,6 +213,9 @@ function whereToRead(rs: Pick<DeliveredRuleSet, 'patterns'>): string {
   return `run \`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
 }
 
+/** A rule set the always-on header lists: its patterns, and whether it has no rule file (on demand). */
+type ListedRuleSet = Pick<DeliveredRuleSet, 'patterns'> & { onDemand?: boolean };
+
 /** Patterns as inline code, comma-separated (a `**` is not read as emphasis). */
 const codeList = (patterns: readonly string[]): string => patterns.map((p) => `\`${p}\``).join(', ');
 
@@ -221,10 +224,11 @@ const codeList = (patterns: readonly string[]): string => patterns.map((p) => `\
  * sentence, then one line per rule set — its patterns and what to read — at most
  * `MAX_LISTED_RULE_SETS`, the rest counted (bounded header).
  */
-function ruleSetLines(sets: readonly Pick<DeliveredRuleSet, 'patterns'>[]): string[] {
+function ruleSetLines(sets: readonly ListedRuleSet[]): string[] {
   if (sets.length === 0) return [];
   const lines = ['Some rules apply only to certain files. Before you work on a file that matches a pattern below, run the command named there to read its rules (agents with path-scoped rule files of their own load them by themselves):'];
-  for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) lines.push(`- ${codeList(rs.patterns)}: ${whereToRead(rs)}`);
+  // A set delivered on demand has no rule file: every agent runs its command.
+  for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) lines.push(`- ${codeList(rs.patterns)}: ${whereToRead(rs)}${rs.onDemand ? ' (every agent: too large for a rule file)' : ''}`);
   if (sets.length > MAX_LISTED_RULE_SETS) {
     const more = sets.length - MAX_LISTED_RULE_SETS;
     lines.push(`- ${more} more rule ${more === 1 ? 'set' : 'sets'} for other paths: run \`ctxpkg render --focus <path>\` to get the rules for a path`);
@@ -257,7 +261,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   // Rule sets whose header alone does not fit the rule-file cap: delivered on demand.
   const onDemandSets: OnDemandRuleSet[] = [];
   // Every set the always-on header lists, delivered or on demand, in `ruleSetsOf` order.
-  const listed: Pick<DeliveredRuleSet, 'patterns'>[] = [];
+  const listed: ListedRuleSet[] = [];
   // Scope patterns an enabled target's frontmatter cannot carry (`patternsFor`), one line each.
   const warnings: string[] = [];
   const fileCap = Math.min(config.sync.file_max_bytes, ...everyScoping.map((t) => t.limits.ruleFile?.bytes ?? Infinity));
@@ -304,7 +308,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     if (pack instanceof CtxpkgError) {
       // Its nodes count as on demand in the sync receipt (they are in no tier's receipt).
       onDemandSets.push({ set, patterns, title });
-      listed.push({ patterns });
+      listed.push({ patterns, onDemand: true });
       warnings.push(`${pack.message}; its rules are delivered on demand instead (${whereToRead({ patterns })}), no rule file is written${pack.hint !== undefined ? `; ${pack.hint}` : ''}`);
       continue;
     }

@@ -91,7 +91,7 @@ describe('cap errors name the setting to change', () => {
     // always-on block with its command, no rule file), and everything else is delivered.
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/warning: path-scoped rules src\/\*\* \(@acme\/big: scoped rules\): its header alone need \d+ bytes, more than "context\.sync\.file_max_bytes" in ctxpkg\.json allows \(currently 200\); its rules are delivered on demand instead \(run `ctxpkg render --focus 'src\/\*\*'`\), no rule file is written; set "context\.sync\.file_max_bytes" in ctxpkg\.json to at least \d+/);
-    expect(readFile(root, '.github/copilot-instructions.md')).toContain("- `src/**`: run `ctxpkg render --focus 'src/**'`");
+    expect(readFile(root, '.github/copilot-instructions.md')).toContain("- `src/**`: run `ctxpkg render --focus 'src/**'` (every agent: too large for a rule file)");
     expect(readFile(root, '.github/instructions/ctxpkg-acme__big--scoped.instructions.md')).toBeUndefined();
     expect(r.json.tiers).toMatchObject({ path_scoped: 0, rule_sets: 0, on_demand: 1 });
     const receipt = JSON.parse(readFile(root, '.ctxpkg/receipts/sync.json') as string);
