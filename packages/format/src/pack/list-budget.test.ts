@@ -156,4 +156,25 @@ describe('force and fairness', () => {
       }
     }
   });
+  it('trusted first also for items of one section taken in source order against the rank order (each waits for the one above it)', () => {
+    // A trusted section whose first lines rank low (facts) and later lines high (gotchas): a
+    // gotcha is read first but can be taken only after the fact above it (sections in source
+    // order), so one pass over the trusted tier misses it and the vendor's tier took its bytes.
+    const team = [
+      node('@a/team', 'root', { type: 'section', content: 'Team rules', file_path: 'AGENTS.md', line_start: 1, line_end: 20 }),
+      ...Array.from({ length: 8 }, (_, i) =>
+        node('@a/team', `t${i}`, { type: i % 2 === 0 ? 'fact' : 'gotcha', content: `- Team rule ${i}: ${i % 2 === 0 ? 'the service keeps its state in' : 'never write to'} table ${i} from a request handler.`, file_path: 'AGENTS.md', line_start: i + 2, line_end: i + 2 }),
+      ),
+    ];
+    const edges = team.slice(1).map((n) => ({ from: '@a/team#root', to: n.id, type: 'contains' as const }));
+    const vendor = Array.from({ length: 40 }, (_, i) => node('@v/one', `v${String(i).padStart(2, '0')}`, { type: 'gotcha', content: `Never call endpoint ${i} without a retry budget.`, file_path: 'GUIDE.md', line_start: i + 1, line_end: i + 1 }));
+    const trusted = new Set(['@a/team']);
+    const teamOf = (p: ReturnType<typeof compilePack>) => p.receipt.delivered.filter((d) => d.package === '@a/team').map((d) => d.id);
+    const alone = compilePack({ graph: graph(team, edges), maxBytes: 64 * 1024, now: NOW, trusted });
+    expect(teamOf(alone)).toHaveLength(8);
+    for (let maxBytes = alone.bytes + 400; maxBytes <= alone.bytes + 2400; maxBytes += 250) {
+      const p = compilePack({ graph: graph([...team, ...vendor], edges), maxBytes, now: NOW, trusted });
+      expect(teamOf(p), `${maxBytes}`).toEqual(teamOf(alone));
+    }
+  });
 });

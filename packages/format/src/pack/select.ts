@@ -843,8 +843,15 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     });
     // The trusted tier, before the others: what its shares left (a need is a lower bound) goes
     // to its candidates in the total order, so an untrusted package gets only what the team's
-    // own rules cannot use.
-    if (t === 0 && tiers.length > 1 && pk.trustedAll) spend(pk.trustedAll, o.maxBytes - total);
+    // own rules cannot use. Repeated until nothing changes, as the pool pass is: a candidate
+    // whose section predecessor (`after`) is taken later in a pass can only be taken on the next
+    // (new-user trial 4, finding 1: the vendor's tier took the bytes of such an item).
+    if (t === 0 && tiers.length > 1 && pk.trustedAll) {
+      for (let before = -1; before !== total; ) {
+        before = total;
+        spend(pk.trustedAll, o.maxBytes - total);
+      }
+    }
   });
 
   // 2. Section pass over the bytes left.
