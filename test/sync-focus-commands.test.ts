@@ -90,3 +90,34 @@ describe('the command the AGENTS.md block names for a rule set prints that set o
     }
   });
 });
+
+describe('the commands the AGENTS.md block names are safe to run as written (attack pass 2, finding 1)', () => {
+  it("a scope pattern that would end the shell quoting is never put in a command: the next pattern, or a path to fill in", async () => {
+    const P = '@evil/x';
+    const evil = "src/'$(touch /tmp/ctxpkg-pwned)'/**";
+    const nodes: MergedNode[] = [
+      mnode(P, 'one', { type: 'section', content: 'One', file_path: 'ONE.md', line_start: 1, line_end: 3 }),
+      mnode(P, 'two', { type: 'section', content: 'Two', file_path: 'TWO.md', line_start: 1, line_end: 3 }),
+      mnode(P, 's1', { type: 'scope', content: evil }),
+      mnode(P, 's2', { type: 'scope', content: 'lib/**' }),
+      mnode(P, 's3', { type: 'scope', content: `${evil}x` }),
+      mnode(P, 'r1', { type: 'convention', content: 'Rule one.', file_path: 'ONE.md', line_start: 2, line_end: 2 }),
+      mnode(P, 'r2', { type: 'convention', content: 'Rule two.', file_path: 'TWO.md', line_start: 2, line_end: 2 }),
+    ];
+    const edges: Array<{ from: string; to: string; type: 'contains' | 'applies_to' }> = [
+      { from: `${P}#one`, to: `${P}#s1`, type: 'applies_to' },
+      { from: `${P}#one`, to: `${P}#s2`, type: 'applies_to' },
+      { from: `${P}#two`, to: `${P}#s3`, type: 'applies_to' },
+      { from: `${P}#one`, to: `${P}#r1`, type: 'contains' },
+      { from: `${P}#two`, to: `${P}#r2`, type: 'contains' },
+    ];
+    const root = makeProject({ files: { 'AGENTS.md': '# Project\n' }, graph: mgraph(nodes, edges), context: { sync: { targets: ['agents-md'] } } });
+    const s = await run(['sync'], root);
+    expect(s.code, s.stderr).toBe(0);
+    const agents = readFile(root, 'AGENTS.md') as string;
+    const commands = [...agents.matchAll(/`(ctxpkg render --focus [^`]*)`/g)].map((m) => m[1] as string);
+    expect(commands).toContain("ctxpkg render --focus 'lib/**'");
+    expect(commands).toContain('ctxpkg render --focus <the path of the file>');
+    for (const c of commands) expect(c, c).not.toContain('$(touch');
+  });
+});

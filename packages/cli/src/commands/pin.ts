@@ -49,9 +49,23 @@ async function packagePart(arg: string): Promise<string | undefined> {
 }
 
 /** Run `ctxpkg pin`. */
+/**
+ * The last line of the successor list: the `ctxpkg pin` command for the best successor (and the
+ * `unpin` of the broken pin before it, when it is pinned), each argument as `shellArg` writes it
+ * — ids are package text, and the line is run as written; `undefined` (an id that cannot stay one
+ * shell argument) names no command for it. `unpin`: `undefined` when the pin is not pinned,
+ * `null` when it is but cannot be quoted.
+ */
+export function pinHint(pin: string | undefined, unpin: string | null | undefined): string {
+  const first = pin !== undefined ? `pin one with \`ctxpkg pin ${pin}\`` : 'pin one by its id (`ctxpkg ls --nodes` lists them)';
+  if (unpin === undefined) return first;
+  return `${first} after ${unpin !== null ? `\`ctxpkg unpin ${unpin}\`` : 'removing the broken pin from "context.pack.pins" in ctxpkg.json'}`;
+}
+
 export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDeps): Promise<CommandResult> {
   const { loadProjectContext, computeDelivery, enabledTargets, findOwnedOutputs, agentTarget } = await import('../targets/index.js');
   const { checkPins, headingPinMatches, buildSearchIndex, rankSuccessors, searchIndex, parseNow, STRUCTURAL_TYPES } = await import('@ctxpkg/format');
+  const { shellArg } = await import('@ctxpkg/format/pack/escape');
   const project = loadProjectContext(deps, { requireGraph: true });
   const deliverable = project.graph.nodes.filter((n) => !STRUCTURAL_TYPES.has(n.type));
   const byPackage = new Map<string, MergedNode[]>();
@@ -86,7 +100,7 @@ export async function runPin(arg: string, opts: { sync?: boolean }, deps: CliDep
           text: [
             `no installed node has the id ${arg} (its text probably changed: ids end in a hash of the text) — nothing pinned; likely successors, best first:`,
             ...shown.map((n) => `  ${n.id}  (${n.type}${where(n) ? `, ${where(n)}` : ''}) ${oneLine(n.content)}`),
-            `pin one with \`ctxpkg pin '${shown[0]!.id}'\`${project.config.pack.pins.includes(arg) ? ` after \`ctxpkg unpin '${arg}'\`` : ''}`,
+            pinHint(shellArg(shown[0]!.id), project.config.pack.pins.includes(arg) ? shellArg(arg) ?? null : undefined),
           ],
           json: { pinned: null, query: arg, total: ranked.length, successors: true, matches: shown.map((n) => ({ id: n.id, type: n.type, file_path: n.file_path ?? null, line_start: n.line_start ?? null, content: n.content })) },
         };

@@ -24,7 +24,7 @@
 import type { MergedGraph } from '@ctxpkg/format';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 import { compilePack, type PackInput } from '@ctxpkg/format/pack/compile';
-import { hasInvisible } from '@ctxpkg/format/pack/escape';
+import { hasInvisible, shellArg } from '@ctxpkg/format/pack/escape';
 import { globProblem } from '@ctxpkg/format/pack/glob';
 import type { PackReceipt } from '@ctxpkg/format/pack/receipt';
 import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
@@ -210,7 +210,13 @@ function ruleSetWithin(what: string, cap: number, overhead: number, input: Omit<
  * must not depend on the enabled targets.
  */
 function whereToRead(rs: Pick<DeliveredRuleSet, 'patterns'>): string {
-  return `run \`ctxpkg render --focus '${rs.patterns[0] ?? ''}'\``;
+  // The first pattern that stays one shell argument (`shellArg`: patterns are package text, and
+  // agents run this line as written); none: the command with a path for the agent to fill in.
+  for (const p of rs.patterns) {
+    const arg = shellArg(p);
+    if (arg !== undefined) return `run \`ctxpkg render --focus ${arg}\``;
+  }
+  return 'run `ctxpkg render --focus <the path of the file>`';
 }
 
 /** A rule set the always-on header lists: its patterns, and whether it has no rule file (on demand). */

@@ -82,6 +82,19 @@ describe('compilePack: budget', () => {
     expect(() => compilePack({ graph: g, maxBytes: required - 1, now: NOW, policy })).toThrow(expect.objectContaining({ code: 'E_BUDGET' }));
   });
 
+  it("a broken pin's fix is a command only for ids that stay one shell argument (attack pass 2, finding 2: a successor id ending the quote)", () => {
+    const evil = "style'$(touch /tmp/pwned)'";
+    const g = graph([node('@evil/rules', evil, { type: 'convention', content: 'Indent with two spaces.' })]);
+    const p = compilePack({ graph: g, maxBytes: 64 * 1024, now: NOW, policy: { pins: ['@evil/rules#style', `@evil/rules#it's`] }, pinTexts: new Map([['@evil/rules#style', 'Indent with two spaces.']]) });
+    const [byId, quoted] = p.brokenPins;
+    expect(byId!.replacement).toBe(`@evil/rules#${evil}`);
+    expect(byId!.message).toBe("a pin no longer resolves (@evil/rules@1.0.0 has no such node): ctxpkg unpin '@evil/rules#style', then pin its successor (`ctxpkg ls --nodes` lists @evil/rules's ids)");
+    // A pin that cannot be quoted itself: no unpin command either.
+    expect(quoted!.message).not.toContain("ctxpkg unpin '");
+    expect(quoted!.message).toContain('remove it from "context.pack.pins" in ctxpkg.json');
+    for (const b of p.brokenPins) expect(b.message).not.toContain('$(touch');
+  });
+
   it('a pin naming nothing installed does not stop the pack: it is reported (brokenPins, receipt) and the rest delivered', () => {
     const whole = compilePack(base());
     const p = compilePack(base({ policy: { pins: ['@acme/auth#nope', '@zz/none', '@acme/style'] } }));

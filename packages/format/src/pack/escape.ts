@@ -249,6 +249,24 @@ export function looksLikeTierHeading(text: string): boolean {
   return TIER_KEYS.some((key) => k.startsWith(key));
 }
 
+/** A TAB, LF or invisible code point (non-global: `test` keeps no state). */
+const HIDDEN_LINE_ONE = new RegExp(`[\\t\\n${cls}]`, 'u');
+
+/**
+ * `text` as one shell argument in single quotes — literal in POSIX shells and in PowerShell
+ * alike (no `$`, backtick, backslash or `!` expansion inside them) — or `undefined` when it cannot be
+ * written so: it is empty, or holds a `'` (which the two shells escape differently), a TAB, a
+ * line break or an invisible character. For every command ctxpkg suggests with package text in
+ * it (a scope pattern, a node id): a suggestion is run as written, so package text must not be
+ * able to end the quoting (attack pass 2 of 2026-12-07: a scope glob `src/'$(touch x)'/**` in
+ * AGENTS.md's `ctxpkg render --focus '…'` line, a node id in a pin's fix). Callers that get
+ * `undefined` name no runnable command for that text.
+ */
+export function shellArg(text: string): string | undefined {
+  if (text === '' || text.includes("'") || HIDDEN_LINE_ONE.test(text)) return undefined;
+  return `'${text}'`;
+}
+
 /** Escape block content (see module docstring). Returns the escaped text without trailing newlines. */
 export function escapeContent(text: string): string {
   const t = text.replace(/\r\n?/g, '\n');

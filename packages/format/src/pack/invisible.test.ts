@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { invisibleRanges } from '../../../../scripts/gen-invisible-table.js';
-import { escapeContent, escapeInline, hasBidiControl, hasInvisible, looksLikeMarker, looksLikeTierHeading } from './escape.js';
+import { escapeContent, escapeInline, hasBidiControl, hasInvisible, looksLikeMarker, looksLikeTierHeading, shellArg } from './escape.js';
 import { INVISIBLE_RANGES, INVISIBLE_UNICODE_VERSION } from './invisible-table.js';
 
 const inTable = (cp: number): boolean => INVISIBLE_RANGES.some(([a, b]) => cp >= a && cp <= b);
@@ -79,6 +79,12 @@ describe('escaping hostile node text', () => {
     expect(escapeInline(field).startsWith('[escaped] ')).toBe(true);
     // The prefix comes on top of the cap: never shorter than min(length, cap).
     expect(escapeInline(field + 'x'.repeat(300), 200).length).toBeGreaterThanOrEqual(200);
+  });
+
+  it('shellArg: one single-quoted argument, or none for text that could end the quoting', () => {
+    expect(shellArg('src/api/**')).toBe("'src/api/**'");
+    expect(shellArg('$(touch x) `y` \\ !z')).toBe("'$(touch x) `y` \\ !z'");
+    for (const t of ['', "src/'$(touch x)'/**", 'a\nb', 'a\tb', 'a\u2028b', 'a\u200bb', 'a\u0000b']) expect(shellArg(t), JSON.stringify(t)).toBeUndefined();
   });
 
   it('leaves ordinary titles alone (a trusted heading is recognised only at the start)', () => {

@@ -7,6 +7,7 @@
 import { CtxpkgError } from '../errors.js';
 import type { MergedGraph, MergedNode } from '../graph-types.js';
 import type { NodeFacts } from './node-facts.js';
+import { shellArg } from './escape.js';
 import { decayedActivation } from './order.js';
 import type { Freshness, OmissionReason, PackPolicy } from './types.js';
 
@@ -179,7 +180,10 @@ export function rankSuccessors(pin: string, candidates: readonly MergedNode[], e
 
 /** Why `pin` names nothing, with its likely successors (`rankSuccessors`) and a one-line fix. */
 function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage: ReadonlyMap<string, MergedNode[]>, pinned: ReadonlySet<string>, previousText: string | undefined): BrokenPin {
-  const unpin = `ctxpkg unpin '${pin}'`;
+  // Commands only for text that stays one argument in the shell (`shellArg`): a pin or a node id
+  // is package text, and a suggested fix is run as written.
+  const pinArg = shellArg(pin);
+  const unpin = pinArg !== undefined ? `ctxpkg unpin ${pinArg}` : 'remove it from "context.pack.pins" in ctxpkg.json';
   const hash = pin.indexOf('#');
   if (hash <= 0) return { pin, package: null, version: null, installed: false, successors: [], replacement: null, message: `a pin names no installed package or node: install it, or ${unpin}` };
   const pkg = pin.slice(0, hash);
@@ -193,7 +197,8 @@ function explainMissingPin(pin: string, nodes: readonly MergedNode[], byPackage:
   const replacement = successors[0] ?? headingPin;
   const where = `${pkg}${version ? `@${version}` : ''}`;
   const what = heading !== local ? `its text changed in ${where}` : `${where} has no such node`;
-  const fix = replacement !== null ? `${unpin} && ctxpkg pin '${replacement}'` : unpin;
+  const replacementArg = replacement !== null ? shellArg(replacement) : undefined;
+  const fix = replacementArg !== undefined ? `${unpin} && ctxpkg pin ${replacementArg}` : replacement !== null ? `${unpin}, then pin its successor (\`ctxpkg ls --nodes\` lists ${pkg}'s ids)` : unpin;
   return { pin, package: pkg, version, installed: true, successors, replacement, message: `a pin no longer resolves (${what}): ${fix}` };
 }
 
