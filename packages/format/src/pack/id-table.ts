@@ -207,3 +207,21 @@ export class IdTable {
     this.mask = 0;
   }
 }
+
+/**
+ * True when the qualified node ids `a` and `b` (`<package>#<local id>`, spec/merge.md §2: a
+ * package name has no `#`) name nodes of one package — or neither is qualified (a graph of one
+ * package, as tests write them). A `contains` or `applies_to` edge acts only then (spec/pack.md
+ * §3 "Structure and scope are a package's own"): a package may contradict, reference or
+ * supersede another's node, never file it under its own heading or scope it (attack pass 2 of
+ * 2026-12-07: an untrusted package's `applies_to` edge moved a trusted rule out of the always-on
+ * block into a rule file scoped to a pattern matching nothing). Reads the package part of both
+ * ids once, allocates nothing.
+ */
+export function samePackage(a: string, b: string): boolean {
+  const k = a.indexOf('#');
+  if (k < 0) return b.indexOf('#') < 0;
+  if (b.length <= k || b.charCodeAt(k) !== 35) return false;
+  for (let i = 0; i < k; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false;
+  return true;
+}
