@@ -160,6 +160,38 @@ describe('two namespaces on one registry: one token each', () => {
     expectNoToken([anon, both, text]);
   });
 
+  it('logout without --registry uses the scope\'s or the default registry; with only scoped tokens it names --scope and --all, and --all removes them (new-user trial 2, item 5)', async () => {
+    const dir = tempDir();
+    expect((await run(dir, ['login', '--registry', R.url, '--scope', '@acme'], tokens.acmeRead)).code).toBe(0);
+    expect((await run(dir, ['login', '--registry', R.url, '--scope', '@vendor'], tokens.vendorRead)).code).toBe(0);
+    const before = readFileSync(join(home, 'config.json'), 'utf8');
+    const none = await run(dir, ['logout']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout.split('\n')).toEqual([
+      `registry: ${R.url} (your default registry; pass --registry URL for another)`,
+      `no registry-wide token is saved for ${R.url}; nothing changed`,
+      `still saved for ${R.url}: @acme, @vendor`,
+      `to remove them: ctxpkg logout --registry ${R.url} --scope @acme (one scope at a time), or ctxpkg logout --registry ${R.url} --all (every token saved for it)`,
+      '',
+    ]);
+    expect(readFileSync(join(home, 'config.json'), 'utf8')).toBe(before);
+    const one = await run(dir, ['logout', '--scope', '@vendor', '--json']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.json).toMatchObject({ registry: R.url, scope: '@vendor', removed: true, remaining: ['@acme'] });
+    expect((await run(dir, ['logout', '--all', '--scope', '@acme'])).code).toBe(2);
+    expect((await run(dir, ['login', '--registry', R.url], tokens.acmePublish)).code).toBe(0);
+    const all = await run(dir, ['logout', '--all', '--json']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.json).toMatchObject({ registry: R.url, all: true, removed: true, remaining: [] });
+    expect(userConfig()).toMatchObject({ tokens: {}, registries: { '@acme': R.url, '@vendor': R.url } });
+    expect(userConfig().scoped_tokens ?? {}).toEqual({});
+    // nothing configured at all: still the usage error naming --registry
+    const bare = await cli(['logout'], { cwd: dir, fetch: world.fetch, home: tempDir('ctxpkg-home-'), env: {} });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('error E_USAGE: logout needs --registry URL: no registry configured');
+    expectNoToken([none, one, all]);
+  });
+
   it('a config written before scoped tokens keeps its token as the registry-wide one; a scoped login goes beside it', async () => {
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, 'config.json'), JSON.stringify({ registries: { '@acme': R.url }, tokens: { [R.url]: tokens.acmeRead } }, null, 2) + '\n', { mode: 0o600 });
