@@ -375,4 +375,20 @@ describe('hostile names and project files', () => {
     }
     expect(existsSync(join(project, 'ctxpkg.lock'))).toBe(false);
   });
+  it('a dist-tag (@latest, @next) says ctxpkg has none and how to get the newest; in ctxpkg.json too (new-user trial 2, item 4)', async () => {
+    for (const tag of ['latest', 'next']) {
+      const r = await run(['install', `@acme/base@${tag}`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`error E_INVALID_RANGE: @acme/base@${tag}: "${tag}" is not a version range; ctxpkg has no dist-tags (such as npm's "latest")`);
+      expect(r.stderr).toContain('hint: leave the version out to get the newest (`ctxpkg install @acme/base`)');
+    }
+    // a wildcard is a range, not a tag
+    expect((await run(['install', '@acme/base@x'])).code, 'x is a wildcard').toBe(0);
+    const m = JSON.parse(readFileSync(join(project, 'ctxpkg.json'), 'utf8'));
+    m.dependencies['@acme/base'] = 'latest';
+    writeFileSync(join(project, 'ctxpkg.json'), JSON.stringify(m));
+    const declared = await run(['install']);
+    expect(declared.code).toBe(1);
+    expect(declared.stderr).toContain('error E_INVALID_RANGE: ctxpkg.json dependency "@acme/base": "latest" is not a version range; ctxpkg has no dist-tags');
+  });
 });

@@ -127,21 +127,33 @@ describe('B6 + C7: login, default registry, search, token checks', () => {
     expect(pub.code).toBe(3);
     expect(pub.stderr).toContain('is a read token (ctxr_)');
   });
-  it('login --scope checks the scope against the token\'s namespace (new-user trial 13): a typo is refused, another namespace is bound with a warning', async () => {
+  it('login --scope checks the scope against the token\'s namespace (new-user trial 13; trial 2 item 1): a typo and another namespace are refused, nothing saved', async () => {
     await P.namespace('other');
     const typo = await withStdin(['login', '--registry', P.url, '--scope', '@acmee'], token);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('error E_USAGE: --scope @acmee does not match the token: it belongs to namespace @acme; did you mean --scope @acme? nothing was saved');
     expect(typo.stderr).toContain(`hint: ctxpkg login --registry ${P.url} --scope @acme`);
     expect(existsSync(join(dir, '.home', 'config.json'))).toBe(false);
+    // The working token of @other stays: a token of @acme given for @other replaces nothing.
+    const otherToken = (await createToken({ store: P.store }, { namespace: 'other', scope: 'read' })).token;
+    expect((await withStdin(['login', '--registry', P.url, '--scope', '@other'], otherToken)).code).toBe(0);
+    const before = readFileSync(join(dir, '.home', 'config.json'), 'utf8');
     const other = await withStdin(['login', '--registry', P.url, '--scope', '@other', '--json'], token);
-    expect(other.code, other.stderr).toBe(0);
-    expect(other.stderr).toContain('warning: the token belongs to namespace @acme, not @other: from');
-    expect(other.json).toMatchObject({ scope: '@other', token_namespace: '@acme' });
-    expect(userConfig().registries).toEqual({ '@other': P.url });
+    expect(other.code).toBe(2);
+    expect(other.json.error).toMatchObject({ code: 'E_USAGE', details: { scope: '@other', token_namespace: 'acme' } });
+    const text = await withStdin(['login', '--registry', P.url, '--scope', '@other'], token);
+    expect(text.stderr).toContain("error E_USAGE: --scope @other does not match the token: it belongs to namespace @acme, so it cannot read @other's private packages or publish there; nothing was saved");
+    expect(text.stderr).toContain(`hint: ctxpkg login --registry ${P.url} --scope @acme (this token's own scope)`);
+    expect(text.stdout).toBe('');
+    expect(readFileSync(join(dir, '.home', 'config.json'), 'utf8')).toBe(before);
     const own = await withStdin(['login', '--registry', P.url, '--scope', '@acme'], token);
     expect(own.code).toBe(0);
     expect(own.stderr).toBe('');
+    // An admin token belongs to no namespace: it may be saved for any scope.
+    const admin = (await createToken({ store: P.store }, { namespace: null, scope: 'admin' })).token;
+    const adm = await withStdin(['login', '--registry', P.url, '--scope', '@zeta'], admin);
+    expect(adm.code, adm.stderr).toBe(0);
+    expect(userConfig().scoped_tokens[P.url]['@zeta']).toBe(admin);
     // --no-verify asks nothing, so it binds even a typo (the escape the hint names)
     expect((await withStdin(['login', '--registry', P.url, '--scope', '@acmee', '--no-verify'], token)).code).toBe(0);
     expect(userConfig().registries['@acmee']).toBe(P.url);

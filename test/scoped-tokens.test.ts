@@ -11,7 +11,7 @@ import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createToken } from '@ctxpkg/registry';
-import { cli, createWorld, makePackage, tempDir, type RunResult, type TestRegistry, type World } from './support/cli.js';
+import { cli, createWorld, makePackage, putPackage, tempDir, type RunResult, type TestRegistry, type World } from './support/cli.js';
 
 const SEED_ACME = new Uint8Array(32).fill(0x2a);
 const SEED_VENDOR = new Uint8Array(32).fill(0x07);
@@ -135,6 +135,61 @@ describe('two namespaces on one registry: one token each', () => {
     expect(replace.stdout).toContain(`replaced the token of @acme saved for ${R.url}`);
     expect(userConfig().scoped_tokens).toEqual({ [R.url]: { '@acme': tokens.acmePublish } });
     expectNoToken([out, again, gone, still, replace]);
+  });
+
+  it('search with only scoped tokens of several scopes searches once per scope and merges; without a token it says the answer is public only (new-user trial 2, item 2)', async () => {
+    // a public package: in every scope's answer, listed once
+    await putPackage(R, tokens.vendorPublish, '@vendor/open', '1.0.0', makePackage('@vendor/open', '1.0.0', SEED_VENDOR, { nodes: ['The open vendor guide'] }));
+    const dir = tempDir();
+    const anon = await run(dir, ['search', 'kit', '--registry', R.url]);
+    expect(anon.code, anon.stderr).toBe(0);
+    expect(anon.stdout).toContain(`no packages match "kit" on ${R.url}`);
+    expect(anon.stdout).toContain(`(public packages only: no token is saved for ${R.url}; to search private packages too: ctxpkg login --registry ${R.url} [--scope @ns])`);
+    expect((await run(dir, ['login', '--registry', R.url, '--scope', '@acme'], tokens.acmeRead)).code).toBe(0);
+    expect((await run(dir, ['login', '--registry', R.url, '--scope', '@vendor'], tokens.vendorRead)).code).toBe(0);
+    world.log.length = 0;
+    const both = await run(dir, ['search', 'vendor', '--json']);
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.json).toMatchObject({ registry: R.url, public_only: false, scopes: ['@acme', '@vendor'] });
+    expect(both.json.results.map((r: { name: string }) => r.name).sort()).toEqual(['@acme/kit', '@vendor/guide', '@vendor/open']);
+    expect(world.log.filter((r) => r.path === '/api/v1/search').map((r) => r.authorization).sort()).toEqual([`Bearer ${tokens.acmeRead}`, `Bearer ${tokens.vendorRead}`].sort());
+    const text = await run(dir, ['search', 'guide']);
+    expect(text.stdout).toContain('(searched with the tokens of @acme, @vendor: public packages and the private packages of each)');
+    expect(text.stdout.match(/^@vendor\/open@/gm)).toHaveLength(1);
+    expect(text.stdout.match(/^@vendor\/guide@/gm)).toHaveLength(1);
+    expectNoToken([anon, both, text]);
+  });
+
+  it('logout without --registry uses the scope\'s or the default registry; with only scoped tokens it names --scope and --all, and --all removes them (new-user trial 2, item 5)', async () => {
+    const dir = tempDir();
+    expect((await run(dir, ['login', '--registry', R.url, '--scope', '@acme'], tokens.acmeRead)).code).toBe(0);
+    expect((await run(dir, ['login', '--registry', R.url, '--scope', '@vendor'], tokens.vendorRead)).code).toBe(0);
+    const before = readFileSync(join(home, 'config.json'), 'utf8');
+    const none = await run(dir, ['logout']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout.split('\n')).toEqual([
+      `registry: ${R.url} (your default registry; pass --registry URL for another)`,
+      `no registry-wide token is saved for ${R.url}; nothing changed`,
+      `still saved for ${R.url}: @acme, @vendor`,
+      `to remove them: ctxpkg logout --registry ${R.url} --scope @acme (one scope at a time), or ctxpkg logout --registry ${R.url} --all (every token saved for it)`,
+      '',
+    ]);
+    expect(readFileSync(join(home, 'config.json'), 'utf8')).toBe(before);
+    const one = await run(dir, ['logout', '--scope', '@vendor', '--json']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.json).toMatchObject({ registry: R.url, scope: '@vendor', removed: true, remaining: ['@acme'] });
+    expect((await run(dir, ['logout', '--all', '--scope', '@acme'])).code).toBe(2);
+    expect((await run(dir, ['login', '--registry', R.url], tokens.acmePublish)).code).toBe(0);
+    const all = await run(dir, ['logout', '--all', '--json']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.json).toMatchObject({ registry: R.url, all: true, removed: true, remaining: [] });
+    expect(userConfig()).toMatchObject({ tokens: {}, registries: { '@acme': R.url, '@vendor': R.url } });
+    expect(userConfig().scoped_tokens ?? {}).toEqual({});
+    // nothing configured at all: still the usage error naming --registry
+    const bare = await cli(['logout'], { cwd: dir, fetch: world.fetch, home: tempDir('ctxpkg-home-'), env: {} });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('error E_USAGE: logout needs --registry URL: no registry configured');
+    expectNoToken([none, one, all]);
   });
 
   it('a config written before scoped tokens keeps its token as the registry-wide one; a scoped login goes beside it', async () => {

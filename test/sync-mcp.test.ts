@@ -203,4 +203,26 @@ describe('ctxpkg sync registers the ctxpkg MCP server in each agent\'s project M
     expect(rm.stdout).toContain('remove .mcp.json (ctxpkg MCP server entry)');
     expect(readFile(root, '.mcp.json')).toBe(mine);
   });
+
+  it('one note names every enabled agent whose MCP server the user registers by hand, with the command or config member (new-user trial 2, item 6)', async () => {
+    const root = makeProject({ graph: graph(), context: { sync: { targets: ['agents-md', 'claude', 'windsurf', 'cline'] } } });
+    const s = await run(['sync'], root);
+    expect(s.code, s.stderr).toBe(0);
+    const notes = s.stdout.split('\n').filter((l) => l.includes('search_context'));
+    expect(notes).toEqual([
+      'note: the agent files point to the MCP tool search_context, but sync cannot register the ctxpkg MCP server for every agent; do it yourself — ' +
+        'Codex: codex mcp add ctxpkg -- ctxpkg mcp; ' +
+        'Windsurf: add "ctxpkg": {"command":"ctxpkg","args":["mcp"]} to "mcpServers" in ~/.codeium/windsurf/mcp_config.json; ' +
+        'Cline: add "ctxpkg": {"command":"ctxpkg","args":["mcp"]} to "mcpServers" in cline_mcp_settings.json (MCP Servers → Configure)',
+    ]);
+    // again on a sync that changes nothing (sync cannot see the user-level files), still one line
+    const again = await run(['sync'], root);
+    expect(again.stdout.split('\n').filter((l) => l.includes('search_context'))).toEqual(notes);
+    // the project's own CLI through npx is the command named, as in the project configs
+    writeFile(root, 'package.json', '{"name":"app","devDependencies":{"ctxpkg":"^0.1.0"}}\n');
+    expect((await run(['sync'], root)).stdout).toContain('Codex: codex mcp add ctxpkg -- npx --no ctxpkg mcp; Windsurf: add "ctxpkg": {"command":"npx","args":["--no","ctxpkg","mcp"]}');
+    // only agents whose project MCP config sync writes: no note
+    const written = makeProject({ graph: graph(), context: { sync: { targets: ['claude', 'cursor'] } } });
+    expect((await run(['sync'], written)).stdout).not.toContain('search_context');
+  });
 });

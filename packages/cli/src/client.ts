@@ -378,9 +378,13 @@ export class RegistryClient {
     return this.json(res, MAX_ANSWER_BYTES, 'a registry catalog page');
   }
 
-  /** Search a registry; returns its result objects. */
-  async search(registry: string, query: string): Promise<Array<Record<string, unknown>>> {
-    const res = await this.request(registry, `/v1/search?q=${encodeURIComponent(query)}`);
+  /**
+   * Search a registry; returns its result objects. `scope` (`@acme`): send the token of that
+   * scope (`tokenFor`), so the answer also holds the scope's private packages; without it, the
+   * token of requests about no package.
+   */
+  async search(registry: string, query: string, scope?: string): Promise<Array<Record<string, unknown>>> {
+    const res = await this.request(registry, `/v1/search?q=${encodeURIComponent(query)}`, {}, scope);
     if (!res.ok) return this.fail(res, registry, 'search');
     const j = ((await this.json(res, MAX_ANSWER_BYTES, 'search results')) ?? {}) as { results?: unknown; packages?: unknown };
     const list = Array.isArray(j.results) ? j.results : Array.isArray(j.packages) ? j.packages : [];

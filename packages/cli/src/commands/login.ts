@@ -12,8 +12,9 @@
  * a refused token is `E_AUTH`, an unreachable URL `E_NETWORK`, and a URL that does not answer
  * with the registry catalog (a wrong path, another server) `E_REGISTRY`; in each case nothing is
  * saved, so a typo never replaces a working binding. The registry also names the token's
- * namespace (`GET /v1/whoami`): a `--scope` that is a typo of it is `E_USAGE` (nothing saved), a
- * different scope is bound with a warning. `--no-verify` skips the checks. The token text is
+ * namespace (`GET /v1/whoami`): a `--scope` of another namespace is `E_USAGE` (nothing saved, the
+ * scope's saved token kept; a typo of the namespace is named as such), except for an admin token,
+ * which belongs to no namespace. `--no-verify` skips the checks. The token text is
  * never printed.
  */
 import type { Command } from 'commander';
@@ -128,29 +129,32 @@ async function verifyToken(registry: string, token: string, deps: CliDeps): Prom
 }
 
 /**
- * `--scope` against the namespace the token belongs to. A scope that is a near-miss of the
- * namespace (cargo's typo distance, suggest.ts) is `E_USAGE`, nothing saved: binding `@acmee`
- * would send that scope's installs to this registry under a name nobody publishes. Another
- * scope is allowed (one registry serves several namespaces) with a warning: this token reads
- * only its public packages and cannot publish there.
+ * `--scope` against the namespace the token belongs to (an admin token belongs to none: whoami
+ * names no namespace, and it is not checked). Any other namespace is `E_USAGE`, nothing saved
+ * (new-user trial 2, item 1): saving it would replace the working token of `scope` (one token per
+ * (registry, scope)) with one that reads only the scope's public packages and cannot publish
+ * there, so the next install of a private package fails `E_NOT_FOUND`. A near-miss of the
+ * namespace (cargo's typo distance, suggest.ts) is named as the likely typo; otherwise the hint
+ * is the login for the token's own scope. `--no-verify` skips the check (the escape both name).
  */
-async function checkScopeAgainstToken(scope: string, namespace: string, registry: string): Promise<string[]> {
-  if (scope === `@${namespace}`) return [];
+async function checkScopeAgainstToken(scope: string, namespace: string, registry: string): Promise<void> {
+  if (scope === `@${namespace}`) return;
   const { closest } = await import('../suggest.js');
-  if (closest(scope.slice(1), [namespace]).length > 0) {
-    throw new CtxpkgError('E_USAGE', `--scope ${scope} does not match the token: it belongs to namespace @${namespace}; did you mean --scope @${namespace}? nothing was saved`, {
-      hint: `ctxpkg login --registry ${registry} --scope @${namespace} (to bind ${scope} to this registry anyway, add --no-verify)`,
-      details: { scope, token_namespace: namespace, registry },
-    });
-  }
-  return [
-    `the token belongs to namespace @${namespace}, not ${scope}: from ${registry} it installs only the public packages of ${scope} and cannot publish there (a token of ${scope} can); scope ${scope} is bound anyway`,
-  ];
+  const typo = closest(scope.slice(1), [namespace]).length > 0;
+  const message = typo
+    ? `--scope ${scope} does not match the token: it belongs to namespace @${namespace}; did you mean --scope @${namespace}? nothing was saved`
+    : `--scope ${scope} does not match the token: it belongs to namespace @${namespace}, so it cannot read ${scope}'s private packages or publish there; nothing was saved (any token already saved for ${scope} is kept)`;
+  throw new CtxpkgError('E_USAGE', message, {
+    hint: typo
+      ? `ctxpkg login --registry ${registry} --scope @${namespace} (to bind ${scope} to this registry anyway, add --no-verify)`
+      : `ctxpkg login --registry ${registry} --scope @${namespace} (this token's own scope); for ${scope}, log in with a token of ${scope} (an owner of ${scope} creates one: \`ctxpkg registry token create --namespace ${scope.slice(1)} --scope read\`); --no-verify binds ${scope} with this token anyway`,
+    details: { scope, token_namespace: namespace, registry },
+  });
 }
 
 /**
  * Save a token for one registry. Throws `E_USAGE` (no registry, no token, not a token, a
- * `--scope` that is a typo of the token's namespace), and,
+ * `--scope` other than the token's namespace), and,
  * unless `opts.verify === false`, `E_AUTH` (token refused), `E_NETWORK` (unreachable) or
  * `E_REGISTRY` (not a registry API); nothing is saved when it throws.
  */
@@ -163,7 +167,7 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   const token = (await readToken(deps)).trim();
   checkTokenShape(token, registry, TOKEN_SHAPE);
   const checked = opts.verify === false ? undefined : await verifyToken(registry, token, deps);
-  const warnings = scope && checked?.namespace !== undefined ? await checkScopeAgainstToken(scope, checked.namespace, registry) : [];
+  if (scope && checked?.namespace !== undefined) await checkScopeAgainstToken(scope, checked.namespace, registry);
   const cfg = loadUserConfig(deps);
   // One entry per (registry, scope): a token saved for the same scope (or, without --scope, the
   // registry-wide token) under this or another spelling of the registry (with or without /api) is
@@ -210,7 +214,6 @@ export async function runLogin(opts: LoginOptions, deps: CliDeps): Promise<Comma
   else if (!scope && previousDefault !== registry) text.push(`your default registry stays ${previousDefault}; pass --scope @ns to send a scope's packages to ${registry}`);
   return {
     text,
-    warnings,
     json: {
       registry, config: path, scope: scope ?? null, default_registry: cfg.registry ?? null, default_set: madeDefault, token_checked: checked !== undefined,
       replaced: replaced.length > 0, other_tokens: kept,

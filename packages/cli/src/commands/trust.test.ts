@@ -20,7 +20,7 @@ describe('trust.instructions', () => {
   });
 
   it('init --trust writes it; trust add/rm edit it; ls explains why a listed package stays fenced', async () => {
-    const root = makeProject({ graph: mgraph([mnode('@acme/rules', 'n', { content: 'Never push to main.' })]) });
+    const root = makeProject({ graph: mgraph([mnode('@acme/rules', 'n', { content: 'Never push to main.' }), mnode('@vendor/x', 'v', { content: 'Vendor text.' })]) });
     const init = await run(['init', '--trust', '@acme'], root);
     expect(init.code, init.stderr).toBe(0);
     expect(JSON.parse(readFile(root, 'ctxpkg.json') as string).trust.instructions).toEqual(['@acme']);
@@ -31,7 +31,13 @@ describe('trust.instructions', () => {
     expect((await run(['trust', 'add', 'acme'], root)).stderr).toMatch(/E_USAGE: "acme" is neither a scope/);
     const ls = await run(['trust', 'ls', '--json'], root);
     expect(ls.code, ls.stderr).toBe(0);
-    expect(ls.json.packages).toEqual([{ package: '@acme/rules', version: '1.0.0', listed: true, trusted: false, reason: 'not in ctxpkg.lock' }]);
+    expect(ls.json.packages).toEqual([
+      { package: '@acme/rules', version: '1.0.0', listed: true, trusted: false, reason: 'not in ctxpkg.lock' },
+      { package: '@vendor/x', version: '1.0.0', listed: false, trusted: false },
+    ]);
+    // every installed package has its line, an unlisted one too (new-user trial 2, item 3)
+    const text = await run(['trust', 'ls'], root);
+    expect(text.stdout.split('\n')).toEqual(['trusted: @acme', '  @acme/rules@1.0.0: stays fenced — not in ctxpkg.lock', '  @vendor/x@1.0.0: fenced (not in "trust.instructions")', '']);
     // Not signed, verified and pinned: the text stays inside the fence, with a warning.
     const s = await run(['sync'], root);
     expect(s.stderr).toContain('warning: @acme/rules@1.0.0 is listed in "trust.instructions" but stays inside the untrusted fence: not in ctxpkg.lock');

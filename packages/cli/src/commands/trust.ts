@@ -2,7 +2,9 @@
  * `ctxpkg trust add|rm|ls`: the scopes and packages whose context is delivered as the project's
  * own instructions (`trust.instructions` in ctxpkg.json, spec/pack.md §11 "Trust"). A listed
  * package is delivered outside the untrusted fence only when it is signed, verified by this
- * user's ctxpkg and its signer is pinned in ctxpkg.lock; `ls` says which are and why not.
+ * user's ctxpkg and its signer is pinned in ctxpkg.lock; `ls` lists every installed package with
+ * its state: delivered as instructions, fenced although listed (and why), or fenced as not listed
+ * (`--json`: `packages`, every one with `listed` and `trusted`).
  * `add` refuses a package that is neither installed nor declared, and a scope that resembles one
  * the project uses (`E_NOT_FOUND`, "did you mean …?"); `add` and `rm` then sync the agent files
  * (`context.sync.auto`), as `pin` does.
@@ -95,9 +97,16 @@ async function list(deps: CliDeps): Promise<CommandResult> {
   const m = readManifest(root);
   const project = loadProjectContext(deps, { requireGraph: false });
   const text = m.trust.instructions.length === 0 ? ['no scopes or packages trusted ("trust.instructions" is empty): all installed context is fenced as reference data'] : [`trusted: ${m.trust.instructions.join(', ')}`];
+  // Every installed package, each with its state (README: `trust ls` shows each package's state;
+  // new-user trial 2, item 3): listed ones delivered or why not, the others fenced as not listed.
   for (const d of project.trust) {
-    if (!d.listed) continue;
-    text.push(d.trusted ? `  ${d.package}@${d.version}: delivered as instructions (signer ${signerLabel(d.signer)}, pinned in ctxpkg.lock)` : `  ${d.package}@${d.version}: stays fenced — ${d.reason}`);
+    text.push(
+      !d.listed
+        ? `  ${d.package}@${d.version}: fenced (not in "trust.instructions")`
+        : d.trusted
+          ? `  ${d.package}@${d.version}: delivered as instructions (signer ${signerLabel(d.signer)}, pinned in ctxpkg.lock)`
+          : `  ${d.package}@${d.version}: stays fenced — ${d.reason}`,
+    );
   }
   return { text, json: { instructions: m.trust.instructions, packages: project.trust } };
 }
@@ -115,7 +124,7 @@ export function register(program: Command, ctx: CommandContext): void {
     .addHelpText('after', examples(['ctxpkg trust rm @acme']))
     .action(ctx.action(async (entries: string[], opts: { sync?: boolean }) => edit(entries, false, opts, ctx.deps)));
   ctx
-    .command(trust, 'ls', 'list the trusted scopes and packages, and which installed packages are delivered as instructions (and why not)')
+    .command(trust, 'ls', 'list the trusted scopes and packages, and the state of every installed package: delivered as instructions, or fenced (and why)')
     .addHelpText('after', examples(['ctxpkg trust ls', 'ctxpkg trust ls --json']))
     .action(ctx.action(async () => list(ctx.deps)));
 }

@@ -217,6 +217,12 @@ export function desiredOutputs(root: string, targets: readonly AgentTarget[], de
       mcp: { slot: { format: m.format, key: m.key }, value: m.entry(command, args), ours: MCP_COMMANDS.map((c) => m.entry(c.command, c.args)) },
     });
   }
+  // Agents whose MCP servers live only in a user-level config sync never writes: the agent files
+  // send them to `search_context` too, so say once how to register the server for each (the
+  // clause is the target module's data; new-user trial 2, item 6). On every sync that delivers,
+  // as npm repeats a hint on each run that needs it: sync cannot see the user-level files.
+  const byHand = targets.flatMap((t) => (t.mcp === null && t.mcpUserOnly ? [t.mcpUserOnly.how(command, args)] : []));
+  if (byHand.length > 0) notes.push(`the agent files point to the MCP tool search_context, but sync cannot register the ctxpkg MCP server for every agent; do it yourself — ${byHand.join('; ')}`);
   if (deferred.length > 0) notes.push(`${deferred.join(', ')} ${deferred.length === 1 ? 'reads AGENTS.md itself' : 'read AGENTS.md themselves'}: ${deferred.length === 1 ? 'its' : 'their'} always-on context is the AGENTS.md block`);
   return out;
 }

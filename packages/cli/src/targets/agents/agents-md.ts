@@ -16,6 +16,11 @@ export const agentsMd: AgentTarget = {
   // Codex registers MCP servers in the user's `~/.codex/config.toml` (`codex mcp add`); the other
   // AGENTS.md readers each have their own. Sync writes nothing outside the project.
   mcp: null,
+  mcpUserOnly: {
+    path: '~/.codex/config.toml ([mcp_servers.ctxpkg])',
+    source: 'https://developers.openai.com/codex/mcp (codex mcp add <name> -- <command>)',
+    how: (command, args) => `Codex: codex mcp add ctxpkg -- ${[command, ...args].join(' ')}`,
+  },
   limits: {
     alwaysOn: {
       text: 'Codex stops reading project docs after 32 KiB (`project_doc_max_bytes`, all AGENTS.md files from the root down, your own text included) and cuts silently',

@@ -110,8 +110,15 @@ export interface AgentTarget {
    * file outside the project (sync never writes there; `mcpUserOnly` says where, for the README).
    */
   mcp: McpConfigFile | null;
-  /** Where the agent's user-level MCP config is, when it has no project-level one (documentation). */
-  mcpUserOnly?: { path: string; source: string };
+  /**
+   * Where the agent's user-level MCP config is, when it has no project-level one sync could write
+   * (`path`, documented at `source`), and how the user registers the ctxpkg server there by hand:
+   * `how(command, args)` is one clause naming the agent and giving the exact command or config
+   * member for the server started as `command args…` (Codex: `codex mcp add ctxpkg -- ctxpkg mcp`).
+   * Sync prints every enabled such agent's clause in one note (`desiredOutputs`, outputs.ts),
+   * because the agent files send every reader to the `search_context` tool.
+   */
+  mcpUserOnly?: { path: string; source: string; how(command: string, args: readonly string[]): string };
   /** Limits of the always-on file and of one rule file. */
   limits: { alwaysOn: AgentLimit; ruleFile?: AgentLimit };
 }

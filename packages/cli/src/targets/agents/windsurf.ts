@@ -6,6 +6,7 @@
  * Workspace rule files are cut after 12,000 characters.
  */
 import type { AgentTarget } from './types.js';
+import { mcpServersMember } from './mcp-by-hand.js';
 import { bareGlobs, barePatternProblem, frontmatter } from './yaml.js';
 
 const LIMIT = {
@@ -29,6 +30,10 @@ export const windsurf: AgentTarget = {
   // Windsurf reads MCP servers only from the user's `~/.codeium/windsurf/mcp_config.json`: sync
   // writes nothing outside the project (README: register `ctxpkg mcp` there yourself).
   mcp: null,
-  mcpUserOnly: { path: '~/.codeium/windsurf/mcp_config.json', source: 'https://docs.windsurf.com/windsurf/cascade/mcp (mcp_config.json)' },
+  mcpUserOnly: {
+    path: '~/.codeium/windsurf/mcp_config.json',
+    source: 'https://docs.windsurf.com/windsurf/cascade/mcp (mcp_config.json)',
+    how: (command, args) => `Windsurf: add ${mcpServersMember(command, args)} to "mcpServers" in ~/.codeium/windsurf/mcp_config.json`,
+  },
   limits: { alwaysOn: LIMIT, ruleFile: LIMIT },
 };
