@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { graphStructure, isCtxpkgError, isOversize, mergeGraphs, parseContextConfig, utf8Length, type MergedGraph, type PackReceipt } from '@ctxpkg/format';
 import { buildGraph } from '../importers/index.js';
 import { agentTarget } from './agents/index.js';
-import { computeDelivery } from './delivery.js';
+import { computeDelivery, usablePattern } from './delivery.js';
 import type { ProjectContext } from './context.js';
 import { describeShared, sharedText } from '../../../../test/support/shared.js';
 import { mgraph, mnode } from './__tests__/harness.js';
@@ -301,5 +301,26 @@ describe('the always-on header: the rule-set listing is bounded (spec/pack.md §
       const counted = more === undefined ? 0 : Number(/^- (\d+) /.exec(more)?.[1]);
       expect(lines.length + counted).toBe(sets.length);
     }
+  });
+});
+
+describe('scope patterns that match no file (attack pass 2, finding 5)', () => {
+  it('{,} is usable by no target (a rule file for it applies nowhere); {,web/**} is written where it is quoted and left out of comma-joined fields', () => {
+    expect(usablePattern('{,}')).toBe(false);
+    expect(usablePattern('./')).toBe(false);
+    expect(usablePattern('{,web/**}')).toBe(true);
+    const nodes = [];
+    const edges = [];
+    for (const [k, scope] of [['api', '{,}'], ['web', '{,web/**}']] as const) {
+      nodes.push(mnode('@acme/rules', `S${k}`, { type: 'section', content: `${k} rules`, file_path: `rules/${k}.md`, line_start: 1, line_end: 5 }));
+      nodes.push(mnode('@acme/rules', `N${k}`, { type: 'fact', content: `Rule for ${k}.`, file_path: `rules/${k}.md`, line_start: 3, line_end: 3 }));
+      nodes.push(mnode('@acme/rules', `G${k}`, { type: 'scope', content: scope, file_path: `rules/${k}.md`, line_start: 1, line_end: 1 }));
+      edges.push({ from: `@acme/rules#S${k}`, to: `@acme/rules#N${k}`, type: 'contains' as const }, { from: `@acme/rules#S${k}`, to: `@acme/rules#G${k}`, type: 'applies_to' as const });
+    }
+    const d = computeDelivery(project(mgraph(nodes, edges), []), (['agents-md', 'claude', 'cursor', 'windsurf'] as const).map((t) => agentTarget(t)), NOW);
+    expect(d.ruleSets.map((r) => r.patterns)).toEqual([['{,web/**}']]);
+    expect(d.notes.some((n) => /1 scope pattern\(s\) .*matches no file/.test(n))).toBe(true);
+    expect([...(d.ruleSets[0]?.files.keys() ?? [])]).toEqual(['claude']);
+    expect(d.warnings.filter((w) => /left out of (Cursor|Windsurf)'s rule file .*empty/.test(w))).toHaveLength(2);
   });
 });

@@ -26,7 +26,7 @@ import type { MergedGraph } from '@ctxpkg/format';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 import { compilePack, type PackInput } from '@ctxpkg/format/pack/compile';
 import { escapeInline, hasInvisible, shellArg } from '@ctxpkg/format/pack/escape';
-import { globProblem } from '@ctxpkg/format/pack/glob';
+import { globProblem, matchesOnlyEmptyPath } from '@ctxpkg/format/pack/glob';
 import type { PackReceipt } from '@ctxpkg/format/pack/receipt';
 import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
 import { checkPins } from '@ctxpkg/format/pack/screen';
@@ -78,7 +78,9 @@ export interface Delivery {
 
 /**
  * A pattern agents can take: one the bounded glob matcher accepts (`globProblem`: at most 512
- * characters, relative, no `..`, bounded braces, no controls), without invisible characters,
+ * characters, relative, no `..`, bounded braces, no controls) and that can match a file (not
+ * `matchesOnlyEmptyPath`: `{,}` scopes a rule to no file, a rule file for it would apply nowhere
+ * and Cursor's bare `globs:` line would be empty), without invisible characters,
  * without a backtick and without a secret (`scanSecrets`). Patterns are package text written
  * outside the untrusted fence — the always-on header lists them as code spans, rule files put
  * them in their title and frontmatter — so a backtick would close the code span and leave the
@@ -86,7 +88,7 @@ export interface Delivery {
  * and a secret would be written where the pack withholds it (spec/pack.md §3, §11).
  */
 export function usablePattern(p: string): boolean {
-  return globProblem(p) === undefined && !hasInvisible(p) && !p.includes('`') && (surelyClean(p) || scanSecrets(p).length === 0);
+  return globProblem(p) === undefined && !matchesOnlyEmptyPath(p) && !hasInvisible(p) && !p.includes('`') && (surelyClean(p) || scanSecrets(p).length === 0);
 }
 
 /** The rule file path of `set` for a scoping target. */
@@ -343,7 +345,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   const subgraphs = packageGraphs(graph);
   for (const set of ruleSetsOf(graph, pinned, scopes)) {
     const patterns = set.patterns.filter(usablePattern);
-    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses) not written to rule files`);
+    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses, or that matches no file) not written to rule files`);
     if (patterns.length === 0) continue;
     // The source path is package text written outside any pack: its secrets redacted, as headers' are.
     const source = set.sources[0];
