@@ -48,8 +48,11 @@ export interface DeliveredRuleSet {
    */
   title: string;
   /**
-   * The frontmatter `description` of the set's first source file that had one (the importer's
-   * `<file>:frontmatter:description` node), for agents whose rule files carry a description.
+   * What the set is about, for agents whose rule files carry a description (Cursor shows it in
+   * its rule list): the frontmatter `description` of the set's first source file that had one
+   * (the importer's `<file>:frontmatter:description` node), else `<package>: <H1>` of its first
+   * source file when that file has a title of its own (`headingDescriptionOf`); absent otherwise
+   * (the agent then writes `title`).
    */
   description?: string;
   body: string;
@@ -162,6 +165,33 @@ function descriptionOf(graph: Pick<MergedGraph, 'nodes'>, set: RuleSet): string 
     if (text) return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
   }
   return undefined;
+}
+
+/**
+ * `<package>: <title>` of the first source file of `set` when that file has a title of its own:
+ * the first line of its root section (the importer's section with the file's own id, headed by the
+ * file's H1; without an H1 it holds the path), each secret redacted and escaped as a section
+ * title is (`escapeInline`, at most `MAX_TITLE_SOURCE` characters) — so a rule file's description
+ * reads "@acme/rules: Database migrations", not the path (new-user finding: Cursor lists rules by
+ * their description). `rootTitles`: root-section id → content, one pass over the graph.
+ */
+function headingDescriptionOf(rootTitles: ReadonlyMap<string, string>, set: RuleSet): string | undefined {
+  const src = set.sources[0];
+  if (src === undefined) return undefined;
+  const content = rootTitles.get(`${set.package}#${src}`);
+  if (content === undefined) return undefined;
+  const nl = content.indexOf('\n');
+  const line = (nl < 0 ? content : content.slice(0, nl)).trim();
+  if (line === '' || line === src) return undefined;
+  const clean = surelyClean(line) ? line : redactSecrets(line).text;
+  return `${set.package}: ${escapeInline(clean, MAX_TITLE_SOURCE)}`;
+}
+
+/** Root sections (a section whose local id is its file path: the file's H1, else the path) by id → content. */
+function rootTitlesOf(graph: Pick<MergedGraph, 'nodes'>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of graph.nodes) if (n.type === 'section' && n.file_path !== undefined && n.local_id === n.file_path) out.set(n.id, n.content);
+  return out;
 }
 
 /** Bytes of a UTF-8 string. */
@@ -343,6 +373,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   // Each rule set is compiled over its package's own nodes and edges (a set never spans
   // packages), so graph-wide work (scopes, heading paths) is done per package, not per set × graph.
   const subgraphs = packageGraphs(graph);
+  const rootTitles = rootTitlesOf(graph);
   for (const set of ruleSetsOf(graph, pinned, scopes)) {
     const patterns = set.patterns.filter(usablePattern);
     if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses, or that matches no file) not written to rule files`);
@@ -350,7 +381,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     // The source path is package text written outside any pack: its secrets redacted, as headers' are.
     const source = set.sources[0];
     const title = `${set.package}: ${source !== undefined ? capText(surelyClean(source) ? source : redactSecrets(source).text, MAX_TITLE_SOURCE) : 'scoped rules'}`;
-    const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
+    const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set) ?? headingDescriptionOf(rootTitles, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
     const refusals: string[] = [];

@@ -22,8 +22,9 @@ export interface ScopedRules {
   /**
    * The frontmatter (between and including the `---` lines, LF-terminated) of a rule file that
    * applies to `patterns` (already validated: no controls, no line breaks). `title` names the
-   * rule set (package and source file); `description` is the source rule file's own
-   * frontmatter description, when it had one (package text: quote it with `yamlQuote`).
+   * rule set (package and source file); `description` says what it is about: the source rule
+   * file's own frontmatter description, else `<package>: <the file's H1>`, when there is one
+   * (package text: quote it with `yamlQuote`).
    */
   frontmatter(patterns: readonly string[], title: string, description?: string): string;
   /**
