@@ -46,7 +46,8 @@ export interface AgentLimit {
    * A soft limit: a documented point (in characters, Unicode code points) after which part of the
    * agent stops reading the file while the rest of it reads on (Copilot code review: the first
    * 4,000 characters); `what` says so in a sentence. Not a budget — the selection is shared by
-   * every agent — but sync warns, naming each file over it and the setting that brings it under.
+   * every agent — and not a warning: sync notes each file it writes over it, with the setting that
+   * would bring it under at every agent's cost (sync.ts `partialReadNotes`).
    */
   partial?: { chars: number; what: string };
   /** Where it is documented. */
