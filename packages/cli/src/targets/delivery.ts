@@ -7,8 +7,9 @@
  * - always-on: a pack of the pinned and unscoped nodes (`alwaysOnFilter`), pins first, within
  *   `context.sync.max_bytes` and every agent target's documented cap, markers and frontmatter
  *   included; its header says, in plain sentences, which command prints the rules of each
- *   path-scoped rule set before working on files it matches, and how many items did not fit and
- *   how to reach them.
+ *   path-scoped rule set before working on files it matches (those lines within a quarter of the
+ *   cap, `ruleSetLines`: package text never makes the header alone overrun it), and how many
+ *   items did not fit and how to reach them.
  * - path-scoped: one pack per rule set (`ruleSetsOf`) within `context.sync.file_max_bytes` and
  *   every scoping agent target's cap. A rule set whose header and frontmatter alone do not fit
  *   is delivered on demand instead, with a warning: listed in the always-on header like the
@@ -24,8 +25,8 @@
 import type { MergedGraph } from '@ctxpkg/format';
 import { CtxpkgError, isCtxpkgError } from '@ctxpkg/format/errors';
 import { compilePack, type PackInput } from '@ctxpkg/format/pack/compile';
-import { hasInvisible, shellArg } from '@ctxpkg/format/pack/escape';
-import { globProblem } from '@ctxpkg/format/pack/glob';
+import { escapeInline, hasInvisible, shellArg } from '@ctxpkg/format/pack/escape';
+import { globProblem, matchesOnlyEmptyPath } from '@ctxpkg/format/pack/glob';
 import type { PackReceipt } from '@ctxpkg/format/pack/receipt';
 import { computeScopes, STRUCTURAL_TYPES } from '@ctxpkg/format/pack/scope';
 import { checkPins } from '@ctxpkg/format/pack/screen';
@@ -47,8 +48,11 @@ export interface DeliveredRuleSet {
    */
   title: string;
   /**
-   * The frontmatter `description` of the set's first source file that had one (the importer's
-   * `<file>:frontmatter:description` node), for agents whose rule files carry a description.
+   * What the set is about, for agents whose rule files carry a description (Cursor shows it in
+   * its rule list): the frontmatter `description` of the set's first source file that had one
+   * (the importer's `<file>:frontmatter:description` node), else `<package>: <H1>` of its first
+   * source file when that file has a title of its own (`headingDescriptionOf`); absent otherwise
+   * (the agent then writes `title`).
    */
   description?: string;
   body: string;
@@ -75,12 +79,11 @@ export interface Delivery {
   warnings: string[];
 }
 
-/** Rule-set entries listed in the always-on header; the rest are counted (bounded header). */
-export const MAX_LISTED_RULE_SETS = 12;
-
 /**
  * A pattern agents can take: one the bounded glob matcher accepts (`globProblem`: at most 512
- * characters, relative, no `..`, bounded braces, no controls), without invisible characters,
+ * characters, relative, no `..`, bounded braces, no controls) and that can match a file (not
+ * `matchesOnlyEmptyPath`: `{,}` scopes a rule to no file, a rule file for it would apply nowhere
+ * and Cursor's bare `globs:` line would be empty), without invisible characters,
  * without a backtick and without a secret (`scanSecrets`). Patterns are package text written
  * outside the untrusted fence — the always-on header lists them as code spans, rule files put
  * them in their title and frontmatter — so a backtick would close the code span and leave the
@@ -88,7 +91,7 @@ export const MAX_LISTED_RULE_SETS = 12;
  * and a secret would be written where the pack withholds it (spec/pack.md §3, §11).
  */
 export function usablePattern(p: string): boolean {
-  return globProblem(p) === undefined && !hasInvisible(p) && !p.includes('`') && (surelyClean(p) || scanSecrets(p).length === 0);
+  return globProblem(p) === undefined && !matchesOnlyEmptyPath(p) && !hasInvisible(p) && !p.includes('`') && (surelyClean(p) || scanSecrets(p).length === 0);
 }
 
 /** The rule file path of `set` for a scoping target. */
@@ -164,6 +167,33 @@ function descriptionOf(graph: Pick<MergedGraph, 'nodes'>, set: RuleSet): string 
   return undefined;
 }
 
+/**
+ * `<package>: <title>` of the first source file of `set` when that file has a title of its own:
+ * the first line of its root section (the importer's section with the file's own id, headed by the
+ * file's H1; without an H1 it holds the path), each secret redacted and escaped as a section
+ * title is (`escapeInline`, at most `MAX_TITLE_SOURCE` characters) — so a rule file's description
+ * reads "@acme/rules: Database migrations", not the path (new-user finding: Cursor lists rules by
+ * their description). `rootTitles`: root-section id → content, one pass over the graph.
+ */
+function headingDescriptionOf(rootTitles: ReadonlyMap<string, string>, set: RuleSet): string | undefined {
+  const src = set.sources[0];
+  if (src === undefined) return undefined;
+  const content = rootTitles.get(`${set.package}#${src}`);
+  if (content === undefined) return undefined;
+  const nl = content.indexOf('\n');
+  const line = (nl < 0 ? content : content.slice(0, nl)).trim();
+  if (line === '' || line === src) return undefined;
+  const clean = surelyClean(line) ? line : redactSecrets(line).text;
+  return `${set.package}: ${escapeInline(clean, MAX_TITLE_SOURCE)}`;
+}
+
+/** Root sections (a section whose local id is its file path: the file's H1, else the path) by id → content. */
+function rootTitlesOf(graph: Pick<MergedGraph, 'nodes'>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of graph.nodes) if (n.type === 'section' && n.file_path !== undefined && n.local_id === n.file_path) out.set(n.id, n.content);
+  return out;
+}
+
 /** Bytes of a UTF-8 string. */
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
@@ -216,8 +246,11 @@ function whereToRead(rs: Pick<DeliveredRuleSet, 'patterns'>): string {
     const arg = shellArg(p);
     if (arg !== undefined) return `run \`ctxpkg render --focus ${arg}\``;
   }
-  return 'run `ctxpkg render --focus <the path of the file>`';
+  return READ_BY_PATH;
 }
+
+/** The command of a rule-set line that names no pattern: the agent fills in the file's path. */
+const READ_BY_PATH = 'run `ctxpkg render --focus <the path of the file>`';
 
 /** A rule set the always-on header lists: its patterns, and whether it has no rule file (on demand). */
 type ListedRuleSet = Pick<DeliveredRuleSet, 'patterns'> & { onDemand?: boolean };
@@ -225,20 +258,85 @@ type ListedRuleSet = Pick<DeliveredRuleSet, 'patterns'> & { onDemand?: boolean }
 /** Patterns as inline code, comma-separated (a `**` is not read as emphasis). */
 const codeList = (patterns: readonly string[]): string => patterns.map((p) => `\`${p}\``).join(', ');
 
+/** Rule-set entries listed in the always-on header; the rest are counted (bounded header). */
+export const MAX_LISTED_RULE_SETS = 12;
+
+/**
+ * The rule-set lines of the always-on header (one per listed set, not the sentence before them
+ * nor the count line after them) take at most this share of the always-on cap, in UTF-8 bytes:
+ * `floor(cap / RULE_SET_LISTING_DIVISOR)` — 2,048 bytes at the default 8,192 (spec/pack.md §11
+ * "Tiers"). Patterns are package text of up to 512 characters each: unbounded, twelve sets of five
+ * such patterns needed ~24 KB and made every sync fail with `E_BUDGET` (attack pass 2, finding 4).
+ */
+export const RULE_SET_LISTING_DIVISOR = 4;
+
+/** Longest rule-set line of the always-on header, in UTF-8 bytes (also at most a quarter of the listing share). */
+export const MAX_RULE_SET_LINE = 1024;
+
+/**
+ * The header line of one rule set within `max` UTF-8 bytes (as the renderer writes it, through
+ * `escapeInline`, whose 2,000-character cut never reaches a line this short), or undefined when
+ * not even one pattern fits: `- <patterns>[ and N more patterns]: <command>[ (every agent: …)]`.
+ * The patterns are code spans in order, each one that does not fit left out and counted. The
+ * command is `whereToRead`'s (focused on the first quotable pattern) when the line shows that
+ * pattern and no fewer patterns than with `READ_BY_PATH`, else `READ_BY_PATH` — a command is
+ * never cut, so each stays runnable as written (`shellArg`). Linear in the patterns' length.
+ */
+function ruleSetLine(rs: ListedRuleSet, max: number): string | undefined {
+  const tail = rs.onDemand ? ' (every agent: too large for a rule file)' : '';
+  // The patterns shown with the command `where`: in order, each one that does not fit left out.
+  const fit = (where: string): string[] => {
+    // Room for the longest count phrase this set can need and for the `[escaped] ` prefix of a
+    // line that reads like a marker, so neither can make a line overrun.
+    let used = bytes(`[escaped] - : ${where}${tail}`) + bytes(` and ${rs.patterns.length} more patterns`);
+    const shown: string[] = [];
+    for (const p of rs.patterns) {
+      const size = bytes(p) + 2 + (shown.length > 0 ? 2 : 0);
+      if (used + size > max) continue;
+      shown.push(p);
+      used += size;
+    }
+    return shown;
+  };
+  const named = whereToRead(rs);
+  const byPath = fit(READ_BY_PATH);
+  const withNamed = named === READ_BY_PATH ? byPath : fit(named);
+  // The command names a pattern only when the line shows that pattern and no fewer patterns than
+  // the path form would (a long first pattern would be written twice).
+  const namedShown = withNamed.some((p) => named === `run \`ctxpkg render --focus ${shellArg(p)}\``);
+  const [shown, where] = namedShown && withNamed.length >= byPath.length ? [withNamed, named] : [byPath, READ_BY_PATH];
+  if (shown.length === 0) return undefined;
+  const left = rs.patterns.length - shown.length;
+  return `- ${codeList(shown)}${left > 0 ? ` and ${left} more ${left === 1 ? 'pattern' : 'patterns'}` : ''}: ${where}${tail}`;
+}
+
 /**
  * The header lines naming the path-scoped rule sets (spec/pack.md §11 "Tiers"): one plain
- * sentence, then one line per rule set — its patterns and what to read — at most
- * `MAX_LISTED_RULE_SETS`, the rest counted (bounded header).
+ * sentence, then one line per rule set — its patterns and what to read (`ruleSetLine`) — at most
+ * `MAX_LISTED_RULE_SETS` lines within `floor(alwaysOnCap / RULE_SET_LISTING_DIVISOR)` bytes
+ * together, each within `min(MAX_RULE_SET_LINE, share / 4)` bytes; every set not listed (beyond
+ * the count, or its line does not fit) is counted in a last line naming the command for a path.
+ * So the header stays bounded whatever the packages hold.
  */
-function ruleSetLines(sets: readonly ListedRuleSet[]): string[] {
+function ruleSetLines(sets: readonly ListedRuleSet[], alwaysOnCap: number): string[] {
   if (sets.length === 0) return [];
   const lines = ['Some rules apply only to certain files. Before you work on a file that matches a pattern below, run the command named there to read its rules (agents with path-scoped rule files of their own load them by themselves):'];
+  const share = Math.floor(alwaysOnCap / RULE_SET_LISTING_DIVISOR);
+  const lineMax = Math.min(MAX_RULE_SET_LINE, Math.floor(share / 4));
+  let used = 0;
+  let more = 0;
   // A set delivered on demand has no rule file: every agent runs its command.
-  for (const rs of sets.slice(0, MAX_LISTED_RULE_SETS)) lines.push(`- ${codeList(rs.patterns)}: ${whereToRead(rs)}${rs.onDemand ? ' (every agent: too large for a rule file)' : ''}`);
-  if (sets.length > MAX_LISTED_RULE_SETS) {
-    const more = sets.length - MAX_LISTED_RULE_SETS;
-    lines.push(`- ${more} more rule ${more === 1 ? 'set' : 'sets'} for other paths: run \`ctxpkg render --focus <path>\` to get the rules for a path`);
+  for (const rs of sets) {
+    const line = lines.length - 1 < MAX_LISTED_RULE_SETS ? ruleSetLine(rs, lineMax) : undefined;
+    const size = line === undefined ? 0 : bytes(escapeInline(line, 2000)) + 1;
+    if (line === undefined || used + size > share) {
+      more++;
+      continue;
+    }
+    lines.push(line);
+    used += size;
   }
+  if (more > 0) lines.push(`- ${more} ${lines.length > 1 ? 'more ' : ''}rule ${more === 1 ? 'set' : 'sets'} for other paths: run \`ctxpkg render --focus <path>\` to get the rules for a path`);
   return lines;
 }
 
@@ -275,14 +373,15 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
   // Each rule set is compiled over its package's own nodes and edges (a set never spans
   // packages), so graph-wide work (scopes, heading paths) is done per package, not per set × graph.
   const subgraphs = packageGraphs(graph);
+  const rootTitles = rootTitlesOf(graph);
   for (const set of ruleSetsOf(graph, pinned, scopes)) {
     const patterns = set.patterns.filter(usablePattern);
-    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses) not written to rule files`);
+    if (patterns.length < set.patterns.length) notes.push(`${set.package}: ${set.patterns.length - patterns.length} scope pattern(s) with control or invisible characters, a backtick or a secret (or that the bounded glob matcher refuses, or that matches no file) not written to rule files`);
     if (patterns.length === 0) continue;
     // The source path is package text written outside any pack: its secrets redacted, as headers' are.
     const source = set.sources[0];
     const title = `${set.package}: ${source !== undefined ? capText(surelyClean(source) ? source : redactSecrets(source).text, MAX_TITLE_SOURCE) : 'scoped rules'}`;
-    const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set);
+    const description = descriptionOf(subgraphs.get(set.package) as MergedGraph, set) ?? headingDescriptionOf(rootTitles, set);
     const members = new Set(set.nodes);
     const files = new Map<string, string>();
     const refusals: string[] = [];
@@ -337,7 +436,7 @@ export function computeDelivery(project: ProjectContext, targets: readonly Agent
     ...base,
     include: alwaysOnFilter(pinned, scopes),
     title: 'Installed context (ctxpkg)',
-    notes: ruleSetLines(listed),
+    notes: ruleSetLines(listed, cap),
     style: 'agent',
   });
   return { alwaysOn: { body: alwaysOn.text, receipt: alwaysOn.receipt }, ruleSets, onDemandSets, notes, warnings: [...broken.map((b) => b.message), ...warnings] };

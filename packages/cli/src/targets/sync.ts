@@ -297,7 +297,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
     const firstStart = [...new Set(registered.map((a) => wanted.find((w) => w.path === a.path)?.target).filter((t): t is SyncTarget => t !== undefined).map((t) => agentTarget(t).mcp?.firstStart).filter((x): x is string => x !== undefined))];
     report.notes.push(`MCP server "ctxpkg" (\`${line}\`) ${opts.dryRun ? 'would be registered' : 'registered'} in ${registered.map((a) => a.path).join(', ')}: each agent loads it when it next starts${firstStart.length ? ` (${firstStart.join('; ')})` : ''}`);
   }
-  for (const w of partialReadWarnings(actions, wanted)) report.warnings.push(w);
+  for (const n of partialReadNotes(actions, wanted)) report.notes.push(n);
   // The registration stays the same on every machine (the files are committed), but a command
   // that cannot start here is said so, with the fix, instead of "registered".
   const mcpPaths = actions.filter((a) => !a.delete && a.label === undefined && a.entry?.kind === 'mcp').map((a) => a.path);
@@ -411,13 +411,18 @@ function charCount(text: string): number {
 }
 
 /**
- * One warning per target whose files this sync wrote (created or rewrote) run past a soft limit
- * of its agent (`AgentLimit.partial`: Copilot code review reads the first 4,000 characters of an
- * instruction file), naming each file, its size and the setting that brings it under. A file left
- * unchanged is not warned about again: the warning came with the run that wrote it, and a sync
- * that changed nothing prints nothing to act on (new-user trial: the warning on every run).
+ * One note per target whose files this sync wrote (created or rewrote) run past a soft limit of
+ * its agent (`AgentLimit.partial`: Copilot code review reads the first 4,000 characters of an
+ * instruction file), naming each file, its size, what that feature does with it and the setting
+ * that would bring it under — at the cost of every agent (spec/pack.md §11 "Blocks and
+ * ownership"). A note, not a warning: a soft limit is not a budget (the selection every agent
+ * shares is not cut for one feature of one agent), so at the default budget (8,192 bytes) a full
+ * always-on file passes it with nothing wrong to fix — with the AGENTS.md target off,
+ * `.github/copilot-instructions.md` at 8,083 characters warned on every rewrite, a warning caused
+ * by ctxpkg's own default (attack pass 2, item 7). A file left unchanged is not noted again: the
+ * note came with the run that wrote it (new-user trial: the warning on every run).
  */
-function partialReadWarnings(actions: readonly Action[], wanted: readonly DesiredOutput[]): string[] {
+function partialReadNotes(actions: readonly Action[], wanted: readonly DesiredOutput[]): string[] {
   const tierOf = new Map(wanted.map((w) => [w.path, w.tier]));
   // Each path once (wanted outputs are unique by path).
   const over = new Map<SyncTarget, Array<{ path: string; chars: number; limit: number; what: string; setting: string }>>();
@@ -438,7 +443,7 @@ function partialReadWarnings(actions: readonly Action[], wanted: readonly Desire
     const first = files[0] as (typeof files)[number];
     const settings = [...new Set(files.map((f) => f.setting))].map((s) => `"${s}"`).join(' and ');
     const list = files.map((f) => `${f.path} (${f.chars} characters)`).join(', ');
-    out.push(`${agentTarget(target).agent} ${first.what}; sync wrote ${files.length === 1 ? 'a file' : `${files.length} files`} over ${first.limit} characters: ${list}. To keep all of it in view, set ${settings} in ctxpkg.json to ${first.limit} or less (your own text in the file counts too)`);
+    out.push(`${agentTarget(target).agent} ${first.what}; sync wrote ${files.length === 1 ? 'a file' : `${files.length} files`} over ${first.limit} characters: ${list}, of which that reads the start. To have it read all, set ${settings} in ctxpkg.json to ${first.limit} or less — budgets every agent shares, so every agent then gets less (your own text in the file counts too)`);
   }
   return out;
 }

@@ -35,7 +35,7 @@
  */
 import { CtxpkgError } from '../errors.js';
 import { checkByteBudget, utf8Length } from './budget.js';
-import { escapeContent, escapeInline } from './escape.js';
+import { escapeContent, escapeInline, escapeJoined } from './escape.js';
 import { neutralizeImports } from './imports.js';
 import { escapeStructure } from './md-structure.js';
 import type { RenderItem } from './render.js';
@@ -85,7 +85,8 @@ const isFileRoot = (s: { id: string; file_path?: string }, filePath: string | un
 
 /**
  * The heading path of an item for an answer title: its section titles without the file's root,
- * " › "-joined. An item directly under its file's root is headed by the root's title — the file's
+ * each escaped (`escapeInline`), " › "-joined, and the joined path escaped again when it reads
+ * like a marker or a trusted heading (`escapeJoined`: two harmless titles can make one). An item directly under its file's root is headed by the root's title — the file's
  * H1, the label `ctxpkg render` writes above it (render-md.ts `### <file title>`), so a hit reads
  * `### API endpoints` in both, not `### .cursor/rules/python-api.mdc` — and by the file path
  * (else the package) only when the file has no title of its own.
@@ -94,7 +95,8 @@ export function headingTitle(item: Pick<RenderItem, 'sections' | 'file_path' | '
   const first = item.sections[0];
   const root = first !== undefined && isFileRoot(first, item.file_path) ? first : undefined;
   const titles = item.sections.filter((s) => s !== root).map((s) => neutralizeImports(escapeInline(s.title, 80)));
-  if (titles.length > 0) return titles.join(' › ');
+  // Each title is escaped alone; the joined path is checked again (`escapeJoined`).
+  if (titles.length > 0) return titles.length === 1 ? (titles[0] as string) : escapeJoined(titles.join(' › '));
   if (root !== undefined && root.title !== '' && root.title !== item.file_path) return neutralizeImports(escapeInline(root.title, 80));
   return neutralizeImports(escapeInline(item.file_path ?? item.package));
 }

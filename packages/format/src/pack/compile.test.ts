@@ -536,6 +536,47 @@ describe('compilePack: inputs', () => {
   });
 });
 
+describe('compilePack: the instructions sentence names only trusted packages with an item in the pack (attack pass 2, item 6)', () => {
+  const sentence = (t: string): string | undefined => t.split('\n').find((l) => l.startsWith('The sections "Instructions from'));
+  const headed = (t: string): string[] => [...t.matchAll(/^## Instructions from (\S+)$/gm)].map((m) => m[1] as string);
+
+  it('a pack of only untrusted text (a vendor focus) has no sentence; one trusted package with items is the only one named', () => {
+    const styleOnly = compilePack(base({ trusted: new Set(['@acme/auth']), include: (n) => n.package === '@acme/style' }));
+    expect(styleOnly.text).toContain('Indent with two spaces.');
+    expect(sentence(styleOnly.text)).toBeUndefined();
+    expect(styleOnly.text).not.toContain('Instructions from');
+    const both = new Set(['@acme/auth', '@acme/style']);
+    expect(sentence(compilePack(base({ trusted: both })).text)).toBe(`The sections "Instructions from @acme/auth@1.0.0", "Instructions from @acme/style@1.0.0" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`);
+    expect(sentence(compilePack(base({ trusted: both, include: (n) => n.package === '@acme/style' })).text)).toBe(`The sections "Instructions from @acme/style@1.0.0" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`);
+  });
+
+  it('exact under any budget: the sentence names exactly the packages headed "Instructions from", and the pack is within its budget', () => {
+    for (const trusted of [new Set(['@acme/auth']), new Set(['@acme/style']), new Set(['@acme/auth', '@acme/style'])]) {
+      const full = compilePack(base({ trusted }));
+      let named = 0;
+      for (let max = full.bytes; max > 50; max -= 3) {
+        let p;
+        try {
+          p = compilePack(base({ trusted, maxBytes: max }));
+        } catch (e) {
+          expect(e).toMatchObject({ code: 'E_BUDGET' });
+          break;
+        }
+        expect(p.bytes).toBe(byteLen(p.text));
+        expect(p.bytes).toBeLessThanOrEqual(max);
+        const h = headed(p.text);
+        const line = sentence(p.text);
+        if (h.length === 0) expect(line).toBeUndefined();
+        else {
+          named++;
+          expect(line).toBe(`The sections "Instructions from ${h.join('", "Instructions from ')}" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`);
+        }
+      }
+      expect(named).toBeGreaterThan(10);
+    }
+  });
+});
+
 describe('compilePack: the untrusted fence is written only around untrusted items', () => {
   it('all trusted: no banner, no footer, no trust line; the budget stays exact down to the byte', () => {
     const trusted = new Set(['@acme/auth', '@acme/style']);

@@ -530,7 +530,9 @@ export function compilePack(input: PackInput): CompiledPack {
   // renderers read the info and keep nothing of it).
   const frameSelection: FrameInfo['selection'] = { mode: input.pinnedOnly ? 'pinned' : 'all', items: itemCount, pinned: pinnedItems, ...(focused ? { focused: inScope.length } : {}) };
   const frameTrusted = inputs.filter((i) => input.trusted?.has(i.package)).map((i) => `${i.package}@${i.version}`);
-  const frameInfo = (nb: number): FrameInfo => ({
+  // The frame is sized naming no trusted package (`instructions: []`); the sentence that names
+  // those with an item is paid by their items (`instrGroups`) and written with the final frame.
+  const frameInfo = (nb: number, instructions: readonly string[] = []): FrameInfo => ({
     title: input.title ?? 'Context pack (ctxpkg)',
     inputs,
     focus: focusText || undefined,
@@ -540,6 +542,7 @@ export function compilePack(input: PackInput): CompiledPack {
     notes: input.notes ?? [],
     receipt: input.receipt === true,
     trusted: frameTrusted,
+    instructions,
     style: input.style ?? 'pack',
   });
   const frameSize = (nb: number): number => {
@@ -551,6 +554,11 @@ export function compilePack(input: PackInput): CompiledPack {
   // and paid for, once — only when an untrusted item is selected. Its text does not depend on nb.
   const fence = renderer.frame(frameInfo(0));
   const fenceGroup = { key: '\u0001fence', bytes: utf8Length(fence.fenceOpen) + utf8Length(fence.fenceClose) };
+  // The frame's instructions sentence (`Renderer.instructionsCost`, pack style only): a group of
+  // every trusted item (its shared part) and one of each trusted package's items (its name), so
+  // it is paid once, and only when a trusted item is selected — like the fence.
+  const instrCost = (input.style ?? 'pack') === 'pack' ? renderer.instructionsCost : undefined;
+  const instrShared = { key: '\u0002instructions', bytes: instrCost?.shared ?? 0 };
 
   // The item of candidate `h` before screening (no flags): enough for its lower bound (field
   // lengths only: no escaping or rendering, select.ts) and its groups (package, file, headings).
@@ -583,9 +591,22 @@ export function compilePack(input: PackInput): CompiledPack {
   const groupBytes = new Map<string, number>();
   // The renderer shares one groups array per heading path, package and file (render-md.ts): its
   // sized form is shared too, and remembered per candidate (select.ts asks several times).
-  const sized = new Map<readonly { key: string; text: string }[], { plain: Array<{ key: string; bytes: number }>; fenced: Array<{ key: string; bytes: number }> }>();
+  // `trusted`: the groups of a trusted item — `plain` with the instructions groups of its package
+  // (`instrLabel`) in front when the frame names trusted packages (`instrCost`), else `plain`.
+  type Sized = { plain: Array<{ key: string; bytes: number }>; fenced: Array<{ key: string; bytes: number }>; trusted?: Array<{ key: string; bytes: number }>; instrLabel?: string };
+  const sized = new Map<readonly { key: string; text: string }[], Sized>();
   const groupsOfH: Array<Array<{ key: string; bytes: number }> | undefined> = new Array(live.length);
-  let lastGroups: { plain: Array<{ key: string; bytes: number }>; fenced: Array<{ key: string; bytes: number }> } | undefined;
+  let lastGroups: Sized | undefined;
+  /** The groups of a trusted item of package `pkg@version` whose renderer groups are sized as `s`. */
+  const trustedGroups = (s: Sized, pkg: string, version: string): Array<{ key: string; bytes: number }> => {
+    if (!instrCost) return s.plain;
+    if (s.trusted === undefined || s.instrLabel !== `${pkg}@${version}`) {
+      const label = `${pkg}@${version}`;
+      s.instrLabel = label;
+      s.trusted = [instrShared, { key: `\u0002instructions\u0000${label}`, bytes: instrCost.each(label) }].concat(s.plain);
+    }
+    return s.trusted;
+  };
   let lastSections: readonly SectionRef[] | undefined;
   let lastPackage = '';
   let lastVersion = '';
@@ -605,7 +626,7 @@ export function compilePack(input: PackInput): CompiledPack {
     const pkg = n.package;
     const trusted = lastGroups !== undefined && pkg === lastPackage ? lastTrusted : input.trusted?.has(pkg) === true;
     if (lastGroups && path === lastSections && pkg === lastPackage && n.version === lastVersion && n.file_path === lastFile && trusted === lastTrusted) {
-      return (groupsOfH[h] = trusted ? lastGroups.plain : lastGroups.fenced);
+      return (groupsOfH[h] = trusted ? trustedGroups(lastGroups, pkg, n.version) : lastGroups.fenced);
     }
     const it = items[h] ?? bareOf(h, true);
     const rgs = renderer.groups(it);
@@ -627,7 +648,7 @@ export function compilePack(input: PackInput): CompiledPack {
     lastVersion = n.version;
     lastFile = n.file_path;
     lastTrusted = trusted;
-    return (groupsOfH[h] = trusted ? s.plain : s.fenced);
+    return (groupsOfH[h] = trusted ? trustedGroups(s, pkg, n.version) : s.fenced);
   };
   // The smallest block any candidate can have (one pass, no rendering): a pass stops once fewer
   // bytes are left, instead of walking the rest of a large graph.
@@ -1045,7 +1066,10 @@ export function compilePack(input: PackInput): CompiledPack {
     list.record.delivered_hash = contentHash(list.text);
     if (list.taken < list.of) list.record.items = { delivered: list.taken, total: list.of };
   }
-  const frame = renderer.frame(frameInfo(nb));
+  // The trusted packages with an item in this pack, in the order of `frameTrusted`.
+  const named = new Set<string>();
+  if (instrCost) for (const h of chosen) if (itemAt(h).trusted) named.add(`${itemAt(h).package}@${itemAt(h).version}`);
+  const frame = renderer.frame(frameInfo(nb, frameTrusted.filter((t) => named.has(t))));
   const fenced = parts.length > 0 ? parts.join('') + fence.fenceClose : '';
   const text = frame.prefix + trustedParts.join('') + fenced + frame.suffix;
   const bytes = utf8Length(text);

@@ -5,7 +5,7 @@
  * hours on them; the test timeout is the only clock here, bench/glob measures time).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { compileGlob, escapeGlob, globProblem, GLOB_ENGINE_LOADING, GLOB_LIMITS, tryCompileGlob } from './glob.js';
+import { compileGlob, escapeGlob, globProblem, GLOB_ENGINE_LOADING, GLOB_LIMITS, matchesOnlyEmptyPath, tryCompileGlob } from './glob.js';
 
 const T: Array<[string, string[], string[]]> = [
   // glob, matching paths, non-matching paths
@@ -87,6 +87,22 @@ describe('compileGlob: the dialect', () => {
     const long = 'src/' + 'a/'.repeat(GLOB_LIMITS.maxPathLength);
     expect(compileGlob('**').test(long)).toBe(false);
     expect(compileGlob('**').test('src/a')).toBe(true);
+  });
+});
+
+describe('matchesOnlyEmptyPath: a glob that can match no file', () => {
+  it('is true when every alternative is empty once braces are read, and false whenever a file can match', () => {
+    const paths = ['a', 'web', 'web/x', '{}', '{,}', ',', '.', 'src/a.ts'];
+    for (const g of ['{,}', '{,{,}}', '{{,},}', './', './{,}', '']) {
+      expect(matchesOnlyEmptyPath(g), g).toBe(true);
+      if (globProblem(g) === undefined) for (const p of paths) expect(compileGlob(g).test(p), `${g} !~ ${p}`).toBe(false);
+    }
+    // A glob that can match a file, with one file it matches.
+    const files: Array<[string, string]> = [['{,web/**}', 'web/x'], ['{,a}', 'a'], ['{a}', '{a}'], ['{}', '{}'], ['\\{,\\}', '{,}'], ['a', 'a'], ['*', 'x'], ['**', 'x/y'], ['?', 'x'], ['[a]', 'a'], ['{,*}', 'x'], ['src/{,}', 'src/'], [',', ','], ['{,[,]}', ',']];
+    for (const [g, file] of files) {
+      expect(matchesOnlyEmptyPath(g), g).toBe(false);
+      expect(compileGlob(g).test(file), `${g} ~ ${file}`).toBe(true);
+    }
   });
 });
 

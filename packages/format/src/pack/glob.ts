@@ -268,6 +268,24 @@ function prepare(glob: string): { cs: string[]; tr: Translation } {
 }
 
 /**
+ * True when `glob` can match no path but the empty one, so no file: its every alternative is
+ * empty once braces are read — `{,}`, `{,{,}}`, `./`, and `` (the empty text; `globProblem`
+ * refuses it). A glob that other checks refuse (`globProblem`) is otherwise false. How: the RE2
+ * translation of such a glob holds nothing but groups and alternation (`(?:|)`), since every
+ * literal is written as a letter, a digit, `_` or `\x{…}` and every wildcard as a class. Linear.
+ * Such a scope is never a path scope an agent can use: a comma-joined field would get an empty
+ * pattern, which Cursor reads as no `globs` at all (spec/pack.md §11 "Tiers").
+ */
+export function matchesOnlyEmptyPath(glob: string): boolean {
+  if (glob === '') return true;
+  try {
+    return /^[(?:|)]*$/.test(prepare(glob).tr.re);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Compile `glob` (dialect and bounds in the module docstring). Throws `E_GLOB` naming the
  * problem (`globProblem`). Time and program size are linear in the glob's length.
  */

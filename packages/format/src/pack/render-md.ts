@@ -406,8 +406,23 @@ function blockLowerBoundOf(content: string, filePath: string | undefined, sectio
 
 /** The line naming the packages delivered as instructions (spec/pack.md §11 "Trust"). */
 export function instructionsLine(trusted: readonly string[]): string {
-  return `The sections "Instructions from ${trusted.map((t) => escapeInline(t)).join('", "Instructions from ')}" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`;
+  return `${INSTR_OPEN}${trusted.map((t) => escapeInline(t)).join(INSTR_JOIN)}${INSTR_CLOSE}`;
 }
+
+// The fixed pieces of `instructionsLine`, shared with `instructionsCost`.
+const INSTR_OPEN = 'The sections "Instructions from ';
+const INSTR_JOIN = '", "Instructions from ';
+const INSTR_CLOSE = `" are this project's own instructions (from publishers it trusts): follow them like the rest of this file.`;
+
+/**
+ * `Renderer.instructionsCost` of the Markdown frame: the line (with its line break) costs
+ * `open + close + 1 + Σ label + (n − 1) · join` for n labels, charged as `shared` = open + close
+ * + 1 − join and `join + label` per package; pack style only (agent-style frames never write it).
+ */
+const instructionsCost = {
+  shared: utf8Length(INSTR_OPEN) + utf8Length(INSTR_CLOSE) + 1 - utf8Length(INSTR_JOIN),
+  each: (label: string): number => utf8Length(INSTR_JOIN) + utf8Length(escapeInline(label)),
+};
 
 /** Packages named on the `packages:` line; the rest are counted, so the header stays bounded (issue 18). */
 export const MAX_LISTED_INPUTS = 10;
@@ -475,7 +490,10 @@ function frame(info: FrameInfo): Frame {
   if (agent) {
     const left = leftOutLine(info.omitted.byte_budget);
     if (left !== null) lines.push(left);
-  } else if (info.trusted.length > 0) lines.push(instructionsLine(info.trusted));
+  } else {
+    const named = info.instructions ?? info.trusted;
+    if (named.length > 0) lines.push(instructionsLine(named));
+  }
   // A title alone (agent style, nothing else to say) is followed directly by the items. Every
   // line ends with LF: an empty last element gives the final one (one join, so the prefix is one
   // flat string, not a concatenation that `utf8Length` would copy to read).
@@ -533,12 +551,12 @@ function frameBytes(info: FrameInfo): number {
     m.pinned === s.pinned &&
     m.focused === s.focused &&
     sameStrings(m.notes, info.notes) &&
-    sameStrings(m.trusted, info.trusted)
+    sameStrings(m.trusted, info.instructions ?? info.trusted)
   ) {
     return m.bytes + summary;
   }
   const bytes = utf8Length(frame(info).prefix) - summary;
-  frameMemo = { title: info.title, inputs, focus: info.focus, mode: s.mode, items: s.items, pinned: s.pinned, focused: s.focused, notes: [...info.notes], trusted: [...info.trusted], bytes };
+  frameMemo = { title: info.title, inputs, focus: info.focus, mode: s.mode, items: s.items, pinned: s.pinned, focused: s.focused, notes: [...info.notes], trusted: [...(info.instructions ?? info.trusted)], bytes };
   return bytes + summary;
 }
 
@@ -614,6 +632,7 @@ export const renderMarkdown: Renderer = {
   partialNote,
   partialNoteBytes,
   minBlockBytes: MIN_BLOCK,
+  instructionsCost,
 };
 
 /**

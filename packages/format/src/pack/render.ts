@@ -76,8 +76,17 @@ export interface FrameInfo {
    * omission summary say that each omission is listed with its hash in the receipt.
    */
   receipt: boolean;
-  /** `package@version` of the packages delivered as instructions (outside the fence), sorted. */
+  /** `package@version` of the trusted packages among the inputs (delivered as instructions, outside the fence), sorted. */
   trusted: readonly string[];
+  /**
+   * `package@version` of the trusted packages that have at least one item in this pack, sorted:
+   * the ones the instructions sentence names (render-md.ts `instructionsLine`; attack pass 2,
+   * item 6: a focus that selected only a vendor section still told the reader to follow
+   * "Instructions from @acme/rules@1.0.0", which the pack did not hold). The compiler sizes the
+   * frame with none and charges the sentence to the trusted items (`Renderer.instructionsCost`).
+   * Absent: `trusted` (a caller whose frame lists every trusted input).
+   */
+  instructions?: readonly string[];
   /**
    * `pack` (default; `ctxpkg render`): the full header — inputs, omission summary by reason.
    * `agent` (agent files written by `ctxpkg sync`): only what an agent can act on — the title,
@@ -152,6 +161,14 @@ export interface Renderer {
   partialNoteBytes?(taken: number, members: number, heading?: string): number;
   /** A lower bound of the UTF-8 size of any block (lets the selection stop early). */
   minBlockBytes: number;
+  /**
+   * What naming trusted packages in `FrameInfo.instructions` adds to the frame, in UTF-8 bytes, as
+   * pieces the compiler charges like group headers: `shared`, once when any trusted item is
+   * selected, and `each(pkgAtVersion)` for each trusted package with an item. For any set of
+   * packages, the frame with them named is exactly the frame with none plus `shared` plus their
+   * `each` (positive numbers). Absent: the frame does not depend on `instructions`.
+   */
+  instructionsCost?: { shared: number; each(pkgAtVersion: string): number };
 }
 
 /** Each omission reason in words an agent can act on (the reason codes stay in JSON and the receipt). */

@@ -69,6 +69,12 @@ describe('focus', () => {
     expect(globCovers('src/api/**', '**/*.ts')).toBe(false); // they share paths; it does not cover them all
     expect(globCovers('**/*.ts', '**/*.ts')).toBe(true);
     expect(globCovers('./**/*.ts', ' **/*.ts')).toBe(true);
+    // One leading `./` is dropped, as compileGlob reads a scope; not two (attack pass 2, finding 7).
+    expect(globCovers('././**', 'x')).toBe(false);
+    expect(globCovers('././**', 'b{,a}')).toBe(false);
+    expect(globCovers('././src/**', 'src/a/*')).toBe(false);
+    expect(globCovers('./src/**', './src/a/*')).toBe(true);
+    expect(globCovers('././src/**', '././src/a/*')).toBe(true);
     // Concrete paths: the scope matches the path.
     expect(globCovers('**/*.ts', 'src/a.ts')).toBe(true);
     expect(globCovers('**/*.py', 'src/a.ts')).toBe(false);
@@ -104,6 +110,7 @@ describe('focus', () => {
       }
     };
     grow('', 3);
+    paths.push(...paths.filter((_, k) => k % 7 === 0).map((p) => `./${p}`), '.', './');
     const plain = fc.constantFrom('a', 'b', 'ab', 'a/b');
     const seg = fc.constantFrom('a', 'b', '*', '?', '*.ts', 'a*', '[ab]', '[!a]*', '{a,b}', '{a,b}.ts', '\\*', '**', 'a.ts', '{a', '.d', '{x,y', 'a}', '[a', ']b');
     const glob = fc.array(seg, { minLength: 1, maxLength: 4 }).map((xs) => xs.join('/'));
@@ -118,7 +125,10 @@ describe('focus', () => {
     const focus = fc.oneof(glob, fc.tuple(glob, seg).map(([d, x]) => `${d}/${x}`), fc.tuple(plain, glob).map(([p, r]) => `${p}/${r}`));
     // Pairs that share their last segment (rule 5), the focus's text before it anything.
     const shared = fc.tuple(fc.option(plain, { nil: undefined }), glob, seg).map(([p, d, x]) => [p === undefined ? `**/${x}` : `${p}/**/${x}`, `${d}/${x}`] as const);
-    const pair = fc.oneof(fc.tuple(scope, focus), shared);
+    // Each side also with one or two leading `./` (compileGlob drops one: `././**` matches only
+    // paths that start `./`, which globCovers once read as `**`).
+    const dot = fc.constantFrom('', '', './', '././');
+    const pair = fc.tuple(fc.oneof(fc.tuple(scope, focus), shared), dot, dot).map(([[s, f], ds, df]) => [`${ds}${s}`, `${df}${f}`] as const);
     let covers = 0;
     fc.assert(
       fc.property(pair, ([s, f]) => {

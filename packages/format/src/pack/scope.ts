@@ -146,10 +146,16 @@ const PLAIN = /^[^*?[\]{}\\]+$/;
  * Anything else is not a cover, even where the two globs share paths (`**\/*.ts` and `src/api/**`
  * overlap but neither covers the other), and a cover these rules do not see (`**\/*.{ts,tsx}` of
  * `**\/*.ts`) is not found. A glob that is refused (`globProblem`) covers and is covered by nothing.
+ * A glob given as text is read as `compileGlob` reads a scope (trimmed, one leading `./` dropped:
+ * `././**` matches only paths starting `./`); a `CompiledGlob` is compared by its own text.
  */
 export function globCovers(scope: string | CompiledGlob, focus: string | CompiledGlob): boolean {
-  const gs = typeof scope === 'string' ? cachedGlob(normalizeGlob(scope)) : scope;
-  const gf = typeof focus === 'string' ? cachedGlob(normalizeGlob(focus)) : focus;
+  // A glob given as text is compiled as scopes are read (trimmed; `compileGlob` drops one leading
+  // `./`), and compared as `normalizeGlob` of the compiled glob's text: the same one `./` dropped.
+  // Compiling `normalizeGlob(text)` dropped a second one: `././**` covered `x`, which it does not
+  // match (attack pass 2, finding 7).
+  const gs = typeof scope === 'string' ? cachedGlob(scope.trim()) : scope;
+  const gf = typeof focus === 'string' ? cachedGlob(focus.trim()) : focus;
   if (!gs || !gf) return false;
   const s = normalizeGlob(gs.glob);
   const f = normalizeGlob(gf.glob);

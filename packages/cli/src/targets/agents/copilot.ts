@@ -2,7 +2,7 @@
  * GitHub Copilot: `.github/copilot-instructions.md` (repository-wide, always loaded) and
  * `.github/instructions/*.instructions.md` with frontmatter `applyTo` (comma-separated globs).
  * Copilot code review reads only the first 4,000 characters of each instruction file (chat and
- * the coding agent read all of it): sync warns for each file it writes past that
+ * the coding agent read all of it): sync notes each file it writes past that
  * (`limits.*.partial`), since the one selection every agent shares is not cut for one feature.
  *
  * Copilot also reads AGENTS.md by itself (`readsAgentsMd`): VS Code chat lists "one or more

@@ -22,8 +22,9 @@ export interface ScopedRules {
   /**
    * The frontmatter (between and including the `---` lines, LF-terminated) of a rule file that
    * applies to `patterns` (already validated: no controls, no line breaks). `title` names the
-   * rule set (package and source file); `description` is the source rule file's own
-   * frontmatter description, when it had one (package text: quote it with `yamlQuote`).
+   * rule set (package and source file); `description` says what it is about: the source rule
+   * file's own frontmatter description, else `<package>: <the file's H1>`, when there is one
+   * (package text: quote it with `yamlQuote`).
    */
   frontmatter(patterns: readonly string[], title: string, description?: string): string;
   /**
@@ -45,7 +46,8 @@ export interface AgentLimit {
    * A soft limit: a documented point (in characters, Unicode code points) after which part of the
    * agent stops reading the file while the rest of it reads on (Copilot code review: the first
    * 4,000 characters); `what` says so in a sentence. Not a budget — the selection is shared by
-   * every agent — but sync warns, naming each file over it and the setting that brings it under.
+   * every agent — and not a warning: sync notes each file it writes over it, with the setting that
+   * would bring it under at every agent's cost (sync.ts `partialReadNotes`).
    */
   partial?: { chars: number; what: string };
   /** Where it is documented. */

@@ -68,6 +68,10 @@ describe('bare globs (Cursor, Windsurf)', () => {
     ['off', /boolean, null, number or date/],
     ['2024-01-31', /boolean, null, number or date/],
     ['1_000', /boolean, null, number or date/],
+    ['{,}', /empty/],
+    ['{,web/**}', /empty/],
+    ['{web/**,}', /empty/],
+    ['{,./}', /empty/],
   ])('refuses %j (%s)', (p, why) => {
     expect(barePatternProblem(p)).toMatch(why);
   });
@@ -89,6 +93,21 @@ describe('bare globs (Cursor, Windsurf)', () => {
       }
       if (yamlValue !== 'unreadable') expect(yamlValue).toBe(value);
     }
+  });
+});
+
+describe('comma-joined fields never carry an empty pattern (attack pass 2, finding 5)', () => {
+  it('an empty {a,b} alternative is refused for Cursor, Windsurf and Copilot, with the reason; a group without one is written', () => {
+    for (const t of [cursor, windsurf, copilot]) {
+      const { usable, refused } = patternsFor(t, ['{,}', '{,web/**}', '{api,web}/**']);
+      expect(usable, t.id).toEqual(['{api,web}/**']);
+      expect(refused.map((r) => r.why).every((w) => /empty/.test(w)), t.id).toBe(true);
+      const fm = t.scoped!.frontmatter(usable, '@acme/web: rules.md');
+      const value = lineValue(fm, t.id === 'copilot' ? 'applyTo' : 'globs') as string;
+      expect(value.replace(/^"|"$/g, '').split(','), t.id).toEqual(['api/**', 'web/**']);
+    }
+    expect(commaProblem('{,web/**}')).toMatch(/empty/);
+    expect(commaProblem('src/{,x}/**')).toBeUndefined();
   });
 });
 

@@ -17,6 +17,7 @@
  *
  * Patterns with controls or line breaks are refused before they get here (`usablePattern`).
  */
+import { matchesOnlyEmptyPath } from '@ctxpkg/format/pack/glob';
 
 /** A YAML double-quoted scalar of `s` (printable ASCII kept, everything else escaped). */
 export function yamlQuote(s: string): string {
@@ -86,10 +87,17 @@ export function commaFree(patterns: readonly string[]): { patterns: string[]; un
 /**
  * Why `pattern` cannot be part of a comma-joined field (Copilot `applyTo`, Cursor and Windsurf
  * `globs`), or undefined: it holds a comma that `commaFree` cannot expand away (nested `{a,{b,c}}`
- * groups, more than 32 expansions), and the agent would split it there into other patterns.
+ * groups, more than 32 expansions), and the agent would split it there into other patterns; or
+ * one of its `{a,b}` alternatives gives a piece that matches only the empty path
+ * (`matchesOnlyEmptyPath`: `{,}`, `{,web/**}`), which the field would carry as an empty pattern —
+ * `globs: ` or `globs: ,web/**` (attack pass 2, finding 5: an empty Cursor `globs` with a
+ * description makes the rule agent-requested instead of path-scoped). Linear.
  */
 export function commaProblem(pattern: string): string | undefined {
-  return commaFree([pattern]).unsplittable.length > 0 ? 'it holds a comma outside a simple {a,b} group, and the agent splits the field at commas' : undefined;
+  const { patterns, unsplittable } = commaFree([pattern]);
+  if (unsplittable.length > 0) return 'it holds a comma outside a simple {a,b} group, and the agent splits the field at commas';
+  if (patterns.some(matchesOnlyEmptyPath)) return 'an alternative of its {a,b} group is empty, which the comma-joined field would carry as an empty pattern';
+  return undefined;
 }
 
 /** Characters YAML reads as syntax at the start of a plain value (YAML 1.2 §5.3 indicators; `*` is let through below). */
@@ -110,7 +118,8 @@ const UNWRITABLE = /[\p{C}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u300
  * Why `pattern` cannot be written bare into a comma-joined `globs:` line (`bareGlobs`), or
  * undefined when it can. Each piece after `{a,b}` expansion (`commaFree`) must:
  *
- * - hold no comma (`commaProblem`): the agent splits the line at commas;
+ * - hold no comma and not be empty (`commaProblem`): the agent splits the line at commas, and an
+ *   empty piece would leave the line empty or starting with a comma;
  * - hold no control, format or separator character other than the ASCII space (a line break or
  *   U+2028 would end the line and start a frontmatter key or a `---` fence on the next);
  * - not start or end with a space (readers trim the value or the pieces: the pattern would change);
