@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { redactSecrets, secretKinds } from '../secrets.js';
 import { compilePack } from './compile.js';
 import { DigestArena } from './digests.js';
-import { ID_BLOCK, NodeFacts, nodeSecrets, touchNodes } from './node-facts.js';
+import { NodeFacts, nodeSecrets, touchNodes } from './node-facts.js';
 import { forceOf } from './order.js';
 import { graph, node, NOW } from './__tests__/graph.js';
 
@@ -60,33 +60,6 @@ describe('node facts', () => {
       }),
       { numRuns: 1000 },
     );
-  });
-
-  it('ids gated a block at a time give each node its own answer, also after an id changes in place', () => {
-    const value = 'AbCdEfGh0123456789/+AbCdEfGh0123456789/+';
-    // Pieces that make an id flagged alone, flagged only next to another id (an operator opening
-    // it reads the id before), or clean; blocks of ID_BLOCK ids mix them.
-    const pieces = ['token', 'aws_secret_access_key', ' ', '\t', ':', '=', '"', 'AGENTS.md', 'x', '/', 'ghp_', value, 'sk-', LEAK, 'é', '\n'];
-    const local = fc.array(fc.constantFrom(...pieces), { maxLength: 4 }).map((xs) => xs.join(''));
-    fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constant('plain'), local), { minLength: 1, maxLength: 3 * ID_BLOCK }), fc.nat(), (locals, at) => {
-        const nodes = locals.map((l, i) => node('@a/x', `${l}${i}`, { content: 'clean words' }));
-        const facts = new NodeFacts(nodes);
-        nodes.forEach((n, i) => expect(facts.secretKinds(i)).toEqual(secretKinds(nodeSecrets(n))));
-        // A clean block's verdict holds for the ids it read only: a new id is gated on its own.
-        const i = at % nodes.length;
-        nodes[i]!.id = `@a/x#${LEAK}`;
-        expect(facts.secretKinds(i)).toEqual(['github_token']);
-      }),
-      { numRuns: 300 },
-    );
-    // A secret id in an otherwise clean block (read in any order) is found.
-    const many = Array.from({ length: 2 * ID_BLOCK + 5 }, (_, i) => node('@a/x', `AGENTS.md:${i}`, { content: 'x' }));
-    many[ID_BLOCK + 7]!.id = `@a/x#key-${LEAK}`;
-    const facts = new NodeFacts(many);
-    expect(facts.secretKinds(ID_BLOCK + 9)).toEqual([]);
-    expect(facts.secretKinds(ID_BLOCK + 7)).toEqual(['github_token']);
-    expect(facts.secretKinds(2 * ID_BLOCK + 4)).toEqual([]);
   });
 
   it('recomputes when a remembered node is changed in place (never a stale answer)', () => {

@@ -50,57 +50,8 @@ function opensWithOperator(s: string): boolean {
  * backwards over whitespace (LF included) only when nothing but whitespace precedes it on its
  * line (secret-gate.ts `GATE_ASSIGN`). Anything else is scanned joined, as before.
  */
-function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>, idClean: boolean, memo: FieldMemo): boolean {
-  return (idClean || surelyClean(n.id)) && memo.clean(0, n.category ?? '') && memo.clean(1, n.file_path ?? '');
-}
-
-/** How many consecutive nodes' ids `IdBlocks` gates in one pass: 2^ID_SHIFT. */
-const ID_SHIFT = 6;
-export const ID_BLOCK = 1 << ID_SHIFT;
-
-/**
- * `surelyClean` of node ids, a block of `ID_BLOCK` consecutive nodes at a time: the ids of a
- * block joined by LF are gated in one pass, and when that text is surely clean so is every id in
- * it — a literal hint or a token run inside one id is inside the joined text (LF is neither a
- * hint character nor a token character), and an operator's key run inside one id is the same run
- * there (LF is not a key character; only an operator with nothing but whitespace before it in its
- * id may read on into the id before, which can add a flag, never remove one: secret-gate.ts
- * `GATE_ASSIGN`). A block that is not surely clean says nothing: its ids are gated one by one.
- * Why: a gate call costs ~0.28 µs whatever the text (the UTF-8 write and the loop's set-up), and
- * ids are short (~25 code units on the bench graph): one call per id was 13.8 ms of a cold render
- * of 50k nodes, one per block of 64 ids ~5 ms (bench/render, quiet, fresh graph).
- * Exact under change: a block's verdict holds only for the id strings it read (`gated`, compared
- * by value when asked), so an id changed in place is gated on its own.
- */
-class IdBlocks {
-  /** Per block: 1 when gated (whatever the verdict). */
-  private readonly done: Uint8Array;
-  /** The id each position had when its block was proven clean (undefined: not proven). */
-  private readonly gated: Array<string | undefined>;
-  private readonly parts: string[] = [];
-
-  constructor(private readonly nodes: readonly MergedNode[]) {
-    this.done = new Uint8Array(Math.ceil(nodes.length / ID_BLOCK));
-    this.gated = new Array(nodes.length);
-  }
-
-  /** True when `id` (the id of `nodes[i]` now) is surely clean by its block's verdict; false: unknown. */
-  clean(i: number, id: string): boolean {
-    const b = i >>> ID_SHIFT;
-    if (this.done[b] === 0) this.gate(b);
-    return this.gated[i] === id;
-  }
-
-  private gate(b: number): void {
-    this.done[b] = 1;
-    const from = b * ID_BLOCK;
-    const to = Math.min(this.nodes.length, from + ID_BLOCK);
-    const parts = this.parts;
-    parts.length = to - from;
-    for (let j = from; j < to; j++) parts[j - from] = (this.nodes[j] as MergedNode).id;
-    if (!surelyClean(parts.join('\n'))) return;
-    for (let j = from; j < to; j++) this.gated[j] = parts[j - from];
-  }
+function metaSurelyClean(n: Pick<MergedNode, 'id' | 'category' | 'file_path'>, memo: FieldMemo): boolean {
+  return surelyClean(n.id) && memo.clean(0, n.category ?? '') && memo.clean(1, n.file_path ?? '');
 }
 
 /**
@@ -203,8 +154,6 @@ export class NodeFacts {
   /** `forceOf(content) + 1` (0: not computed yet). */
   private readonly forceValue: Uint8Array;
   private readonly fields = new FieldMemo();
-  /** Block verdicts on ids (made on the first screening). */
-  private idBlocks: IdBlocks | undefined;
 
   constructor(readonly nodes: readonly MergedNode[]) {
     const n = nodes.length;
@@ -253,7 +202,7 @@ export class NodeFacts {
       else this.content[i] = content;
     }
     this.forceValue[i] = forceOfVerdict(gated >>> GATE_WORDS_SHIFT) + 1;
-    const inMeta = metaSurelyClean(n, (this.idBlocks ??= new IdBlocks(this.nodes)).clean(i, n.id), this.fields) ? NO_FINDINGS : scanSecrets(metaText(n));
+    const inMeta = metaSurelyClean(n, this.fields) ? NO_FINDINGS : scanSecrets(metaText(n));
     // The digests are of the content, which is the one they were computed from (`restart` cleared them otherwise).
     let state = SCREENED | (inContent.length > 0 ? CONTENT_SECRET : 0) | ((this.state[i] as number) & OF_CONTENT);
     if (inContent.length + inMeta.length > 0) {
