@@ -845,7 +845,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     // to its candidates in the total order, so an untrusted package gets only what the team's
     // own rules cannot use. Repeated until nothing changes, as the pool pass is: a candidate
     // whose section predecessor (`after`) is taken later in a pass can only be taken on the next
-    // (new-user trial 4, finding 1: the vendor's tier took the bytes of such an item).
+    // (new-user trial 2 of 2026-12-07, finding 1: the vendor's tier took the bytes of such an item).
     if (t === 0 && tiers.length > 1 && pk.trustedAll) {
       for (let before = -1; before !== total; ) {
         before = total;
