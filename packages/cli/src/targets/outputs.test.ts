@@ -50,6 +50,22 @@ describe('the always-on block (one selection for every agent)', () => {
   });
 });
 
+describe('a package agents never see is named (new-user trial 3 of 2026-12-07, finding 2)', () => {
+  it('sync notes the installed packages of which no item reached any agent file', async () => {
+    const big = 'Never do this one thing without reading the whole design document first. '.repeat(60);
+    const g = mgraph([mnode('@acme/a', 'g', { type: 'gotcha', content: 'Never log tokens.' }), mnode('@zeta/big', 'n', { type: 'gotcha', content: big })]);
+    const root = makeProject({ graph: g, context: { sync: { targets: ['agents-md'], max_bytes: 2048 } } });
+    const r = await run(['sync'], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFile(root, 'AGENTS.md')).toContain('Never log tokens.');
+    expect(r.stdout).toContain('note: no item of @zeta/big@1.0.0 (1 item) fit the agent files: agents reach it only on demand');
+    expect(r.stdout).not.toContain('@acme/a@1.0.0 (');
+    // Everything delivered: no such note.
+    const fits = makeProject({ graph: mgraph([mnode('@acme/a', 'g', { type: 'gotcha', content: 'Never log tokens.' })]), context: { sync: { targets: ['agents-md'] } } });
+    expect((await run(['sync'], fits)).stdout).not.toContain('fit the agent files');
+  });
+});
+
 describe('cap errors name the setting to change', () => {
   const big = (size = 9000) => mgraph([mnode('@acme/big', 'n', { content: 'x'.repeat(size) }), mnode('@acme/big', 'm')]);
 

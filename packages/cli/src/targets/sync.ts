@@ -226,6 +226,36 @@ function countTiers(project: ProjectContext, delivery: Delivery | undefined): Sy
  * is a symbolic link, or `E_LOCKED` (nothing written) when a file it would write or delete
  * changed after it was read (another program wrote it meanwhile: run again).
  */
+/** How many packages `unseenPackageNotes` names before counting the rest. */
+const MAX_UNSEEN_LISTED = 5;
+
+/**
+ * One note naming the installed packages of which no item reached any agent file this sync (the
+ * always-on block and every rule set left all of them out for space), so a package agents never
+ * see does not go unnoticed (new-user trial 3 of 2026-12-07, finding 2: an untrusted package's 38
+ * items were all on demand and nothing said so). Empty when every package with items has one
+ * delivered.
+ */
+function unseenPackageNotes(project: ProjectContext, delivery: Delivery): string[] {
+  const items = new Map<string, { version: string; count: number }>();
+  for (const n of project.graph.nodes) {
+    if (STRUCTURAL_TYPES.has(n.type)) continue;
+    const e = items.get(n.package);
+    if (e) e.count++;
+    else items.set(n.package, { version: n.version, count: 1 });
+  }
+  const seen = new Set<string>();
+  for (const d of delivery.alwaysOn.receipt.delivered) seen.add(d.package);
+  for (const rs of delivery.ruleSets) for (const d of rs.receipt.delivered) seen.add(d.package);
+  const unseen = [...items].filter(([pkg]) => !seen.has(pkg)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (unseen.length === 0) return [];
+  const listed = unseen.slice(0, MAX_UNSEEN_LISTED).map(([pkg, e]) => `${pkg}@${e.version} (${e.count} ${e.count === 1 ? 'item' : 'items'})`);
+  const more = unseen.length - listed.length;
+  return [
+    `no item of ${listed.join(', ')}${more > 0 ? ` and ${more} more ${more === 1 ? 'package' : 'packages'}` : ''} fit the agent files: agents reach ${unseen.length === 1 ? 'it' : 'them'} only on demand (the MCP tool search_context, \`ctxpkg render --focus …\`); to have some always on, pin ${unseen.length === 1 ? 'it' : 'them'} (\`ctxpkg pin <package>\`) or raise "context.sync.max_bytes" in ctxpkg.json`,
+  ];
+}
+
 export function syncProject(project: ProjectContext, opts: SyncOptions): SyncReport {
   checkDerivedDirs(project.root);
   const root = project.root;
@@ -252,6 +282,7 @@ export function syncProject(project: ProjectContext, opts: SyncOptions): SyncRep
   if (delivery) report.warnings.push(...delivery.warnings, ...trustWarnings(project.trust));
   const ownHint = delivery ? untrustedOwnHint(project.trust, project.ownScopes ?? []) : undefined;
   if (ownHint) report.notes.push(ownHint);
+  if (delivery) report.notes.push(...unseenPackageNotes(project, delivery));
   report.tiers = countTiers(project, delivery);
   const wanted = desiredOutputs(root, agents, delivery, report.notes);
   const record = readSyncRecord(root);
