@@ -36,6 +36,21 @@ const esc = (c: string): string => {
   return cp > 0xffff ? `\\u{${cp.toString(16)}}` : '\\u' + cp.toString(16).padStart(4, '0');
 };
 
+/** An Extended_Pictographic code point at the end of a (one- or two-unit) string. */
+const PICTOGRAPH_END = /\p{Extended_Pictographic}$/u;
+
+/**
+ * `esc` for a `replace` over package text, except that a text-style or emoji-style variation
+ * selector (U+FE0E, U+FE0F) right after a pictographic code point is kept: `⚠️` is how real
+ * instruction files write a warning sign (new-user trial 3 of 2026-12-07: `⚠\ufe0f MANDATORY
+ * COMPILATION CHECK` in every heading). One such selector per pictograph carries no hidden
+ * payload (a second one, one after any other character, and every other variation selector —
+ * the "emoji smuggling" range U+E0100… included — is still written `\uXXXX`). Constant work per
+ * match.
+ */
+const escShown = (c: string, offset: number, text: string): string =>
+  (c === '\ufe0f' || c === '\ufe0e') && offset > 0 && PICTOGRAPH_END.test(text.slice(offset >= 2 ? offset - 2 : 0, offset)) ? c : esc(c);
+
 /** True when `text` holds an invisible or text-hiding code point (the generated table). */
 export function hasInvisible(text: string): boolean {
   return HAS_HIDDEN.test(text);
@@ -198,7 +213,7 @@ function asciiMarker(line: string): number {
  * comes on top of the cap, so a field's written length is never below `min(length, max)`.
  */
 export function escapeInline(text: string, max = 200): string {
-  const t = text.replace(HIDDEN_LINE, esc);
+  const t = text.replace(HIDDEN_LINE, escShown);
   const capped = t.length > max ? t.slice(0, max - 1) + '…' : t;
   return looksLikeMarker(text) || looksLikeTierHeading(text) ? '[escaped] ' + capped : capped;
 }
@@ -292,7 +307,7 @@ export function escapeContent(text: string): string {
   const lines = (end === t.length ? t : t.slice(0, end)).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i] as string;
-    const e = l.replace(HIDDEN, esc);
+    const e = l.replace(HIDDEN, escShown);
     lines[i] = looksLikeMarker(l) ? '[escaped] ' + e : e;
   }
   return lines.join('\n');

@@ -87,6 +87,15 @@ describe('escaping hostile node text', () => {
     for (const t of ['', "src/'$(touch x)'/**", 'a\nb', 'a\tb', 'a\u2028b', 'a\u200bb', 'a\u0000b']) expect(shellArg(t), JSON.stringify(t)).toBeUndefined();
   });
 
+  it('keeps one emoji variation selector after a pictograph (⚠️), escapes every other one', () => {
+    expect(escapeInline('⚠\ufe0f MANDATORY COMPILATION CHECK')).toBe('⚠\ufe0f MANDATORY COMPILATION CHECK');
+    expect(escapeContent('- 🚀\ufe0f ship it\n- ✅\ufe0e done')).toBe('- 🚀\ufe0f ship it\n- ✅\ufe0e done');
+    expect(escapeInline('a\ufe0f')).toBe('a\\ufe0f');
+    expect(escapeInline('⚠\ufe0f\ufe0f')).toBe('⚠\ufe0f\\ufe0f');
+    expect(escapeInline('⚠\u{e0100}')).toBe('⚠\\u{e0100}');
+    expect(escapeContent('\ufe0fx')).toBe('\\ufe0fx');
+  });
+
   it('leaves ordinary titles alone (a trusted heading is recognised only at the start)', () => {
     for (const t of ['Instructions', 'Setup instructions from the wiki', 'Install from source', 'Imports from x', 'Instruction from x', 'docs/AGENTS.md', '']) {
       expect(looksLikeTierHeading(t), t).toBe(false);
