@@ -6,7 +6,8 @@
  *   (Default_Ignorable_Code_Point, controls, format and bidi characters, line/paragraph
  *   separators, lone surrogates, noncharacters, U+2800 — derived from Unicode data by
  *   scripts/gen-invisible-table.ts, not a hand list) is written as `\uXXXX` (`\u{XXXXX}` above
- *   U+FFFF): no hidden payloads (tag-character "ASCII smuggling", variation selectors, fillers).
+ *   U+FFFF): no hidden payloads (tag-character "ASCII smuggling", variation selectors, fillers);
+ *   only one U+FE0E/U+FE0F right after a pictograph (`⚠️`) is kept as written (`escShown`).
  * - Single-line fields (ids, types, paths, titles): the same, TAB and LF included, so such a field
  *   can never start a new line or hide text.
  * - Content: CRLF and lone CR become LF, TAB and LF stay. A line that reads like one of ctxpkg's
