@@ -113,6 +113,15 @@ describe('install and audit against the log', () => {
     const bad = await run(['audit']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/E_LOG_INCONSISTENT[\s\S]*@acme\/base@1\.0\.0: ctxpkg\.lock records its publish entry at log index 0/);
+    // A lock that recorded the package in another log (the registry's log replaced) is refused
+    // too, also from a fresh home where the lock is the only anchor (attack pass 3).
+    const moved = lock();
+    moved.packages['@acme/base'].log.index = 1;
+    moved.packages['@acme/base'].log.origin = 'evil/1';
+    writeFileSync(join(project, 'ctxpkg.lock'), JSON.stringify(moved, null, 2) + '\n');
+    const other = await run(['audit']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/E_LOG_KEY[\s\S]*@acme\/base@1\.0\.0: ctxpkg\.lock recorded it in the log evil\/1, but http:\/\/p\.test\/api now serves the log ctxpkg-registry\//);
   });
 
   it('installs a private package with a read token: its entry is a commitment, opened by the index', async () => {

@@ -250,7 +250,17 @@ export class LogChecker {
       });
     }
     view.next.packages[idx.name] = Math.max(seenBefore ?? 0, cp.size);
-    if (recorded && recorded.origin === view.origin) {
+    // A log's origin is made with it and never changes (spec/transparency.md §4): a lock that
+    // recorded this package in another log is a registry whose log was replaced — every check
+    // against the recorded tree would be skipped, so a rollback would pass where the lock is the
+    // only anchor (CI with a fresh home; attack pass 3 of 2026-12-07).
+    if (recorded && recorded.origin !== view.origin) {
+      throw new CtxpkgError('E_LOG_KEY', `${id}: ctxpkg.lock recorded it in the log ${recorded.origin}, but ${view.registry} now serves the log ${view.origin}: the registry's log was replaced`, {
+        hint: 'a log is never replaced in normal operation (a restore keeps it); do not install from this registry until its operator explains — if the log was replaced on purpose, delete the "log" member of this package in ctxpkg.lock to record the new one',
+        details: { package: id, recorded: recorded.origin, served: view.origin },
+      });
+    }
+    if (recorded) {
       const rec: SeenCheckpoint = { origin: recorded.origin, size: recorded.tree_size, rootHash: hexToBytes(recorded.root_hash, 32, 'E_LOCKFILE', 'log root_hash') };
       if (cp.size < recorded.tree_size) {
         throw new CtxpkgError('E_LOG_INCONSISTENT', `${id}: the registry shows an older index (proven at tree size ${cp.size}) than ctxpkg.lock recorded (tree size ${recorded.tree_size}): a rollback of this package\n  recorded:    ${describeCheckpoint(rec)}\n  now served:  ${describeCheckpoint(cp)}`, {
@@ -262,7 +272,7 @@ export class LogChecker {
     }
     const what = `${id} in the log of ${view.registry}`;
     const v = itemOf(entry.log, what);
-    if (recorded && lock?.sameVersion && recorded.origin === view.origin && recorded.index !== v.index) {
+    if (recorded && lock?.sameVersion && recorded.index !== v.index) {
       throw new CtxpkgError('E_LOG_INCONSISTENT', `${id}: ctxpkg.lock records its publish entry at log index ${recorded.index}, the registry now says ${v.index}`);
     }
     const signer = entry.signer_public_key ?? '';
