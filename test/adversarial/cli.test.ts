@@ -90,6 +90,19 @@ describe('HB-26 lockfile tampering and drift', () => {
     expect(evil.requests).toEqual([]);
   });
 
+  it('(c) an edited integrity_sha256 of the locked artifact is refused by every install, never rewritten; nothing written', async () => {
+    const c = clone(project, (l) => {
+      l.packages[NAME].integrity_sha256 = '0'.repeat(64);
+    });
+    const before = projectSnapshot(c);
+    for (const args of [['install'], ['install', '--frozen-lockfile']]) {
+      const r = await run(args, c);
+      expect(r.code, r.stderr + r.stdout).not.toBe(0);
+      expect(r.stderr).toMatch(/E_LOCKFILE/);
+      expect(projectSnapshot(c)).toEqual(before);
+    }
+  });
+
   it('(a) variants: other spellings of the registry in the lock are refused before any request; none reaches another host', async () => {
     const port = new URL(R.api).port;
     const spellings = [

@@ -31,6 +31,19 @@ export function projectTexts(session: Session, frozen: boolean, inputs: Inputs, 
     const v = all.find((e) => e.name === name);
     if (v) declared[name] = `^${v.version}`;
   }
+  // A lock entry for the very artifact installed (same version and artifact SHA-256) whose
+  // `integrity_sha256` is not the artifact's own was edited by hand: refused, not rewritten — a
+  // plain install used to "heal" it silently (attack pass 3 of 2026-12-07; a frozen install
+  // refused it already, as a change of the lockfile).
+  for (const v of all) {
+    const locked = before.packages.get(v.name);
+    if (locked && locked.version === v.version && locked.artifact_sha256 === v.artifact_sha256 && locked.integrity_sha256 !== v.integrity_sha256) {
+      throw new CtxpkgError('E_LOCKFILE', `${v.name}@${v.version}: ctxpkg.lock records integrity ${locked.integrity_sha256}, but the locked artifact (${v.artifact_sha256}) says ${v.integrity_sha256}: the lockfile was edited; nothing was installed`, {
+        hint: 'restore ctxpkg.lock from version control, or delete this package\'s entry from it to lock it again',
+        details: { package: `${v.name}@${v.version}`, locked: locked.integrity_sha256, artifact: v.integrity_sha256 },
+      });
+    }
+  }
   const after: LockState = { declared: { ...declared }, packages: new Map() };
   for (const v of all) {
     after.packages.set(v.name, {
