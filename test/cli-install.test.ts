@@ -390,5 +390,10 @@ describe('hostile names and project files', () => {
     const declared = await run(['install']);
     expect(declared.code).toBe(1);
     expect(declared.stderr).toContain('error E_INVALID_RANGE: ctxpkg.json dependency "@acme/base": "latest" is not a version range; ctxpkg has no dist-tags');
+    // update takes names: a version or tag after one says so, with the two commands that do it
+    const u = await run(['update', '@acme/base@latest']);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toContain('error E_USAGE: update takes package names, not versions: "@acme/base@latest"');
+    expect(u.stderr).toContain('`ctxpkg update @acme/base` moves it to the newest version its range in ctxpkg.json allows');
   });
 });

@@ -8,6 +8,7 @@
  * "(downgrade)". Exit 8: updated, but syncing agent files failed.
  */
 import type { Command } from 'commander';
+import { CtxpkgError } from '@ctxpkg/format/errors';
 import type { CliDeps } from '../deps.js';
 import { examples, type CommandContext, type CommandResult } from '../command.js';
 import { finishPipeline, noProjectError } from './install.js';
@@ -25,7 +26,18 @@ import { finishPipeline, noProjectError } from './install.js';
 export async function runUpdate(names: string[], opts: { registry?: string; acceptNewKey?: boolean; strict?: boolean; logMaxAge?: string }, deps: CliDeps): Promise<CommandResult> {
   const { runPipeline } = await import('../install/run.js');
   const { parsePackageName } = await import('@ctxpkg/format');
-  for (const n of names) parsePackageName(n);
+  for (const n of names) {
+    // `update` takes names (npm, `cargo update -p`): a version or tag after the name is what
+    // `install` takes (new-user trial 2: `update @acme/rules@latest` said the name was invalid).
+    const at = n.indexOf('@', 1);
+    if (at > 0) {
+      const name = n.slice(0, at);
+      throw new CtxpkgError('E_USAGE', `update takes package names, not versions: ${JSON.stringify(n)}`, {
+        hint: `\`ctxpkg update ${name}\` moves it to the newest version its range in ctxpkg.json allows; to change the range, \`ctxpkg install ${name}@<range>\``,
+      });
+    }
+    parsePackageName(n);
+  }
   const { openSession } = await import('../session.js');
   const session = openSession(deps, opts.registry);
   if (!session.exists) throw noProjectError(deps.cwd, 'update');
