@@ -225,3 +225,24 @@ export function samePackage(a: string, b: string): boolean {
   for (let i = 0; i < k; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false;
   return true;
 }
+
+/**
+ * True when a structural edge (`contains`, `applies_to`, `followed_by`) of a merged graph acts:
+ * both its ends are ids of one package (`samePackage`) and that package is among the packages
+ * that declared it (`packages`, MergedEdge: the merge records every contributing package). A
+ * package may not file, scope or order another package's nodes even between two nodes of that
+ * other package (attack pass 4 of 2026-12-07: an untrusted package's edge `@acme/team#S →
+ * @acme/team#G` (applies_to) moved the team's rules out of AGENTS.md). An edge that names no
+ * package (an empty or missing list: graphs built by hand, as tests do) is judged by its ends
+ * alone. spec/pack.md §7.
+ */
+export function ownEdge(from: string, to: string, packages: readonly string[] | undefined): boolean {
+  if (!samePackage(from, to)) return false;
+  if (packages === undefined || packages.length === 0) return true;
+  for (let i = 0; i < packages.length; i++) {
+    const p = packages[i] as string;
+    if (from.length > p.length && from.charCodeAt(p.length) === 35 && from.startsWith(p)) return true;
+  }
+  return false;
+}
+

@@ -184,6 +184,20 @@ describe('structure and scope are a package\'s own (attack pass 2 of 2026-12-07,
     // Within one package the same edges act.
     const mine = graph([...own, node('@acme/team', 'G', { type: 'scope', content: 'src/**' })], [{ from: '@acme/team#A', to: '@acme/team#G', type: 'applies_to' }]);
     expect(computeScopes(mine).get('@acme/team#A')).toEqual(['src/**']);
+    // … when that package declared them (the merge records every contributing package): an edge
+    // another package declared between two of the team's nodes acts on nothing (attack pass 4).
+    const teamScope = node('@acme/team', 'G', { type: 'scope', content: 'docs/legacy/**' });
+    const legacy = node('@acme/team', 'L', { type: 'section', content: 'Legacy docs' });
+    const declaredBy = (packages: string[]) =>
+      graph([...own, teamScope, legacy, ...evil], [
+        { from: '@acme/team#A', to: '@acme/team#G', type: 'applies_to', packages },
+        { from: '@acme/team#L', to: '@acme/team#B', type: 'contains', packages },
+      ]);
+    expect(computeScopes(declaredBy(['@evil/x'])).size).toBe(0);
+    const foreign = compilePack({ graph: declaredBy(['@evil/x']), maxBytes: 64 * 1024, now: NOW, trusted: new Set(['@acme/team']) });
+    expect(foreign.text).not.toContain('Legacy docs');
+    expect(foreign.text).not.toContain('docs/legacy');
+    expect(computeScopes(declaredBy(['@acme/team', '@evil/x'])).get('@acme/team#A')).toEqual(['docs/legacy/**']);
   });
 });
 

@@ -12,7 +12,7 @@
 import type { Issue } from '../errors.js';
 import type { MergedGraph } from '../graph-types.js';
 import { cachedGlob, compileGlob, globProblem, type CompiledGlob } from './glob.js';
-import { samePackage } from './id-table.js';
+import { ownEdge } from './id-table.js';
 
 /** Node types that structure a graph but are not knowledge items of their own. */
 export const STRUCTURAL_TYPES: ReadonlySet<string> = new Set(['scope', 'section']);
@@ -33,7 +33,7 @@ export function computeScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<
   const direct = new Map<string, Set<string>>();
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k] as MergedGraph['edges'][number];
-    if (e.type !== 'applies_to' || !samePackage(e.from, e.to)) continue;
+    if (e.type !== 'applies_to' || !ownEdge(e.from, e.to, e.packages)) continue;
     const target = byId.get(e.to);
     if (target && target.content.trim() !== '') {
       const set = direct.get(e.from) ?? new Set<string>();
@@ -44,7 +44,7 @@ export function computeScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>): Map<
   if (direct.size === 0) return new Map();
   const children = new Map<string, string[]>();
   for (const e of graph.edges) {
-    if (e.type !== 'contains' || !samePackage(e.from, e.to)) continue;
+    if (e.type !== 'contains' || !ownEdge(e.from, e.to, e.packages)) continue;
     const list = children.get(e.from);
     if (list) list.push(e.to);
     else children.set(e.from, [e.to]);

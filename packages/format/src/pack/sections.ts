@@ -17,7 +17,7 @@
  */
 import type { MergedGraph, MergedNode } from '../graph-types.js';
 import { redactSecrets, surelyClean } from '../secrets.js';
-import { IdTable, idHash, samePackage } from './id-table.js';
+import { IdTable, idHash, ownEdge } from './id-table.js';
 
 /** `text` as a header may show it: each secret `scanSecrets` finds replaced by `[REDACTED:<kind>]`. */
 function shown(text: string): string {
@@ -202,7 +202,7 @@ function numberEdges(edges: MergedGraph['edges'], table: IdTable, nodeVertices: 
 
 /**
  * `contains[0 … e − b)` := 1 for each `contains` edge of `edges[b … e)` between nodes of one
- * package (0 otherwise: another type, or a package filing another's node, `samePackage`) and
+ * package declared by it (0 otherwise: another type, or a package filing another's node, `ownEdge`) and
  * `froms`/`tos[…]` := its ends, each end's last code unit read (see `BLOCK`); the slots of other
  * edges keep what they held.
  */
@@ -219,8 +219,8 @@ function gatherEnds(edges: MergedGraph['edges'], b: number, e: number, froms: st
     const x = edge.to;
     froms[k - b] = f;
     tos[k - b] = x;
-    // An edge between two packages files nothing (`samePackage`): read as no edge.
-    contains[k - b] = samePackage(f, x) ? 1 : 0;
+    // An edge between two packages, or declared by a package for another's nodes, files nothing (`ownEdge`): read as no edge.
+    contains[k - b] = ownEdge(f, x, edge.packages) ? 1 : 0;
     t ^= f.charCodeAt(f.length - 1) ^ x.charCodeAt(x.length - 1);
   }
   return t;
@@ -414,7 +414,7 @@ function vertexScopes(graph: Pick<MergedGraph, 'nodes' | 'edges'>, table: IdTabl
   const direct = new Map<number, Set<string>>();
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k] as MergedGraph['edges'][number];
-    if (e.type !== 'applies_to' || !samePackage(e.from, e.to)) continue;
+    if (e.type !== 'applies_to' || !ownEdge(e.from, e.to, e.packages)) continue;
     const t = table.get(e.to);
     const sn = t >= 0 && t < scopeNode.length ? (scopeNode[t] as number) : -1;
     if (sn === -1) continue;
@@ -484,7 +484,7 @@ export function sequenceResolver(graph: Pick<MergedGraph, 'edges'>): (id: string
   const edges = graph.edges;
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k] as MergedGraph['edges'][number];
-    if (e.type !== 'followed_by' || e.from === e.to || !samePackage(e.from, e.to)) continue;
+    if (e.type !== 'followed_by' || e.from === e.to || !ownEdge(e.from, e.to, e.packages)) continue;
     const cur = prev.get(e.to);
     if (cur === undefined || e.from < cur) prev.set(e.to, e.from);
   }
