@@ -280,13 +280,21 @@ export function looksLikeTierHeading(text: string): boolean {
   return TIER_KEYS.some((key) => k.startsWith(key));
 }
 
+/**
+ * A character that ends a single-quoted string in a shell: `'`, and for PowerShell also the
+ * curly single quotes U+2018–U+201B (its tokenizer's `IsSingleQuote`, CharTraits.cs; attack pass
+ * 4 of 2026-12-07: `src/’;New-Item …;’/**` in a suggested command).
+ */
+const SHELL_QUOTE = /['\u2018-\u201b]/;
+
 /** A TAB, LF or invisible code point (non-global: `test` keeps no state). */
 const HIDDEN_LINE_ONE = new RegExp(`[\\t\\n${cls}]`, 'u');
 
 /**
  * `text` as one shell argument in single quotes — literal in POSIX shells and in PowerShell
  * alike (no `$`, backtick, backslash or `!` expansion inside them) — or `undefined` when it cannot be
- * written so: it is empty, or holds a `'` (which the two shells escape differently), a TAB, a
+ * written so: it is empty, or holds a `'` or a curly single quote U+2018–U+201B (PowerShell
+ * reads those as quotes too; the two shells escape them differently), a TAB, a
  * line break or an invisible character. For every command ctxpkg suggests with package text in
  * it (a scope pattern, a node id): a suggestion is run as written, so package text must not be
  * able to end the quoting (attack pass 2 of 2026-12-07: a scope glob `src/'$(touch x)'/**` in
@@ -294,7 +302,7 @@ const HIDDEN_LINE_ONE = new RegExp(`[\\t\\n${cls}]`, 'u');
  * `undefined` name no runnable command for that text.
  */
 export function shellArg(text: string): string | undefined {
-  if (text === '' || text.includes("'") || HIDDEN_LINE_ONE.test(text)) return undefined;
+  if (text === '' || SHELL_QUOTE.test(text) || HIDDEN_LINE_ONE.test(text)) return undefined;
   return `'${text}'`;
 }
 

@@ -84,7 +84,7 @@ describe('escaping hostile node text', () => {
   it('shellArg: one single-quoted argument, or none for text that could end the quoting', () => {
     expect(shellArg('src/api/**')).toBe("'src/api/**'");
     expect(shellArg('$(touch x) `y` \\ !z')).toBe("'$(touch x) `y` \\ !z'");
-    for (const t of ['', "src/'$(touch x)'/**", 'a\nb', 'a\tb', 'a\u2028b', 'a\u200bb', 'a\u0000b']) expect(shellArg(t), JSON.stringify(t)).toBeUndefined();
+    for (const t of ['', 'src/\u2019;New-Item x;\u2019/**', 'a\u2018b', 'a\u201ab', 'a\u201bb', "src/'$(touch x)'/**", 'a\nb', 'a\tb', 'a\u2028b', 'a\u200bb', 'a\u0000b']) expect(shellArg(t), JSON.stringify(t)).toBeUndefined();
   });
 
   it('keeps one emoji variation selector after a pictograph (⚠️), escapes every other one', () => {
