@@ -62,6 +62,21 @@ function expectNoToken(runs: RunResult[]): void {
   for (const r of runs) for (const t of Object.values(tokens)) expect(r.stdout + r.stderr).not.toContain(t);
 }
 
+/**
+ * `ctxpkg install @vendor/guide` in `dir`, where @acme/agents is installed: both end up locked,
+ * @vendor's requests carry @vendor's read token, and @acme's (if any) only @acme's.
+ */
+async function installVendorBesideAcme(dir: string): Promise<RunResult> {
+  world.log.length = 0;
+  const r = await run(dir, ['install', '@vendor/guide']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(lockedNames(dir)).toEqual(['@acme/agents', '@vendor/guide']);
+  expect(authOf('vendor')).toEqual([`Bearer ${tokens.vendorRead}`]);
+  // the already-installed @acme package is re-read only with @acme's token (or not at all)
+  for (const a of authOf('acme')) expect(a).toBe(`Bearer ${tokens.acmeRead}`);
+  return r;
+}
+
 function lockedNames(dir: string): string[] {
   const lock = JSON.parse(readFileSync(join(dir, 'ctxpkg.lock'), 'utf8')) as { packages: Record<string, unknown> };
   return Object.keys(lock.packages).sort();
@@ -84,13 +99,7 @@ describe('two namespaces on one registry: one token each', () => {
     expect(userConfig()).toMatchObject({ registries: { '@acme': R.url, '@vendor': R.url }, tokens: {}, scoped_tokens: { [R.url]: { '@acme': tokens.acmeRead, '@vendor': tokens.vendorRead } } });
     expect(statSync(join(home, 'config.json')).mode & 0o777).toBe(0o600);
 
-    world.log.length = 0;
-    const second = await run(dir, ['install', '@vendor/guide']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(lockedNames(dir)).toEqual(['@acme/agents', '@vendor/guide']);
-    expect(authOf('vendor')).toEqual([`Bearer ${tokens.vendorRead}`]);
-    // the already-installed @acme package is re-read only with @acme's token (or not at all)
-    for (const a of authOf('acme')) expect(a).toBe(`Bearer ${tokens.acmeRead}`);
+    const second = await installVendorBesideAcme(dir);
     expectNoToken([acme, first, vendor, text, second]);
   });
 
@@ -202,12 +211,7 @@ describe('two namespaces on one registry: one token each', () => {
     expect(vendor.code, vendor.stderr).toBe(0);
     expect(vendor.stdout).toContain(`kept the other tokens saved for ${R.url}: registry-wide`);
     expect(userConfig()).toMatchObject({ tokens: { [R.url]: tokens.acmeRead }, scoped_tokens: { [R.url]: { '@vendor': tokens.vendorRead } } });
-    world.log.length = 0;
-    const second = await run(dir, ['install', '@vendor/guide']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(lockedNames(dir)).toEqual(['@acme/agents', '@vendor/guide']);
-    expect(authOf('vendor')).toEqual([`Bearer ${tokens.vendorRead}`]);
-    for (const a of authOf('acme')) expect(a).toBe(`Bearer ${tokens.acmeRead}`);
+    const second = await installVendorBesideAcme(dir);
     // search is about no one package: it sends the registry-wide token
     world.log.length = 0;
     expect((await run(dir, ['search', 'guide'])).code).toBe(0);

@@ -27,6 +27,24 @@ function sample(): MergedGraph {
 const base = (over: Partial<PackInput> = {}): PackInput => ({ graph: sample(), maxBytes: 64 * 1024, now: NOW, ...over });
 const ids = (p: ReturnType<typeof compilePack>): string[] => p.receipt.delivered.map((d) => d.id);
 
+/**
+ * The packs of `over` (with `base`) at budgets from `from` down by `step` while above `floor`,
+ * stopping at the first budget too small (which must be `E_BUDGET`); each within its budget.
+ */
+function* packsDown(over: Partial<PackInput>, from: number, step: number, floor: number): Generator<ReturnType<typeof compilePack>> {
+  for (let max = from; max > floor; max -= step) {
+    let p;
+    try {
+      p = compilePack(base({ ...over, maxBytes: max }));
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'E_BUDGET' });
+      return;
+    }
+    expect(p.bytes).toBeLessThanOrEqual(max);
+    yield p;
+  }
+}
+
 describe('compilePack: budget', () => {
   it('never exceeds the budget and reports exact bytes', () => {
     for (const max of [1200, 1500, 1800, 2500, 5000]) {
@@ -554,16 +572,8 @@ describe('compilePack: the instructions sentence names only trusted packages wit
     for (const trusted of [new Set(['@acme/auth']), new Set(['@acme/style']), new Set(['@acme/auth', '@acme/style'])]) {
       const full = compilePack(base({ trusted }));
       let named = 0;
-      for (let max = full.bytes; max > 50; max -= 3) {
-        let p;
-        try {
-          p = compilePack(base({ trusted, maxBytes: max }));
-        } catch (e) {
-          expect(e).toMatchObject({ code: 'E_BUDGET' });
-          break;
-        }
+      for (const p of packsDown({ trusted }, full.bytes, 3, 50)) {
         expect(p.bytes).toBe(byteLen(p.text));
-        expect(p.bytes).toBeLessThanOrEqual(max);
         const h = headed(p.text);
         const line = sentence(p.text);
         if (h.length === 0) expect(line).toBeUndefined();
@@ -610,15 +620,7 @@ describe('compilePack: the untrusted fence is written only around untrusted item
     expect(full.text.indexOf('Trust: ')).toBeGreaterThan(full.text.indexOf('Never log tokens.'));
     expect(full.text.indexOf('## @acme/style@1.0.0')).toBeGreaterThan(banner);
     expect(full.text.endsWith(`\n${UNTRUSTED_FOOTER}\n`)).toBe(true);
-    for (let max = full.bytes; max > 100; max -= 13) {
-      let p;
-      try {
-        p = compilePack(base({ trusted, maxBytes: max }));
-      } catch (e) {
-        expect(e).toMatchObject({ code: 'E_BUDGET' });
-        break;
-      }
-      expect(p.bytes).toBeLessThanOrEqual(max);
+    for (const p of packsDown({ trusted }, full.bytes, 13, 100)) {
       const fenced = p.receipt.delivered.some((d) => d.package === '@acme/style');
       expect(p.text.includes(UNTRUSTED_BANNER)).toBe(fenced);
       expect(p.text.includes(UNTRUSTED_FOOTER)).toBe(fenced);

@@ -843,9 +843,9 @@ export function compilePack(input: PackInput): CompiledPack {
     }
   }
   // Package order: by name (the index above follows the input's node order).
-  const pkgOrder = [...pkgIndex.keys()].sort(cmp).map((name) => pkgIndex.get(name) as number);
-  const pkgNames: string[] = [];
-  pkgIndex.forEach((i, name) => (pkgNames[i] = name));
+  // Package names in name order, and their indices (pass 1c reads packages in that order).
+  const pkgOrderNames = [...pkgIndex.keys()].sort(cmp);
+  const pkgOrder = pkgOrderNames.map((name) => pkgIndex.get(name) as number);
   // Source order inside a heading section (spec/pack.md §4 "Sections in source order"): a
   // non-pinned candidate with source lines is taken only after the one before it in its section
   // (by source line, then id, then list item), skipping oversize ones (which may be left out alone) — so a
@@ -924,7 +924,7 @@ export function compilePack(input: PackInput): CompiledPack {
   const trustedPackages = (): { trusted?: boolean[]; trustedAll?: OrderedSequence } => {
     const set = input.trusted;
     if (set === undefined || set.size === 0) return {};
-    const trusted = pkgOrder.map((i) => set.has(pkgNames[i] as string));
+    const trusted = pkgOrderNames.map((name) => set.has(name));
     const parts = pkgSequences.filter((_, k) => trusted[k]).map((p) => p.all);
     return parts.length === 0 ? {} : { trusted, trustedAll: new MergedOrder(parts, compare) };
   };

@@ -776,6 +776,26 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
   }
 
   /**
+   * Take candidates of `seq` in its order (greedy skip) while their cost fits `room` bytes and
+   * the budget; returns the bytes of `room` left. The stop test comes before each read: a
+   * sequence never read is never ordered (LazyOrder).
+   */
+  const spend = (seq: OrderedSequence, room: number): number => {
+    let left = room;
+    const next = reader(seq, inOrderOf(seq));
+    while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seq)) {
+      const h = next(threshold(left));
+      if (h < 0) break;
+      if (selected[h]) continue;
+      const bytes = costWithin(h, left);
+      if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
+        left -= bytes;
+        take(h, bytes);
+      }
+    }
+    return left;
+  };
+  /**
    * Split `bytes` across the sections present in `bySection` by weight and take, in each, the
    * candidates in the total order whose cost fits the rest of its share (greedy skip). Returns the
    * bytes of the split it did not spend.
@@ -785,23 +805,7 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     if (present.length === 0 || bytes <= 0) return bytes;
     const shares = splitBudget(bytes, present.map((s) => [s, o.weights[s] ?? 0] as const));
     let unspent = 0;
-    for (const s of present) {
-      const seq = bySection.get(s) as OrderedSequence;
-      let left = shares.get(s) as number;
-      const next = reader(seq, inOrderOf(seq));
-      // The stop test before each read: a sequence never read is never ordered (LazyOrder).
-      while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seq)) {
-        const h = next(threshold(left));
-        if (h < 0) break;
-        if (selected[h]) continue;
-        const bytes = costWithin(h, left);
-        if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
-          left -= bytes;
-          take(h, bytes);
-        }
-      }
-      unspent += Math.max(0, left);
-    }
+    for (const s of present) unspent += Math.max(0, spend(bySection.get(s) as OrderedSequence, shares.get(s) as number));
     return unspent;
   };
 
@@ -815,21 +819,6 @@ export function selectWithinBudget(cands: SelectCandidates, o: SelectOptions): {
     const t = p.trusted;
     if (t === undefined || all.every((i) => t[i] === true) || all.every((i) => t[i] !== true)) return [all];
     return [all.filter((i) => t[i] === true), all.filter((i) => t[i] !== true)];
-  };
-  /** Take candidates of `seq` in its order while they fit `left` bytes (and the budget). */
-  const spend = (seq: OrderedSequence, room: number): void => {
-    let left = room;
-    const next = reader(seq, inOrderOf(seq));
-    while (left >= o.minBlockBytes && !exhausted() && !beyond(left, seq)) {
-      const h = next(threshold(left));
-      if (h < 0) break;
-      if (selected[h]) continue;
-      const bytes = costWithin(h, left);
-      if (bytes !== NO && bytes <= left && total + bytes + shrink(h) <= o.maxBytes) {
-        left -= bytes;
-        take(h, bytes);
-      }
-    }
   };
   const tiers = pk && pk.sequences.length > 1 ? tiersOf(pk) : [];
   tiers.forEach((tier, t) => {
